@@ -1,0 +1,47 @@
+import type { Request } from 'express';
+import type { ContractOperation } from '../contract/load-contract.js';
+import type { ParsedParameters } from '../contract/validators.js';
+
+/**
+ * What the pipeline learns about a request as it moves through the steps. Each step reads
+ * what earlier steps wrote; nothing else hangs off `req`.
+ */
+export type PrincipalLevel = 'COMPANY' | 'ACCOUNT' | 'AFFILIATE' | 'ADMIN';
+
+export interface Principal {
+  /** How the caller authenticated: a bearer token of a level, or Basic client credentials. */
+  via: 'token' | 'client-credentials';
+  level: PrincipalLevel;
+  companyId?: string;
+  accountId?: string;
+  affiliateId?: string;
+  clientId: string;
+}
+
+export interface RequestState {
+  requestId: string;
+  startedAt: number;
+  pathname: string;
+  search: URLSearchParams;
+  operation?: ContractOperation;
+  principal?: Principal;
+  params?: ParsedParameters;
+  body?: unknown;
+  /** Key the rate limiter counted this request under. */
+  rateLimitKey?: string;
+  /** Problem slug of the answer, for the request log. */
+  problem?: string;
+}
+
+const STATE = Symbol('shipmock.request-state');
+
+export function requestState(req: Request): RequestState {
+  const state = (req as any)[STATE] as RequestState | undefined;
+  if (!state) throw new Error('request state read before the request-id step');
+  return state;
+}
+
+export function initRequestState(req: Request, state: RequestState): RequestState {
+  (req as any)[STATE] = state;
+  return state;
+}

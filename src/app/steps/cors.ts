@@ -1,0 +1,29 @@
+import type { NextFunction, Request, Response } from 'express';
+
+const EXPOSED = 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, X-Request-Id, ETag, Location';
+
+/**
+ * CORS on every response (spec, Limits: all responses carry Access-Control-Allow-Origin), so a
+ * browser app can call the mock directly. Preflights are answered by the `preflight` step.
+ */
+export function cors(options: { origin?: string } = {}) {
+  const origin = options.origin ?? '*';
+  return function corsStep(_req: Request, res: Response, next: NextFunction) {
+    res.setHeader('Access-Control-Allow-Origin', origin);
+    res.setHeader('Access-Control-Expose-Headers', EXPOSED);
+    next();
+  };
+}
+
+/** Answers OPTIONS preflights with 204 and the methods the contract declares for the path. */
+export function preflight(options: { allowedMethods: (path: string) => string[] | undefined }) {
+  return function preflightStep(req: Request, res: Response, next: NextFunction) {
+    if (req.method !== 'OPTIONS') return next();
+    const methods = options.allowedMethods(req.path);
+    res.setHeader('Access-Control-Allow-Methods', (methods ?? ['GET', 'POST', 'PUT', 'DELETE']).join(', '));
+    res.setHeader('Access-Control-Allow-Headers', String(req.headers['access-control-request-headers'] ?? 'Authorization, Content-Type'));
+    res.setHeader('Access-Control-Max-Age', '600');
+    res.writeHead(204);
+    res.end();
+  };
+}

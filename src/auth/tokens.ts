@@ -1,0 +1,83 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Signed, self-contained bearer tokens (JWT, HS256). The service keeps no server-side
+ * sessions (spec, Authentication §6): everything needed to authorise a call is in the token.
+ */
+export type TokenLevel = 'COMPANY' | 'ACCOUNT' | 'AFFILIATE' | 'ADMIN';
+
+export interface TokenClaims {
+  /** level */
+  lvl: TokenLevel;
+  /** company id */
+  cid?: string;
+  /** account id (ACCOUNT tokens) */
+  aid?: string;
+  /** affiliate id (AFFILIATE tokens) */
+  afid?: string;
+  /** client id the token was issued to */
+  sub: string;
+  /** issued at / expires at, epoch seconds (JWT convention) */
+  iat: number;
+  exp: number;
+  /** expiry in epoch ms, as the token endpoint reports it */
+  expMs: number;
+}
+
+export interface TokenService {
+  sign(claims: Omit<TokenClaims, 'iat' | 'exp' | 'expMs'>, lifetimeMs: number): { token: string; expiresAt: number };
+  /** Returns the claims, or the reason the token is not acceptable. */
+  verify(token: string): { ok: true; claims: TokenClaims } | { ok: false; reason: string };
+  /** Reads claims without checking signature or expiry (rate-limit keys only). */
+  peek(token: string): Partial<TokenClaims> | undefined;
+}
+
+const HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
+
+/**
+ * @example
+ * const tokens = createTokenService({ secret: 'dev', now: clock.now });
+ * const { token } = tokens.sign({ lvl: 'COMPANY', cid, sub: clientId }, 4 * 3600_000);
+ */
+export function createTokenService(options: { secret?: string; now: () => number }): TokenService {
+  // A per-instance secret unless fixed: tokens of another instance are "foreign-signed".
+  const secret = options.secret ?? randomBytes(32).toString('hex');
+  const mac = (input: string) => createHmac('sha256', secret).update(input).digest();
+
+  function peek(token: string): Partial<TokenClaims> | undefined {
+    const parts = token.split('.');
+    if (parts.length !== 3) return undefined;
+    try {
+      const claims = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8'));
+      return claims && typeof claims === 'object' ? claims : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  return {
+    sign(claims, lifetimeMs) {
+      const nowMs = options.now();
+      const expiresAt = nowMs + lifetimeMs;
+      const full: TokenClaims = { ...claims, iat: Math.floor(nowMs / 1000), exp: Math.floor(expiresAt / 1000), expMs: expiresAt };
+      const body = `${HEADER}.${Buffer.from(JSON.stringify(full)).toString('base64url')}`;
+      return { token: `${body}.${mac(body).toString('base64url')}`, expiresAt };
+    },
+    verify(token) {
+      const parts = token.split('.');
+      if (parts.length !== 3 || parts[0] !== HEADER) return { ok: false, reason: 'the token is malformed' };
+      const expected = mac(`${parts[0]}.${parts[1]}`);
+      const given = Buffer.from(parts[2], 'base64url');
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+        return { ok: false, reason: 'the token signature is not valid for this service' };
+      }
+      const claims = peek(token) as TokenClaims | undefined;
+      if (!claims || typeof claims.expMs !== 'number' || typeof claims.lvl !== 'string') {
+        return { ok: false, reason: 'the token is malformed' };
+      }
+      if (options.now() >= claims.expMs) return { ok: false, reason: `the token expired at ${new Date(claims.expMs).toISOString()}` };
+      return { ok: true, claims };
+    },
+    peek,
+  };
+}

@@ -1,0 +1,106 @@
+import { readCredentialsFile } from '../auth/credentials.js';
+import type { LogLevel } from '../config/options.js';
+import { createLogger } from '../logging/logger.js';
+import { startMock } from '../server/start-mock.js';
+import { parseArgs, type FlagSpec } from './parse-args.js';
+
+const SERVE_FLAGS: Record<string, FlagSpec> = {
+  port: { type: 'number' },
+  host: { type: 'string' },
+  seed: { type: 'number' },
+  'log-level': { type: 'string' },
+  'log-format': { type: 'string' },
+  contract: { type: 'string' },
+  unhandled: { type: 'string' },
+  'response-validation': { type: 'string' },
+  'company-id': { type: 'string' },
+  'client-id': { type: 'string' },
+  'client-secret': { type: 'string' },
+  credentials: { type: 'string' },
+  'token-secret': { type: 'string' },
+  help: { type: 'boolean' },
+};
+
+const USAGE = `Usage: shipmock serve [options]
+
+  --port N                 port to listen on (default 4010; 0 picks a free port)
+  --host ADDR              address to bind (default 127.0.0.1)
+  --seed N                 seed of generated data (default 1)
+  --log-level LEVEL        fatal|error|warn|info|debug|trace|silent (default info)
+  --log-format FORMAT      pretty|json (default pretty)
+  --contract FILE          OpenAPI 3.1 contract to serve (default: the bundled one)
+  --unhandled POLICY       prism|error for operations without a stateful handler (default prism)
+  --response-validation M  error|warn|off (default error)
+  --company-id ID          override the default company's id
+  --client-id ID           override the default company's client id
+  --client-secret SECRET   override the default company's client secret
+  --credentials FILE       JSON file of companies, affiliates and admins (fixtures/credentials.json shape)
+  --token-secret SECRET    fixed token signing secret (tokens survive a restart)
+`;
+
+async function serve(argv: string[]): Promise<void> {
+  const { flags } = parseArgs(argv, SERVE_FLAGS);
+  if (flags.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const logFormat = flags['log-format'] ?? 'pretty';
+  const logLevel = (flags['log-level'] ?? 'info') as LogLevel;
+  const logger = createLogger({ level: logLevel, format: logFormat });
+  const mock = await startMock({
+    port: flags.port ?? 4010,
+    host: flags.host,
+    seed: flags.seed,
+    contract: flags.contract,
+    unhandled: flags.unhandled,
+    responseValidation: flags['response-validation'],
+    companyId: flags['company-id'],
+    clientId: flags['client-id'],
+    clientSecret: flags['client-secret'],
+    credentials: flags.credentials ? readCredentialsFile(flags.credentials) : undefined,
+    tokenSecret: flags['token-secret'],
+    logger,
+  });
+  const c = mock.credentials;
+  if (logFormat === 'json') {
+    logger.info({ url: mock.url, companyId: c.companyId, clientId: c.clientId, clientSecret: c.clientSecret }, 'shipmock listening');
+  } else {
+    process.stdout.write(
+      [
+        `shipmock listening on ${mock.url}`,
+        `  company id     ${c.companyId}`,
+        `  client id      ${c.clientId}`,
+        `  client secret  ${c.clientSecret}`,
+        `  company token  curl -X POST ${mock.url}/v1/companies/${c.companyId}/tokens -u ${c.clientId}:${c.clientSecret} -H 'Content-Type: application/json' -d '{"grantType":"client_credentials"}'`,
+        '',
+      ].join('\n'),
+    );
+  }
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal }, 'shutting down');
+    mock.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'serve':
+    case undefined:
+      return serve(rest);
+    case '--help':
+    case 'help':
+      process.stdout.write(USAGE);
+      return;
+    default:
+      throw new Error(`unknown command ${command}; try: shipmock serve --help`);
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * The one clock of a mock instance. Everything time-based (token expiry, quote validity,
+ * tracker progression, webhook retries, rate-limit windows) reads `now()` from here, so a
+ * test can move time with `advance()` instead of sleeping.
+ *
+ * - `real` mode: wall-clock time plus an offset that `advance`/`set` change.
+ * - `manual` mode: time stands still until advanced or set.
+ *
+ * Timers scheduled with `setTimer` fire when virtual time reaches them: in `real` mode also by a
+ * real timeout, in both modes whenever `advance`/`set` passes their due time.
+ */
+export type ClockMode = 'real' | 'manual';
+
+export interface ClockOptions {
+  mode?: ClockMode;
+  /** Start time (epoch ms or ISO string). Default: now (real) or 2026-01-01T00:00:00Z (manual). */
+  start?: number | string;
+}
+
+export interface Clock {
+  readonly mode: ClockMode;
+  now(): number;
+  nowIso(): string;
+  advance(ms: number): void;
+  set(epochMs: number): void;
+  /** Runs `fn` once virtual time reaches `atMs`. Returns a cancel function. */
+  setTimer(atMs: number, fn: () => void): () => void;
+  /** Cancels every pending timer (on shutdown). */
+  dispose(): void;
+}
+
+interface PendingTimer {
+  at: number;
+  fn: () => void;
+  handle?: NodeJS.Timeout;
+}
+
+const MANUAL_EPOCH = Date.parse('2026-01-01T00:00:00.000Z');
+
+/**
+ * @example
+ * const clock = createClock({ mode: 'manual', start: '2026-03-01T00:00:00Z' });
+ * clock.advance(4 * 3600_000); // four hours later
+ */
+export function createClock(options: ClockOptions = {}): Clock {
+  const mode = options.mode ?? 'real';
+  const start = parseStart(options.start) ?? (mode === 'manual' ? MANUAL_EPOCH : Date.now());
+  // real mode: virtual = wall + offset; manual mode: virtual = frozen
+  let offset = mode === 'real' ? start - Date.now() : 0;
+  let frozen = start;
+  const timers = new Set<PendingTimer>();
+
+  const now = (): number => (mode === 'real' ? Date.now() + offset : frozen);
+
+  function armRealTimer(timer: PendingTimer): void {
+    if (mode !== 'real') return;
+    const delay = Math.max(0, timer.at - now());
+    // setTimeout caps at ~24.8 days; re-arming keeps far timers correct.
+    timer.handle = setTimeout(() => {
+      if (now() >= timer.at) fire(timer);
+      else armRealTimer(timer);
+    }, Math.min(delay, 2 ** 31 - 1));
+    timer.handle.unref();
+  }
+
+  function fire(timer: PendingTimer): void {
+    if (!timers.delete(timer)) return;
+    if (timer.handle) clearTimeout(timer.handle);
+    timer.fn();
+  }
+
+  function fireDue(): void {
+    const due = [...timers].filter((t) => t.at <= now()).sort((a, b) => a.at - b.at);
+    for (const timer of due) fire(timer);
+  }
+
+  function rearmAll(): void {
+    for (const timer of timers) {
+      if (timer.handle) clearTimeout(timer.handle);
+      armRealTimer(timer);
+    }
+  }
+
+  return {
+    mode,
+    now,
+    nowIso: () => new Date(now()).toISOString(),
+    advance(ms: number) {
+      if (!Number.isFinite(ms) || ms < 0) throw new RangeError('advance needs a non-negative duration');
+      if (mode === 'real') offset += ms;
+      else frozen += ms;
+      fireDue();
+      rearmAll();
+    },
+    set(epochMs: number) {
+      if (!Number.isFinite(epochMs)) throw new RangeError('set needs an epoch in milliseconds');
+      if (mode === 'real') offset = epochMs - Date.now();
+      else frozen = epochMs;
+      fireDue();
+      rearmAll();
+    },
+    setTimer(atMs: number, fn: () => void) {
+      const timer: PendingTimer = { at: atMs, fn };
+      timers.add(timer);
+      if (atMs <= now()) queueMicrotask(() => fire(timer));
+      else armRealTimer(timer);
+      return () => {
+        if (timer.handle) clearTimeout(timer.handle);
+        timers.delete(timer);
+      };
+    },
+    dispose() {
+      for (const timer of timers) if (timer.handle) clearTimeout(timer.handle);
+      timers.clear();
+    },
+  };
+}
+
+function parseStart(start: number | string | undefined): number | undefined {
+  if (start === undefined) return undefined;
+  const ms = typeof start === 'number' ? start : Date.parse(start);
+  if (!Number.isFinite(ms)) throw new RangeError(`invalid clock start: ${String(start)}`);
+  return ms;
+}
+
+/**
+ * Parses an ISO 8601 duration (PnDTnHnMnS, PnW) into milliseconds.
+ * @example parseDuration('PT4H') // 14400000
+ */
+export function parseDuration(iso: string): number {
+  const match = /^P(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/.exec(iso);
+  if (!match || iso === 'P' || iso.endsWith('T')) throw new RangeError(`not an ISO 8601 duration: ${iso}`);
+  const [, w, d, h, m, s] = match.map((v) => (v === undefined ? 0 : Number(v)));
+  return Math.round(((((w * 7 + d) * 24 + h) * 60 + m) * 60 + s) * 1000);
+}

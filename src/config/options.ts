@@ -1,0 +1,63 @@
+import type { ClockOptions } from '../clock/clock.js';
+import type { CredentialsFile } from '../auth/credentials.js';
+import type { OpenApiDocument } from '../contract/load-contract.js';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+/** Everything a mock instance can be configured with. The CLI maps its flags onto this. */
+export interface MockOptions {
+  /** Seed of the one random source (ids, generated data, Prism fallback bodies). Default 1. */
+  seed?: number;
+  /** Path of, or the parsed, OpenAPI 3.1 contract. Default: the bundled contract/openapi.yaml. */
+  contract?: string | OpenApiDocument;
+  /** Operations without a stateful handler: answer from the contract via Prism, or 501. Default 'prism'. */
+  unhandled?: 'prism' | 'error';
+  /** A response that breaks the contract: 500 problem ('error', default), log only ('warn'), or unchecked ('off'). */
+  responseValidation?: 'error' | 'warn' | 'off';
+  /** Largest accepted request body in bytes. Default 1 MiB. */
+  bodyLimit?: number;
+  clock?: ClockOptions;
+  /** Fixes the token signing secret so tokens survive a restart. Default: random per instance. */
+  tokenSecret?: string;
+  /** Credentials accepted (companies, affiliates, admins). Default: fixtures/credentials.json. */
+  credentials?: CredentialsFile;
+  /** Overrides of the default company's credentials. */
+  companyId?: string;
+  clientId?: string;
+  clientSecret?: string;
+  /** Token lifetimes in ms. Defaults: company and account 4 h, affiliate 15 min, admin 1 h. */
+  tokenLifetimes?: Partial<Record<'company' | 'account' | 'affiliate' | 'admin', number>>;
+  /** Requests per window per credential. Default 6000 per 60 s. */
+  rateLimit?: { limit: number; windowMs: number };
+  logLevel?: LogLevel;
+  logFormat?: 'pretty' | 'json';
+}
+
+export interface ResolvedOptions extends Required<Pick<MockOptions, 'seed' | 'unhandled' | 'responseValidation' | 'bodyLimit' | 'logLevel' | 'logFormat'>> {
+  raw: MockOptions;
+  tokenLifetimes: Record<'company' | 'account' | 'affiliate' | 'admin', number>;
+  rateLimit: { limit: number; windowMs: number };
+}
+
+const HOUR = 3_600_000;
+
+export function resolveOptions(options: MockOptions = {}): ResolvedOptions {
+  return {
+    raw: options,
+    seed: options.seed ?? 1,
+    unhandled: options.unhandled ?? 'prism',
+    responseValidation: options.responseValidation ?? 'error',
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    logLevel: options.logLevel ?? 'info',
+    logFormat: options.logFormat ?? 'pretty',
+    tokenLifetimes: {
+      company: 4 * HOUR,
+      account: 4 * HOUR,
+      // Spec contradiction: 15 min per the contract descriptor, 4 h per the guide. The descriptor wins.
+      affiliate: 15 * 60_000,
+      admin: HOUR,
+      ...options.tokenLifetimes,
+    },
+    rateLimit: options.rateLimit ?? { limit: 6000, windowMs: 60_000 },
+  };
+}

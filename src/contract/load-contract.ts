@@ -1,0 +1,149 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+
+/**
+ * Loads contract/openapi.yaml once and indexes its operations. Everything else (routing,
+ * security, validation, the Prism fallback) reads the contract through this index.
+ */
+export type HttpMethod = 'get' | 'post' | 'put' | 'delete' | 'patch';
+export const HTTP_METHODS: readonly HttpMethod[] = ['get', 'post', 'put', 'delete', 'patch'];
+
+export type SecuritySchemeName = 'CompanyToken' | 'AccountToken' | 'AffiliateToken' | 'AdminToken' | 'ClientCredentials';
+
+export interface ParameterSpec {
+  name: string;
+  in: 'path' | 'query' | 'header';
+  required: boolean;
+  schema: JsonSchema;
+}
+
+export interface ResponseSpec {
+  status: number;
+  /** Media type → JSON pointer of its schema inside the contract ('#/…'); null when no schema. */
+  content: Map<string, string | null>;
+}
+
+export interface ContractOperation {
+  operationId: string;
+  method: HttpMethod;
+  /** OpenAPI path template, e.g. /v1/addresses/{address-id}. */
+  path: string;
+  /** Schemes accepted (any one of them). Empty: no authentication. */
+  security: SecuritySchemeName[];
+  parameters: ParameterSpec[];
+  requestBody?: { required: boolean; mediaTypes: string[]; schemaPointer?: string };
+  responses: Map<number, ResponseSpec>;
+  tags: string[];
+}
+
+export type JsonSchema = Record<string, unknown>;
+export type OpenApiDocument = Record<string, any>;
+
+export interface Contract {
+  document: OpenApiDocument;
+  operations: ContractOperation[];
+  byId: Map<string, ContractOperation>;
+}
+
+export const DEFAULT_CONTRACT_PATH = fileURLToPath(new URL('../../contract/openapi.yaml', import.meta.url));
+
+/** JSON pointer escaping (RFC 6901). */
+export function escapePointer(segment: string): string {
+  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+function resolveRef(doc: OpenApiDocument, value: any, pointer: string): { value: any; pointer: string } {
+  let current = value;
+  let at = pointer;
+  for (let hops = 0; current && typeof current.$ref === 'string'; hops++) {
+    if (hops > 20 || !current.$ref.startsWith('#/')) throw new Error(`unsupported $ref ${current.$ref} at ${at}`);
+    at = current.$ref;
+    current = current.$ref
+      .slice(2)
+      .split('/')
+      .reduce((node: any, seg: string) => node?.[seg.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+    if (current === undefined) throw new Error(`dangling $ref ${at}`);
+  }
+  return { value: current, pointer: at };
+}
+
+/**
+ * @example
+ * const contract = loadContract(); // the bundled contract
+ * contract.byId.get('getAddress')?.path // '/v1/addresses/{address-id}'
+ */
+export function loadContract(source: string | OpenApiDocument = DEFAULT_CONTRACT_PATH): Contract {
+  const document: OpenApiDocument =
+    typeof source === 'string' ? parse(readFileSync(source, 'utf8'), { maxAliasCount: -1 }) : source;
+  if (!String(document.openapi ?? '').startsWith('3.1')) throw new Error('the contract must be OpenAPI 3.1');
+  const defaultSecurity = securityNames(document.security ?? []);
+  const operations: ContractOperation[] = [];
+
+  for (const [path, rawItem] of Object.entries<any>(document.paths ?? {})) {
+    const itemPointer = `#/paths/${escapePointer(path)}`;
+    const { value: item } = resolveRef(document, rawItem, itemPointer);
+    for (const method of HTTP_METHODS) {
+      const op = item[method];
+      if (!op) continue;
+      const opPointer = `${itemPointer}/${method}`;
+      const parameters = new Map<string, ParameterSpec>();
+      for (const [list, base] of [
+        [item.parameters ?? [], `${itemPointer}/parameters`],
+        [op.parameters ?? [], `${opPointer}/parameters`],
+      ] as const) {
+        list.forEach((raw: any, i: number) => {
+          const { value: p } = resolveRef(document, raw, `${base}/${i}`);
+          if (p.in === 'cookie') return;
+          parameters.set(`${p.in}:${p.name}`, {
+            name: p.in === 'header' ? String(p.name).toLowerCase() : p.name,
+            in: p.in,
+            required: p.in === 'path' ? true : Boolean(p.required),
+            schema: p.schema ?? {},
+          });
+        });
+      }
+      let requestBody: ContractOperation['requestBody'];
+      if (op.requestBody) {
+        const { value: body, pointer } = resolveRef(document, op.requestBody, `${opPointer}/requestBody`);
+        const mediaTypes = Object.keys(body.content ?? {});
+        const json = mediaTypes.find((m) => m === 'application/json');
+        requestBody = {
+          required: Boolean(body.required),
+          mediaTypes,
+          schemaPointer: json && body.content[json].schema ? `${pointer}/content/${escapePointer(json)}/schema` : undefined,
+        };
+      }
+      const responses = new Map<number, ResponseSpec>();
+      for (const [code, raw] of Object.entries<any>(op.responses ?? {})) {
+        const status = Number(code);
+        if (!Number.isInteger(status)) continue;
+        const { value: response, pointer } = resolveRef(document, raw, `${opPointer}/responses/${code}`);
+        const content = new Map<string, string | null>();
+        for (const [mediaType, media] of Object.entries<any>(response.content ?? {})) {
+          content.set(mediaType, media?.schema ? `${pointer}/content/${escapePointer(mediaType)}/schema` : null);
+        }
+        responses.set(status, { status, content });
+      }
+      operations.push({
+        operationId: op.operationId,
+        method,
+        path,
+        security: op.security ? securityNames(op.security) : defaultSecurity,
+        parameters: [...parameters.values()],
+        requestBody,
+        responses,
+        tags: op.tags ?? [],
+      });
+    }
+  }
+  return { document, operations, byId: new Map(operations.map((o) => [o.operationId, o])) };
+}
+
+function securityNames(requirements: Record<string, unknown>[]): SecuritySchemeName[] {
+  const names = new Set<SecuritySchemeName>();
+  for (const requirement of requirements) {
+    for (const name of Object.keys(requirement)) names.add(name as SecuritySchemeName);
+  }
+  return [...names];
+}

@@ -1,0 +1,76 @@
+import { PROBLEM_TYPES, problemTypeUri, type ProblemSlug } from './problem-types.js';
+
+/** One failing field: `field` is a JSON-pointer-like location such as `body/company/name`. */
+export interface Violation {
+  field: string;
+  message: string;
+}
+
+/** The RFC 7807 body the mock writes (see components/schemas/Problem in the contract). */
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail?: string;
+  instance?: string;
+  properties?: { violations?: Violation[]; [key: string]: unknown };
+  /** Only in the v0 carrier-definition 404 body (spec: "status is a string" there). */
+  errors?: { status: string; code?: string; title: string; detail?: string }[];
+}
+
+export interface ProblemInit {
+  detail?: string;
+  violations?: Violation[];
+  /** Extra context under `properties`. */
+  properties?: Record<string, unknown>;
+  /** Extra response headers (e.g. Retry-After, Allow). */
+  headers?: Record<string, string>;
+  /** Overrides the registered status (e.g. a scenario's 503 with the internal-error type). */
+  status?: number;
+  title?: string;
+}
+
+/**
+ * The one error type of the mock. Anything that should reach the client as a problem is thrown
+ * (or returned) as a ProblemError; everything else becomes a logged 500 `internal-error`.
+ *
+ * @example
+ * throw new ProblemError('not-found', { detail: 'No address 3f1c… in this account' });
+ */
+export class ProblemError extends Error {
+  readonly slug: ProblemSlug;
+  readonly status: number;
+  readonly init: ProblemInit;
+
+  constructor(slug: ProblemSlug, init: ProblemInit = {}) {
+    super(init.detail ?? PROBLEM_TYPES[slug].title);
+    this.name = 'ProblemError';
+    this.slug = slug;
+    this.status = init.status ?? PROBLEM_TYPES[slug].status;
+    this.init = init;
+  }
+
+  toBody(instance: string): ProblemBody {
+    const body: ProblemBody = {
+      type: problemTypeUri(this.slug),
+      title: this.init.title ?? PROBLEM_TYPES[this.slug].title,
+      status: this.status,
+    };
+    if (this.init.detail) body.detail = this.init.detail;
+    body.instance = instance;
+    const properties = { ...this.init.properties };
+    if (this.init.violations?.length) properties.violations = this.init.violations;
+    if (Object.keys(properties).length) body.properties = properties;
+    return body;
+  }
+}
+
+/** Shorthand for a 400 `rule-violation` naming the rule and the field it concerns. */
+export function ruleViolation(field: string, message: string): ProblemError {
+  return new ProblemError('rule-violation', { detail: message, violations: [{ field, message }] });
+}
+
+/** Shorthand for the 404 that isolation demands: never say whether the id exists elsewhere. */
+export function notFound(what: string, id: string): ProblemError {
+  return new ProblemError('not-found', { detail: `${what} ${id} does not exist in this account` });
+}

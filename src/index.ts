@@ -1,0 +1,26 @@
+/**
+ * shipmock's public API. Everything not exported here is internal.
+ *
+ * @example
+ * import { startMock } from 'shipmock';
+ * const mock = await startMock({ port: 0, seed: 1 });
+ * console.log(mock.url, mock.credentials.clientId);
+ * await mock.close();
+ */
+
+// Running a mock
+export { startMock, type StartOptions, type RunningMock } from './server/start-mock.js';
+export { createRuntime, type MockRuntime } from './app/runtime.js';
+export { createApp, type MockApp } from './app/create-app.js';
+export type { MockOptions, LogLevel } from './config/options.js';
+
+// Contract access
+export { loadContract, type Contract, type ContractOperation } from './contract/load-contract.js';
+export { createValidators, type ContractValidators } from './contract/validators.js';
+
+// Errors
+export { PROBLEM_TYPES, PROBLEM_BASE_URI, type ProblemSlug } from './errors/problem-types.js';
+export type { ProblemBody, Violation } from './errors/problem.js';
+
+// Time
+export { parseDuration, type Clock } from './clock/clock.js';

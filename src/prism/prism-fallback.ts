@@ -1,0 +1,64 @@
+import type { Contract, ContractOperation } from '../contract/load-contract.js';
+import type { OperationResult } from '../app/operation-handler.js';
+
+/**
+ * Answers an operation that has no stateful handler from the contract alone, through
+ * @stoplight/prism-http (dynamic bodies, seeded: the same seed gives the same bodies).
+ * Prism is loaded on first use: most runs never need it, and it would cost start-up time.
+ */
+export interface PrismFallback {
+  answer(operation: ContractOperation, request: { path: string; query: Record<string, unknown>; headers: Record<string, string>; body?: unknown }): Promise<OperationResult>;
+}
+
+export function createPrismFallback(options: { contract: Contract; seed: number }): PrismFallback {
+  let ready: Promise<{ operations: any[]; prism: any }> | undefined;
+
+  async function load() {
+    const [{ createInstance, getHttpOperationsFromSpec }, { createLogger }] = await Promise.all([
+      import('@stoplight/prism-http'),
+      import('@stoplight/prism-core'),
+    ]);
+    const operations = await getHttpOperationsFromSpec(structuredClone(options.contract.document));
+    const logger = createLogger('shipmock-prism', undefined, undefined);
+    logger.level = 'silent';
+    const prism = createInstance(
+      {
+        mock: { dynamic: true, seed: String(options.seed) },
+        validateRequest: false,
+        validateResponse: false,
+        checkSecurity: false,
+        errors: false,
+        upstreamProxy: undefined,
+        isProxy: false,
+      } as any,
+      { logger },
+    );
+    return { operations, prism };
+  }
+
+  return {
+    async answer(operation, request) {
+      ready ??= load();
+      const { operations, prism } = await ready;
+      const target = operations.filter((o: any) => o.iid === operation.operationId || (o.method === operation.method && o.path === operation.path));
+      const query: Record<string, string | string[]> = {};
+      for (const [k, v] of Object.entries(request.query)) query[k] = Array.isArray(v) ? v.map(String) : String(v);
+      const result = await prism.request(
+        { method: operation.method, url: { path: request.path, query }, headers: request.headers, body: request.body },
+        target.length ? target : operations,
+      )();
+      if (result._tag === 'Left') throw result.left;
+      const output = result.right.output;
+      const headers: Record<string, string> = {};
+      let contentType: string | undefined;
+      for (const [name, value] of Object.entries<any>(output.headers ?? {})) {
+        if (name.toLowerCase() === 'content-type') contentType = String(value).split(';')[0];
+      }
+      const isJson = !contentType || contentType.endsWith('json');
+      if (output.body === undefined) return { status: output.statusCode, headers };
+      return isJson
+        ? { status: output.statusCode, body: output.body, contentType, headers }
+        : { status: output.statusCode, raw: typeof output.body === 'string' ? output.body : JSON.stringify(output.body), contentType, headers };
+    },
+  };
+}

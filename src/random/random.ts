@@ -1,0 +1,85 @@
+import { Faker, en } from '@faker-js/faker';
+
+/**
+ * The one seeded random source of a mock instance. Domain code never calls Math.random():
+ * the same seed and the same requests give the same ids and the same generated data.
+ */
+export interface Random {
+  readonly seed: number;
+  /** Uniform float in [0, 1). */
+  next(): number;
+  /** Integer in [min, max]. */
+  int(min: number, max: number): number;
+  pick<T>(items: readonly T[]): T;
+  /** RFC 4122 version-4 UUID drawn from the seeded stream. */
+  uuid(): string;
+  /** A faker instance seeded from this source, for plausible names and addresses. */
+  readonly faker: Faker;
+  /** An independent stream derived from this seed and a label (stable per label). */
+  derive(label: string): Random;
+}
+
+/** mulberry32: tiny, fast, good enough for mock data, and reproducible across platforms. */
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** FNV-1a, to turn labels into seeds. */
+export function hashString(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+const HEX = '0123456789abcdef';
+
+/**
+ * @example
+ * const random = createRandom(42);
+ * random.uuid(); // the same value for every run with seed 42
+ */
+export function createRandom(seed: number): Random {
+  const next = mulberry32(seed);
+  let faker: Faker | undefined;
+  const random: Random = {
+    seed,
+    next,
+    int: (min, max) => min + Math.floor(next() * (max - min + 1)),
+    pick: (items) => items[Math.floor(next() * items.length)],
+    uuid() {
+      let out = '';
+      for (let i = 0; i < 36; i++) {
+        if (i === 8 || i === 13 || i === 18 || i === 23) out += '-';
+        else if (i === 14) out += '4';
+        else if (i === 19) out += HEX[8 + Math.floor(next() * 4)];
+        else out += HEX[Math.floor(next() * 16)];
+      }
+      return out;
+    },
+    get faker() {
+      // Created on first use: faker's locale data costs start-up time most runs never need.
+      if (!faker) {
+        faker = new Faker({ locale: [en] });
+        faker.seed(Math.floor(next() * 2 ** 31));
+      }
+      return faker;
+    },
+    derive: (label) => createRandom(hashString(`${seed}:${label}`)),
+  };
+  return random;
+}
+
+/** A stable UUID for a label (catalogue ids that must not move with --seed). */
+export function stableUuid(label: string): string {
+  return createRandom(hashString(label)).uuid();
+}

@@ -1,0 +1,15 @@
+import type { MockRuntime } from '../../app/runtime.js';
+import { createAccountResources } from '../shared/account-resources.js';
+import type { Address, AddressInput } from './model.js';
+
+/** Addresses: plain CRUD; other families (bookings, quotes, PUDO queries) look them up here. */
+export function createAddressService(runtime: MockRuntime) {
+  return createAccountResources<AddressInput, Address>(runtime, {
+    collection: 'addresses',
+    topic: 'ADDRESS',
+    label: 'Address',
+    build: (input, meta) => ({ ...meta, ...input }),
+  });
+}
+
+export type AddressService = ReturnType<typeof createAddressService>;

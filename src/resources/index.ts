@@ -1,0 +1,23 @@
+import type { HandlerMap } from '../app/operation-handler.js';
+import type { MockRuntime } from '../app/runtime.js';
+import { addressRoutes } from './addresses/routes.js';
+import { createAddressService } from './addresses/service.js';
+
+/**
+ * The domain services of one mock instance, built once. Families that depend on others
+ * receive them here (bookings need parcels, addresses, definitions, …).
+ * Add a family: build its service below, then spread its routes in createOperationHandlers.
+ */
+export function createServices(runtime: MockRuntime) {
+  const addresses = createAddressService(runtime);
+  return { addresses };
+}
+
+export type Services = ReturnType<typeof createServices>;
+
+/** operationId → stateful handler. Operations missing here fall to the `unhandled` policy. */
+export function createOperationHandlers(services: Services): HandlerMap {
+  return {
+    ...addressRoutes(services.addresses),
+  };
+}

@@ -1,0 +1,69 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp } from '../app/create-app.js';
+import { createRuntime, type MockRuntime } from '../app/runtime.js';
+import type { CompanyCredentials } from '../auth/credentials.js';
+import type { MockOptions } from '../config/options.js';
+import type { Logger } from '../logging/logger.js';
+import type { Services } from '../resources/index.js';
+
+export interface StartOptions extends MockOptions {
+  /** Port to listen on; 0 picks a free one. Default 4010. */
+  port?: number;
+  /** Address to bind. Default 127.0.0.1. */
+  host?: string;
+  /** A logger to use instead of one built from logLevel/logFormat. */
+  logger?: Logger;
+}
+
+export interface RunningMock {
+  /** Base URL, e.g. http://127.0.0.1:4010 */
+  url: string;
+  port: number;
+  host: string;
+  /** The seeded default company's credentials. */
+  credentials: CompanyCredentials;
+  runtime: MockRuntime;
+  services: Services;
+  server: Server;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a mock on a real socket.
+ * @example
+ * const mock = await startMock({ port: 0, seed: 1 });
+ * await fetch(`${mock.url}/__admin/health`);
+ * await mock.close();
+ */
+export async function startMock(options: StartOptions = {}): Promise<RunningMock> {
+  const runtime = createRuntime(options, options.logger);
+  const { app, services } = createApp(runtime);
+  const server = createServer(app);
+  server.keepAliveTimeout = 65_000;
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 4010, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${urlHost}:${port}`,
+    port,
+    host,
+    credentials: runtime.credentials.defaultCompany,
+    runtime,
+    services,
+    server,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        runtime.clock.dispose();
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,24 @@
+import { defineConfig } from 'vitest/config';
+
+// Pact consumer tests write pact files that provider verification reads, so they run as
+// separate projects in order (see scripts/run-tests.mjs), never racing in one run.
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit-api',
+          include: ['src/**/*.test.ts', 'test/api/**/*.test.ts', 'test/contract-lint/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/reliability/**/*.test.ts', 'test/examples/**/*.test.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        test: { name: 'pact-consumer', include: ['test/contract/consumer/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 60_000 },
+      },
+      {
+        test: { name: 'pact-provider', include: ['test/contract/provider/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 60_000 },
+      },
+    ],
+  },
+});
