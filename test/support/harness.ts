@@ -35,3 +35,44 @@ export function createHarness(options: MockOptions = {}): Harness {
     companyId: company.companyId,
   };
 }
+
+/** Default AccountRequest body; override fields per test. */
+export function accountBody(overrides: Record<string, unknown> = {}) {
+  return {
+    alias: 'Warehouse Berlin',
+    company: { name: 'Muster GmbH', vatNumber: 'DE123456789', countryCode: 'DE', city: 'Berlin', postalCode: '10115', address: 'Hauptstrasse 5' },
+    contact: { name: 'Erika Mustermann', email: 'erika@example.com', phone: '+49301234567' },
+    ...overrides,
+  };
+}
+
+/** POST /v1/companies/{id}/tokens with the default company's client credentials. */
+export async function companyToken(h: Harness): Promise<string> {
+  const res = await h.http
+    .post(`/v1/companies/${h.companyId}/tokens`)
+    .set('Authorization', h.basic)
+    .send({ grantType: 'client_credentials' });
+  if (res.status !== 200) throw new Error(`company token: ${res.status} ${JSON.stringify(res.body)}`);
+  return `Bearer ${res.body.accessToken}`;
+}
+
+export interface TestAccount {
+  accountId: string;
+  /** 'Bearer …' header value of an Account token. */
+  auth: string;
+  companyAuth: string;
+}
+
+/** The spec's whole token dance through real HTTP: company token → account → account token. */
+export async function newAccount(h: Harness, overrides: Record<string, unknown> = {}): Promise<TestAccount> {
+  const companyAuth = await companyToken(h);
+  const created = await h.http.post('/v1/accounts').set('Authorization', companyAuth).send(accountBody(overrides));
+  if (created.status !== 201) throw new Error(`create account: ${created.status} ${JSON.stringify(created.body)}`);
+  const accountId = created.body.id as string;
+  const token = await h.http
+    .post(`/v1/accounts/${accountId}/tokens`)
+    .set('Authorization', h.basic)
+    .send({ grantType: 'client_credentials' });
+  if (token.status !== 200) throw new Error(`account token: ${token.status} ${JSON.stringify(token.body)}`);
+  return { accountId, auth: `Bearer ${token.body.accessToken}`, companyAuth };
+}
