@@ -48,7 +48,7 @@ export function createApp(runtime: MockRuntime): MockApp {
   app.use(rateLimit({ limiter: runtime.rateLimiter, tokens: runtime.tokens }));
   app.use(preflight({ allowedMethods: (path) => allowedMethods(runtime, path) }));
   app.use(routeMatch({ routes: runtime.routes }));
-  app.use(authenticate({ tokens: runtime.tokens, credentials: runtime.credentials }));
+  app.use(authenticate({ tokens: runtime.tokens, credentials: runtime.credentials, checkPrincipal: services.accounts.checkPrincipal }));
   app.use(validateRequest({ validators: runtime.validators, bodyLimit: runtime.options.bodyLimit }));
   app.use(
     dispatch({

@@ -1,7 +1,11 @@
 import type { HandlerMap } from '../app/operation-handler.js';
 import type { MockRuntime } from '../app/runtime.js';
+import { accountRoutes } from './accounts/routes.js';
+import { createAccountService } from './accounts/service.js';
 import { addressRoutes } from './addresses/routes.js';
 import { createAddressService } from './addresses/service.js';
+import { tokenRoutes } from './tokens/routes.js';
+import { createTokenIssuer } from './tokens/service.js';
 
 /**
  * The domain services of one mock instance, built once. Families that depend on others
@@ -9,8 +13,10 @@ import { createAddressService } from './addresses/service.js';
  * Add a family: build its service below, then spread its routes in createOperationHandlers.
  */
 export function createServices(runtime: MockRuntime) {
+  const accounts = createAccountService(runtime);
+  const tokens = createTokenIssuer(runtime, accounts);
   const addresses = createAddressService(runtime);
-  return { addresses };
+  return { accounts, tokens, addresses };
 }
 
 export type Services = ReturnType<typeof createServices>;
@@ -18,6 +24,8 @@ export type Services = ReturnType<typeof createServices>;
 /** operationId → stateful handler. Operations missing here fall to the `unhandled` policy. */
 export function createOperationHandlers(services: Services): HandlerMap {
   return {
+    ...tokenRoutes(services.tokens),
+    ...accountRoutes(services.accounts),
     ...addressRoutes(services.addresses),
   };
 }

@@ -1,0 +1,148 @@
+import type { MockRuntime } from '../../app/runtime.js';
+import type { Principal } from '../../app/request-state.js';
+import { ProblemError } from '../../errors/problem.js';
+import type { Page, PageRequest } from '../../store/collection.js';
+import { compact } from '../shared/compact.js';
+import { TEMPORARY_ACCOUNT_LIFETIME_MS, type Account, type AccountInput, type AccountOwner } from './model.js';
+
+/** An account together with the company that owns it. */
+export interface OwnedAccount {
+  companyId: string;
+  account: Account;
+}
+
+/**
+ * Accounts live in their company's scope (`store.company(id)`, collection `accounts`); a global
+ * index `account-owners` maps an account id to its company so token issuing and the auth step
+ * can find it from the id alone. The account's own data lives in `store.account(id)` and is
+ * dropped on delete or expiry (spec, Accounts: "removes its data"; contract/DECISIONS.md).
+ *
+ * @example
+ * const accounts = createAccountService(runtime);
+ * const account = accounts.create(companyId, { company, contact });
+ */
+export function createAccountService(runtime: MockRuntime) {
+  const { store, clock, random, events } = runtime;
+  const accounts = (companyId: string) => store.company(companyId).collection<Account>('accounts');
+  const owners = () => store.global.collection<AccountOwner>('account-owners');
+
+  const publish = (companyId: string, type: string, account: Account) =>
+    events.publish({ topic: 'ACCOUNT', type, accountId: account.id, companyId, payload: account as unknown as Record<string, unknown> });
+
+  const isExpired = (account: Account) =>
+    account.persistence.expiresAt !== undefined && Date.parse(account.persistence.expiresAt) <= clock.now();
+
+  /** Removes an account, its index entry and all its data; DELETED is published once. */
+  function purge(companyId: string, account: Account): void {
+    accounts(companyId).delete(account.id);
+    owners().delete(account.id);
+    store.reset(account.id);
+    publish(companyId, 'DELETED', account);
+  }
+
+  /** The account with its owner, or undefined when unknown, deleted or expired (expiry purges lazily too). */
+  function lookup(accountId: string): OwnedAccount | undefined {
+    const owner = owners().get(accountId);
+    const account = owner && accounts(owner.companyId).get(accountId);
+    if (!owner || !account) return undefined;
+    if (isExpired(account)) {
+      purge(owner.companyId, account);
+      return undefined;
+    }
+    return { companyId: owner.companyId, account };
+  }
+
+  // A TEMPORARY account expires on the virtual clock even when nobody asks for it, so its
+  // DELETED event is published at expiry; lookups purge too, which covers restored snapshots.
+  function scheduleExpiry(companyId: string, account: Account): void {
+    const expiresAt = account.persistence.expiresAt;
+    if (!expiresAt) return;
+    clock.setTimer(Date.parse(expiresAt), () => {
+      const current = accounts(companyId).get(account.id);
+      if (current && isExpired(current)) purge(companyId, current);
+    });
+  }
+
+  function build(input: AccountInput, meta: { id: string; createdAt: string; updatedAt: string }, previous?: Account): Account {
+    const persistenceType = input.persistence?.type ?? 'PERMANENT';
+    // A replace that keeps TEMPORARY keeps the original expiry; switching to it starts the 30 days.
+    const expiresAt =
+      persistenceType !== 'TEMPORARY'
+        ? undefined
+        : previous?.persistence.expiresAt ?? new Date(clock.now() + TEMPORARY_ACCOUNT_LIFETIME_MS).toISOString();
+    return compact({
+      ...meta,
+      alias: input.alias,
+      company: input.company,
+      contact: input.contact,
+      enabled: input.enabled ?? true,
+      meta: input.meta,
+      persistence: { type: persistenceType, expiresAt },
+      sources: input.sources,
+      type: input.type ?? 'NORMAL',
+    });
+  }
+
+  const self = {
+    create(companyId: string, input: AccountInput): Account {
+      const now = clock.nowIso();
+      const account = build(input, { id: random.uuid(), createdAt: now, updatedAt: now });
+      accounts(companyId).insert(account);
+      owners().insert({ id: account.id, companyId });
+      publish(companyId, 'CREATED', account);
+      scheduleExpiry(companyId, account);
+      return account;
+    },
+
+    /** The company's account; another company's or an unknown id is 404 (isolation). */
+    get(companyId: string, accountId: string): Account {
+      const found = lookup(accountId);
+      if (!found || found.companyId !== companyId) {
+        throw new ProblemError('not-found', { detail: `Account ${accountId} does not exist in this company` });
+      }
+      return found.account;
+    },
+
+    list(companyId: string, page: PageRequest<Account>): Page<Account> {
+      const filter = page.filter;
+      return accounts(companyId).page({ ...page, filter: (a) => !isExpired(a) && (!filter || filter(a)) });
+    },
+
+    replace(companyId: string, accountId: string, input: AccountInput): Account {
+      const previous = self.get(companyId, accountId);
+      const account = build(input, { id: accountId, createdAt: previous.createdAt, updatedAt: clock.nowIso() }, previous);
+      accounts(companyId).update(account);
+      publish(companyId, 'UPDATED', account);
+      if (account.persistence.expiresAt !== previous.persistence.expiresAt) scheduleExpiry(companyId, account);
+      return account;
+    },
+
+    remove(companyId: string, accountId: string): Account {
+      const account = self.get(companyId, accountId);
+      purge(companyId, account);
+      return account;
+    },
+
+    /** The account and its company, for token issuing; undefined when unknown, deleted or expired. */
+    lookup,
+
+    /**
+     * The auth step's hook: an Account token whose account was deleted or expired is 401, one
+     * whose account is disabled is 403 (contract/DECISIONS.md, "Account enabled").
+     */
+    checkPrincipal(principal: Principal): ProblemError | undefined {
+      if (principal.level !== 'ACCOUNT' || !principal.accountId) return undefined;
+      const found = lookup(principal.accountId);
+      if (!found || found.companyId !== principal.companyId) {
+        return new ProblemError('invalid-token', { detail: 'The account of this token no longer exists; request a new token' });
+      }
+      if (!found.account.enabled) {
+        return new ProblemError('forbidden', { detail: `Account ${principal.accountId} is disabled; the company can re-enable it` });
+      }
+      return undefined;
+    },
+  };
+  return self;
+}
+
+export type AccountService = ReturnType<typeof createAccountService>;
