@@ -2,7 +2,8 @@ import { BUILT_IN_CREDENTIALS_PATH, createCredentialRegistry, readCredentialsFil
 import { createTokenService, type TokenService } from '../auth/tokens.js';
 import { createClock, type Clock } from '../clock/clock.js';
 import { resolveOptions, type MockOptions, type ResolvedOptions } from '../config/options.js';
-import { loadContract, type Contract } from '../contract/load-contract.js';
+import { loadCompiledContract } from '../contract/compiled-contract.js';
+import type { Contract } from '../contract/load-contract.js';
 import { createValidators, type ContractValidators } from '../contract/validators.js';
 import { createRouteMatcher, type RouteMatcher } from '../contract/route-matcher.js';
 import { createEventBus, type EventBus } from '../events/event-bus.js';
@@ -33,7 +34,7 @@ export interface MockRuntime {
 export function createRuntime(input: MockOptions = {}, logger?: Logger): MockRuntime {
   const options = resolveOptions(input);
   const log = logger ?? createLogger({ level: options.logLevel, format: options.logFormat });
-  const contract = loadContract(input.contract);
+  const { contract, schemas } = loadCompiledContract(input.contract);
   const clock = createClock(input.clock);
   const random = createRandom(options.seed);
   const credentials = createCredentialRegistry(input.credentials ?? readCredentialsFile(BUILT_IN_CREDENTIALS_PATH));
@@ -44,7 +45,7 @@ export function createRuntime(input: MockOptions = {}, logger?: Logger): MockRun
   return {
     options,
     contract,
-    validators: createValidators(contract),
+    validators: createValidators(contract, schemas),
     routes: createRouteMatcher(contract.operations),
     clock,
     random,

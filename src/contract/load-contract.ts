@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
 
 /**
  * Loads contract/openapi.yaml once and indexes its operations. Everything else (routing,
@@ -75,7 +75,7 @@ function resolveRef(doc: OpenApiDocument, value: any, pointer: string): { value:
  */
 export function loadContract(source: string | OpenApiDocument = DEFAULT_CONTRACT_PATH): Contract {
   const document: OpenApiDocument =
-    typeof source === 'string' ? parse(readFileSync(source, 'utf8'), { maxAliasCount: -1 }) : source;
+    typeof source === 'string' ? parseYaml(readFileSync(source, 'utf8')) : source;
   if (!String(document.openapi ?? '').startsWith('3.1')) throw new Error('the contract must be OpenAPI 3.1');
   const defaultSecurity = securityNames(document.security ?? []);
   const operations: ContractOperation[] = [];
@@ -138,6 +138,12 @@ export function loadContract(source: string | OpenApiDocument = DEFAULT_CONTRACT
     }
   }
   return { document, operations, byId: new Map(operations.map((o) => [o.operationId, o])) };
+}
+
+/** YAML parser loaded on demand (start-up reads the cached JSON instead; see compiled-contract.ts). */
+export function parseYaml(text: string): OpenApiDocument {
+  const { parse } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
+  return parse(text, { maxAliasCount: -1 });
 }
 
 function securityNames(requirements: Record<string, unknown>[]): SecuritySchemeName[] {

@@ -1,16 +1,6 @@
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type { Violation } from '../errors/problem.js';
 import type { Contract, ContractOperation, JsonSchema, ParameterSpec } from './load-contract.js';
-
-// ajv-formats' CommonJS default export sits under .default with NodeNext resolution.
-const addFormats = ((addFormatsModule as any).default ?? addFormatsModule) as typeof addFormatsModule.default;
-
-/** OpenAPI keywords that are not JSON Schema: known to Ajv as no-ops so strict mode stays on. */
-const OPENAPI_KEYWORDS = [
-  'openapi', 'info', 'jsonSchemaDialect', 'servers', 'paths', 'components', 'security', 'tags',
-  'webhooks', 'externalDocs', 'example', 'discriminator', 'xml',
-];
 
 export interface ParsedParameters {
   path: Record<string, unknown>;
@@ -29,32 +19,20 @@ export interface OperationValidators {
 
 export interface ContractValidators {
   forOperation(operationId: string): OperationValidators;
-  /** Validates a value against any schema of the contract by pointer, e.g. '#/components/schemas/Problem'. */
+  /** Validates a value against a schema of the contract by pointer, e.g. '#/components/schemas/Problem'. */
   validate(pointer: string, value: unknown): Violation[];
 }
 
-function createAjv(coerce: boolean): Ajv2020 {
-  const ajv = new Ajv2020({
-    allErrors: true,
-    strict: true,
-    strictRequired: false,
-    strictTypes: false,
-    coerceTypes: coerce ? 'array' : false,
-    useDefaults: coerce,
-    validateFormats: true,
-  });
-  addFormats(ajv);
-  for (const keyword of OPENAPI_KEYWORDS) ajv.addKeyword({ keyword });
-  return ajv;
-}
+/** The $id the contract document is registered under in Ajv. */
+export const CONTRACT_SCHEMA_ID = 'https://shipmock.dev/schemas/contract.json';
 
-/** Makes the contract's local refs ('#/…') absolute ('contract#/…') for schemas compiled on their own. */
+/** Makes the contract's local refs ('#/…') absolute for schemas compiled on their own. */
 function absolutizeRefs(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(absolutizeRefs);
   if (!schema || typeof schema !== 'object') return schema;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
-    out[key] = key === '$ref' && typeof value === 'string' && value.startsWith('#/') ? `contract${value}` : absolutizeRefs(value);
+    out[key] = key === '$ref' && typeof value === 'string' && value.startsWith('#/') ? `${CONTRACT_SCHEMA_ID}${value}` : absolutizeRefs(value);
   }
   return out;
 }
@@ -117,49 +95,82 @@ export function toViolations(errors: ErrorObject[] | null | undefined, prefix: s
   return out;
 }
 
+/** Validator functions by plan name: `strict` for bodies/responses, `coercing` for parameters. */
+export interface CompiledSchemas {
+  strict: Record<string, ValidateFunction>;
+  coercing: Record<string, ValidateFunction>;
+}
+
+export type PlanEntry =
+  | { kind: 'pointer'; name: string; pointer: string }
+  | { kind: 'schema'; name: string; schema: JsonSchema };
+
+export const PROBLEM_POINTERS = ['#/components/schemas/Problem', '#/components/schemas/ProblemV0'];
+
+const parameterPlanName = (operationId: string, where: ParameterSpec['in']) => `p_${operationId}_${where}`;
+
 /**
- * Compiles every validator of the contract once (at start), caching by schema pointer so the
- * shared Problem schema is compiled once, not once per operation.
+ * Every validator the mock needs, named deterministically from the contract: one per distinct
+ * body/response schema pointer (shared ones such as Problem appear once) and three parameter
+ * validators per operation. The same contract always yields the same plan, which is what lets
+ * compiled code be cached (see compiled-contract.ts).
+ */
+export function compilePlan(contract: Contract): PlanEntry[] {
+  const pointers = new Map<string, string>();
+  const addPointer = (pointer: string) => {
+    if (!pointers.has(pointer)) pointers.set(pointer, `s${pointers.size}`);
+  };
+  PROBLEM_POINTERS.forEach((p) => contract.document.components?.schemas?.[p.split('/').pop()!] && addPointer(p));
+  const entries: PlanEntry[] = [];
+  for (const operation of contract.operations) {
+    if (operation.requestBody?.schemaPointer) addPointer(operation.requestBody.schemaPointer);
+    for (const spec of operation.responses.values()) {
+      for (const [mediaType, pointer] of spec.content) if (pointer && mediaType.endsWith('json')) addPointer(pointer);
+    }
+    for (const where of ['path', 'query', 'header'] as const) {
+      const params = operation.parameters.filter((p) => p.in === where);
+      entries.push({ kind: 'schema', name: parameterPlanName(operation.operationId, where), schema: locationSchema(params, where === 'query') });
+    }
+  }
+  for (const [pointer, name] of pointers) entries.push({ kind: 'pointer', name, pointer });
+  return entries;
+}
+
+/**
+ * Binds the compiled functions to operations. Nothing is compiled here: `schemas` comes from
+ * loadCompiledContract (a warm cache or one compile at start).
  *
  * @example
- * const validators = createValidators(loadContract());
+ * const { contract, schemas } = loadCompiledContract();
+ * const validators = createValidators(contract, schemas);
  * validators.forOperation('createAddress').body?.({ name: 'x' }) // [{ field: 'body/street', message: 'is required' }, …]
  */
-export function createValidators(contract: Contract): ContractValidators {
-  const strictAjv = createAjv(false);
-  const coercingAjv = createAjv(true);
-  strictAjv.addSchema({ ...contract.document, $id: 'contract' });
-  coercingAjv.addSchema({ ...contract.document, $id: 'contract' });
-
-  const byPointer = new Map<string, ValidateFunction>();
+export function createValidators(contract: Contract, schemas: CompiledSchemas): ContractValidators {
+  const pointerNames = new Map<string, string>();
+  for (const entry of compilePlan(contract)) if (entry.kind === 'pointer') pointerNames.set(entry.pointer, entry.name);
   const schemaAt = (pointer: string): ValidateFunction => {
-    let fn = byPointer.get(pointer);
-    if (!fn) {
-      fn = strictAjv.getSchema(`contract${pointer}`);
-      if (!fn) throw new Error(`no schema at ${pointer}`);
-      byPointer.set(pointer, fn);
-    }
+    const fn = schemas.strict[pointerNames.get(pointer) ?? ''];
+    if (!fn) throw new Error(`no compiled schema at ${pointer}`);
     return fn;
   };
   const check = (fn: ValidateFunction, value: unknown, prefix: string): Violation[] =>
     fn(value) ? [] : toViolations(fn.errors, prefix);
 
   const perOperation = new Map<string, OperationValidators>();
-  for (const operation of contract.operations) perOperation.set(operation.operationId, compileOperation(operation));
+  for (const operation of contract.operations) perOperation.set(operation.operationId, bindOperation(operation));
 
-  function compileOperation(operation: ContractOperation): OperationValidators {
-    const byLocation = (where: ParameterSpec['in']) => operation.parameters.filter((p) => p.in === where);
-    const pathFn = coercingAjv.compile(locationSchema(byLocation('path'), false));
-    const queryFn = coercingAjv.compile(locationSchema(byLocation('query'), true));
-    const headerFn = coercingAjv.compile(locationSchema(byLocation('header'), false));
+  function bindOperation(operation: ContractOperation): OperationValidators {
+    const params = (where: ParameterSpec['in']) => schemas.coercing[parameterPlanName(operation.operationId, where)];
+    const pathFn = params('path');
+    const queryFn = params('query');
+    const headerFn = params('header');
     const bodyPointer = operation.requestBody?.schemaPointer;
     const bodyFn = bodyPointer ? schemaAt(bodyPointer) : undefined;
     const responseFns = new Map<number, Map<string, ValidateFunction | null>>();
     for (const [status, spec] of operation.responses) {
       const byMedia = new Map<string, ValidateFunction | null>();
       for (const [mediaType, pointer] of spec.content) {
-        const isJson = mediaType.endsWith('json');
-        byMedia.set(mediaType, pointer && isJson ? schemaAt(pointer) : null);
+        byMedia.set(mediaType, pointer && mediaType.endsWith('json') ? schemaAt(pointer) : null);
       }
       responseFns.set(status, byMedia);
     }

@@ -1,0 +1,165 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
+import { DEFAULT_CONTRACT_PATH, loadContract, parseYaml, type Contract, type OpenApiDocument } from './load-contract.js';
+import { compilePlan, CONTRACT_SCHEMA_ID, type CompiledSchemas } from './validators.js';
+
+const require = createRequire(import.meta.url);
+
+/**
+ * The compiler (Ajv, ajv-formats, the YAML parser) is loaded only on a cache miss: a warm
+ * start never pays for importing it.
+ */
+function loadCompiler() {
+  const { Ajv2020: AjvClass } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
+  const standalone = require('ajv/dist/standalone/index.js');
+  const formats = require('ajv-formats');
+  return {
+    AjvClass,
+    standaloneCode: (standalone.default ?? standalone) as typeof import('ajv/dist/standalone/index.js').default,
+    addFormats: (formats.default ?? formats) as typeof import('ajv-formats').default,
+  };
+}
+
+/** OpenAPI keywords that are not JSON Schema: known to Ajv as no-ops so strict mode stays on. */
+const OPENAPI_KEYWORDS = [
+  'openapi', 'info', 'jsonSchemaDialect', 'servers', 'paths', 'components', 'security', 'tags',
+  'webhooks', 'externalDocs', 'example', 'discriminator', 'xml',
+];
+
+/** Bump when the generated code's shape changes, so old cache entries are ignored. */
+const CACHE_FORMAT = 3;
+
+export function createAjv(coerce: boolean): Ajv2020 {
+  const { AjvClass, addFormats } = loadCompiler();
+  const ajv = new AjvClass({
+    allErrors: true,
+    strict: true,
+    strictRequired: false,
+    strictTypes: false,
+    // One function per referenced schema instead of inlining it everywhere: halves compile time.
+    inlineRefs: false,
+    coerceTypes: coerce ? 'array' : false,
+    useDefaults: coerce,
+    code: { source: true, lines: false },
+  });
+  addFormats(ajv);
+  for (const keyword of OPENAPI_KEYWORDS) ajv.addKeyword({ keyword });
+  return ajv;
+}
+
+export interface CompiledContract {
+  contract: Contract;
+  schemas: CompiledSchemas;
+  /** Where the result came from: a warm cache entry or a fresh compile. */
+  source: 'cache' | 'compiled';
+}
+
+/**
+ * Loads the contract and its validators. Parsing 10k lines of YAML and compiling ~500
+ * validators takes over a second; start-up must stay well under one. So the parsed document
+ * and Ajv's standalone code for every validator are cached on disk, keyed by a hash of the
+ * contract text: the build warms the cache, and a start with a warm cache only reads JSON and
+ * loads one generated module. A miss (an edited or custom contract) compiles and refills it.
+ *
+ * @example const { contract, schemas } = loadCompiledContract(); // the bundled contract
+ */
+export function loadCompiledContract(source: string | OpenApiDocument = DEFAULT_CONTRACT_PATH): CompiledContract {
+  const text = typeof source === 'string' ? readFileSync(source, 'utf8') : JSON.stringify(source);
+  const key = createHash('sha256').update(`${CACHE_FORMAT}\n${ajvVersion()}\n${text}`).digest('hex').slice(0, 24);
+  const cached = readCache(key);
+  if (cached) return { ...cached, source: 'cache' };
+
+  const document: OpenApiDocument = typeof source === 'string' ? parseYaml(text) : source;
+  const contract = loadContract(document);
+  const { schemas, code } = compileAll(contract);
+  writeCache(key, document, code);
+  return { contract, schemas, source: 'compiled' };
+}
+
+function compileAll(contract: Contract): { schemas: CompiledSchemas; code: { strict: string; coercing: string } } {
+  const plan = compilePlan(contract);
+  const strict = createAjv(false);
+  const coercing = createAjv(true);
+  strict.addSchema({ ...contract.document, $id: CONTRACT_SCHEMA_ID });
+  coercing.addSchema({ ...contract.document, $id: CONTRACT_SCHEMA_ID });
+  const strictMapping: Record<string, string> = {};
+  const coercingMapping: Record<string, string> = {};
+  const schemas: CompiledSchemas = { strict: {}, coercing: {} };
+  for (const entry of plan) {
+    if (entry.kind === 'pointer') {
+      const fn = strict.getSchema(`${CONTRACT_SCHEMA_ID}${entry.pointer}`);
+      if (!fn) throw new Error(`no schema at ${entry.pointer}`);
+      strictMapping[entry.name] = `${CONTRACT_SCHEMA_ID}${entry.pointer}`;
+      schemas.strict[entry.name] = fn;
+    } else {
+      const id = `https://shipmock.dev/schemas/${entry.name}.json`;
+      coercing.addSchema({ ...entry.schema, $id: id });
+      coercingMapping[entry.name] = id;
+      schemas.coercing[entry.name] = coercing.getSchema(id)!;
+    }
+  }
+  const { standaloneCode } = loadCompiler();
+  return { schemas, code: { strict: standaloneCode(strict, strictMapping), coercing: standaloneCode(coercing, coercingMapping) } };
+}
+
+function ajvVersion(): string {
+  return (require('ajv/package.json') as { version: string }).version;
+}
+
+/** The package's own node_modules/.cache when writable (tool convention), else the OS temp dir. */
+function cacheDirs(): string[] {
+  const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+  return [process.env.SHIPMOCK_CACHE_DIR, join(packageRoot, 'node_modules', '.cache', 'shipmock'), join(tmpdir(), 'shipmock-cache')].filter(
+    (d): d is string => Boolean(d),
+  );
+}
+
+function readCache(key: string): Omit<CompiledContract, 'source'> | undefined {
+  for (const dir of cacheDirs()) {
+    try {
+      const document = JSON.parse(readFileSync(join(dir, `${key}.json`), 'utf8')) as OpenApiDocument;
+      const strict = require(join(dir, `${key}.strict.cjs`)) as Record<string, ValidateFunction>;
+      const coercing = require(join(dir, `${key}.coercing.cjs`)) as Record<string, ValidateFunction>;
+      return { contract: loadContract(document), schemas: { strict, coercing } };
+    } catch {
+      // not in this directory (or unreadable): try the next, then compile
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Generated code requires Ajv's runtime helpers ("ajv/dist/runtime/…", "ajv-formats/…");
+ * those are made absolute so the cache may live outside this package's node_modules.
+ */
+function absolutizeRequires(code: string): string {
+  return code.replace(/require\("((?:ajv|ajv-formats)\/[^"]+)"\)/g, (_m, request: string) => `require(${JSON.stringify(require.resolve(request))})`);
+}
+
+function writeCache(key: string, document: OpenApiDocument, code: { strict: string; coercing: string }): void {
+  const files: [string, string][] = [
+    [`${key}.strict.cjs`, absolutizeRequires(code.strict)],
+    [`${key}.coercing.cjs`, absolutizeRequires(code.coercing)],
+    // The JSON last: a reader that finds it knows the modules are complete.
+    [`${key}.json`, JSON.stringify(document)],
+  ];
+  for (const dir of cacheDirs()) {
+    try {
+      mkdirSync(dir, { recursive: true });
+      for (const [name, content] of files) {
+        // write-then-rename: parallel test workers never read a half-written file
+        const temp = join(dir, `${name}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
+        writeFileSync(temp, content);
+        renameSync(temp, join(dir, name));
+      }
+      return;
+    } catch {
+      // read-only location: try the next one; without any, the next start compiles again
+    }
+  }
+}
