@@ -22,5 +22,11 @@ export { createValidators, type ContractValidators } from './contract/validators
 export { PROBLEM_TYPES, PROBLEM_BASE_URI, type ProblemSlug } from './errors/problem-types.js';
 export type { ProblemBody, Violation } from './errors/problem.js';
 
+// Typed client (types generated from contract/openapi.yaml)
+export { createShippingClient, type ShippingClient, type ShippingClientOptions, type ShippingApi } from './client/create-shipping-client.js';
+export { ShippingApiError, type Problem } from './client/errors.js';
+export type { TokenManager, TokenScope, CachedToken } from './client/token-manager.js';
+export type { paths as ShippingApiPaths, components as ShippingApiComponents, operations as ShippingApiOperations } from './client/schema.js';
+
 // Time
 export { parseDuration, type Clock } from './clock/clock.js';
