@@ -2,7 +2,7 @@ import express, { type Express } from 'express';
 import { createAdminRouter } from '../admin/admin-router.js';
 import { createPrismFallback } from '../prism/prism-fallback.js';
 import { createOperationHandlers, createServices, type Services } from '../resources/index.js';
-import { createResponder } from './respond.js';
+import { createResponder, resultViolations } from './respond.js';
 import type { MockRuntime } from './runtime.js';
 import { authenticate } from './steps/authenticate.js';
 import { cors, preflight } from './steps/cors.js';
@@ -54,7 +54,11 @@ export function createApp(runtime: MockRuntime): MockApp {
     dispatch({
       handlers: createOperationHandlers(services),
       unhandled: runtime.options.unhandled,
-      prism: createPrismFallback({ contract: runtime.contract, seed: runtime.options.seed }),
+      prism: createPrismFallback({
+        contract: runtime.contract,
+        seed: runtime.options.seed,
+        conforms: (operation, result) => resultViolations(runtime.validators, operation, result)?.length === 0,
+      }),
       responder,
     }),
   );

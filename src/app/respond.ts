@@ -1,4 +1,6 @@
 import type { Request, Response } from 'express';
+import type { ContractOperation } from '../contract/load-contract.js';
+import type { ContractValidators } from '../contract/validators.js';
 import { ProblemError, type ProblemBody, type Violation } from '../errors/problem.js';
 import { requestState } from './request-state.js';
 import type { MockRuntime } from './runtime.js';
@@ -6,6 +8,21 @@ import type { OperationResult } from './operation-handler.js';
 
 const PROBLEM_POINTER = '#/components/schemas/Problem';
 const PROBLEM_V0_POINTER = '#/components/schemas/ProblemV0';
+
+/** The media type a result is written with (undefined for an empty body). */
+function mediaTypeOf(result: OperationResult): string | undefined {
+  if (result.raw !== undefined) return result.contentType;
+  return result.body === undefined ? undefined : result.contentType ?? 'application/json';
+}
+
+/**
+ * Checks an operation's result against its declared responses: [] when it conforms, the
+ * violations otherwise, null when the status or media type is not declared at all.
+ */
+export function resultViolations(validators: ContractValidators, operation: ContractOperation, result: OperationResult): Violation[] | null {
+  const isRaw = result.raw !== undefined;
+  return validators.forOperation(operation.operationId).response(result.status, mediaTypeOf(result), isRaw ? undefined : result.body);
+}
 
 /**
  * The one place that writes responses. JSON bodies of contract operations are validated against
@@ -56,9 +73,9 @@ export function createResponder(runtime: MockRuntime) {
     const state = requestState(req);
     const operation = state.operation!;
     const isRaw = result.raw !== undefined;
-    const mediaType = isRaw ? result.contentType : result.body === undefined ? undefined : result.contentType ?? 'application/json';
+    const mediaType = mediaTypeOf(result);
     if (options.responseValidation !== 'off') {
-      const violations = validators.forOperation(operation.operationId).response(result.status, mediaType, isRaw ? undefined : result.body);
+      const violations = resultViolations(validators, operation, result);
       const detail =
         violations === null
           ? `${operation.operationId} answered ${result.status} ${mediaType ?? '(no body)'}, which the contract does not declare`

@@ -10,8 +10,19 @@ export interface PrismFallback {
   answer(operation: ContractOperation, request: { path: string; query: Record<string, unknown>; headers: Record<string, string>; body?: unknown }): Promise<OperationResult>;
 }
 
-export function createPrismFallback(options: { contract: Contract; seed: number }): PrismFallback {
-  let ready: Promise<{ operations: any[]; prism: any }> | undefined;
+export interface PrismFallbackOptions {
+  contract: Contract;
+  seed: number;
+  /**
+   * Checks a generated answer against the contract. Prism's generator ignores some keywords
+   * (exclusiveMinimum, dependentRequired, …); when a dynamic body breaks the contract the
+   * fallback answers the contract's own example instead (the examples are tested to be valid).
+   */
+  conforms(operation: ContractOperation, result: OperationResult): boolean;
+}
+
+export function createPrismFallback(options: PrismFallbackOptions): PrismFallback {
+  let ready: Promise<{ operations: any[]; prism: any; staticConfig: any }> | undefined;
 
   async function load() {
     const [{ createInstance, getHttpOperationsFromSpec }, { createLogger }] = await Promise.all([
@@ -21,44 +32,46 @@ export function createPrismFallback(options: { contract: Contract; seed: number 
     const operations = await getHttpOperationsFromSpec(structuredClone(options.contract.document));
     const logger = createLogger('shipmock-prism', undefined, undefined);
     logger.level = 'silent';
-    const prism = createInstance(
-      {
-        mock: { dynamic: true, seed: String(options.seed) },
+    const config = (dynamic: boolean) => ({
+        mock: { dynamic, seed: String(options.seed) },
         validateRequest: false,
         validateResponse: false,
         checkSecurity: false,
         errors: false,
         upstreamProxy: undefined,
         isProxy: false,
-      } as any,
-      { logger },
-    );
-    return { operations, prism };
+      }) as any;
+    const prism = createInstance(config(true), { logger });
+    return { operations, prism, staticConfig: config(false) };
   }
 
   return {
     async answer(operation, request) {
       ready ??= load();
-      const { operations, prism } = await ready;
+      const { operations, prism, staticConfig } = await ready;
       const target = operations.filter((o: any) => o.iid === operation.operationId || (o.method === operation.method && o.path === operation.path));
       const query: Record<string, string | string[]> = {};
       for (const [k, v] of Object.entries(request.query)) query[k] = Array.isArray(v) ? v.map(String) : String(v);
-      const result = await prism.request(
-        { method: operation.method, url: { path: request.path, query }, headers: request.headers, body: request.body },
-        target.length ? target : operations,
-      )();
-      if (result._tag === 'Left') throw result.left;
-      const output = result.right.output;
-      const headers: Record<string, string> = {};
-      let contentType: string | undefined;
-      for (const [name, value] of Object.entries<any>(output.headers ?? {})) {
-        if (name.toLowerCase() === 'content-type') contentType = String(value).split(';')[0];
-      }
-      const isJson = !contentType || contentType.endsWith('json');
-      if (output.body === undefined) return { status: output.statusCode, headers };
-      return isJson
-        ? { status: output.statusCode, body: output.body, contentType, headers }
-        : { status: output.statusCode, raw: typeof output.body === 'string' ? output.body : JSON.stringify(output.body), contentType, headers };
+      const input = { method: operation.method, url: { path: request.path, query }, headers: request.headers, body: request.body };
+      const resources = target.length ? target : operations;
+      const dynamic = toResult(await prism.request(input, resources)());
+      if (options.conforms(operation, dynamic)) return dynamic;
+      return toResult(await prism.request(input, resources, staticConfig)());
     },
   };
+}
+
+function toResult(result: any): OperationResult {
+  if (result._tag === 'Left') throw result.left;
+  const output = result.right.output;
+  const headers: Record<string, string> = {};
+  let contentType: string | undefined;
+  for (const [name, value] of Object.entries<any>(output.headers ?? {})) {
+    if (name.toLowerCase() === 'content-type') contentType = String(value).split(';')[0];
+  }
+  const isJson = !contentType || contentType.endsWith('json');
+  if (output.body === undefined) return { status: output.statusCode, headers };
+  return isJson
+    ? { status: output.statusCode, body: output.body, contentType, headers }
+    : { status: output.statusCode, raw: typeof output.body === 'string' ? output.body : JSON.stringify(output.body), contentType, headers };
 }
