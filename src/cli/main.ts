@@ -3,6 +3,7 @@ import type { LogLevel } from '../config/options.js';
 import { createLogger } from '../logging/logger.js';
 import { startMock } from '../server/start-mock.js';
 import { parseArgs, type FlagSpec } from './parse-args.js';
+import { parseRateLimit, parseTokenTtls } from './parse-limits.js';
 
 const SERVE_FLAGS: Record<string, FlagSpec> = {
   port: { type: 'number' },
@@ -12,12 +13,18 @@ const SERVE_FLAGS: Record<string, FlagSpec> = {
   'log-format': { type: 'string' },
   contract: { type: 'string' },
   unhandled: { type: 'string' },
+  stateless: { type: 'boolean' },
   'response-validation': { type: 'string' },
   'company-id': { type: 'string' },
   'client-id': { type: 'string' },
   'client-secret': { type: 'string' },
   credentials: { type: 'string' },
   'token-secret': { type: 'string' },
+  'token-ttl': { type: 'string', repeatable: true },
+  'rate-limit': { type: 'string' },
+  tls: { type: 'boolean' },
+  cert: { type: 'string' },
+  key: { type: 'string' },
   help: { type: 'boolean' },
 };
 
@@ -30,12 +37,18 @@ const USAGE = `Usage: shipmock serve [options]
   --log-format FORMAT      pretty|json (default pretty)
   --contract FILE          OpenAPI 3.1 contract to serve (default: the bundled one)
   --unhandled POLICY       prism|error for operations without a stateful handler (default prism)
+  --stateless              contract-only mode: every operation answered from the contract (Prism)
   --response-validation M  error|warn|off (default error)
   --company-id ID          override the default company's id
   --client-id ID           override the default company's client id
   --client-secret SECRET   override the default company's client secret
   --credentials FILE       JSON file of companies, affiliates and admins (fixtures/credentials.json shape)
   --token-secret SECRET    fixed token signing secret (tokens survive a restart)
+  --token-ttl LEVEL=DUR    token lifetime of company|account|affiliate|admin, e.g. affiliate=4h (repeatable;
+                           defaults company 4h, account 4h, affiliate 15m, admin 1h)
+  --rate-limit N/DUR       requests per window per credential, e.g. 600/60s (default 6000/60s)
+  --tls                    serve HTTPS with a self-signed certificate generated at start
+  --cert FILE --key FILE   serve HTTPS with this PEM certificate and key
 `;
 
 async function serve(argv: string[]): Promise<void> {
@@ -53,12 +66,18 @@ async function serve(argv: string[]): Promise<void> {
     seed: flags.seed,
     contract: flags.contract,
     unhandled: flags.unhandled,
+    stateful: flags.stateless ? false : undefined,
     responseValidation: flags['response-validation'],
     companyId: flags['company-id'],
     clientId: flags['client-id'],
     clientSecret: flags['client-secret'],
     credentials: flags.credentials ? readCredentialsFile(flags.credentials) : undefined,
     tokenSecret: flags['token-secret'],
+    tokenLifetimes: flags['token-ttl'] ? parseTokenTtls(flags['token-ttl']) : undefined,
+    rateLimit: flags['rate-limit'] ? parseRateLimit(flags['rate-limit']) : undefined,
+    tls: flags.tls,
+    cert: flags.cert,
+    key: flags.key,
     logger,
   });
   const c = mock.credentials;
@@ -71,7 +90,7 @@ async function serve(argv: string[]): Promise<void> {
         `  company id     ${c.companyId}`,
         `  client id      ${c.clientId}`,
         `  client secret  ${c.clientSecret}`,
-        `  company token  curl -X POST ${mock.url}/v1/companies/${c.companyId}/tokens -u ${c.clientId}:${c.clientSecret} -H 'Content-Type: application/json' -d '{"grantType":"client_credentials"}'`,
+        `  company token  curl ${mock.url.startsWith('https:') ? '-k ' : ''}-X POST ${mock.url}/v1/companies/${c.companyId}/tokens -u ${c.clientId}:${c.clientSecret} -H 'Content-Type: application/json' -d '{"grantType":"client_credentials"}'`,
         '',
       ].join('\n'),
     );

@@ -4,6 +4,11 @@ import { accountRoutes } from './accounts/routes.js';
 import { createAccountService } from './accounts/service.js';
 import { addressRoutes } from './addresses/routes.js';
 import { createAddressService } from './addresses/service.js';
+import { affiliateRoutes } from './affiliates/routes.js';
+import { createAffiliateService } from './affiliates/service.js';
+import { createMockEventService } from './event-channels/mock-events.js';
+import { eventChannelRoutes } from './event-channels/routes.js';
+import { createEventChannelService } from './event-channels/service.js';
 import { tokenRoutes } from './tokens/routes.js';
 import { createTokenIssuer } from './tokens/service.js';
 
@@ -15,8 +20,11 @@ import { createTokenIssuer } from './tokens/service.js';
 export function createServices(runtime: MockRuntime) {
   const accounts = createAccountService(runtime);
   const tokens = createTokenIssuer(runtime, accounts);
+  const affiliates = createAffiliateService(runtime);
   const addresses = createAddressService(runtime);
-  return { accounts, tokens, addresses };
+  const eventChannels = createEventChannelService(runtime);
+  const mockEvents = createMockEventService(runtime);
+  return { accounts, tokens, affiliates, addresses, eventChannels, mockEvents };
 }
 
 export type Services = ReturnType<typeof createServices>;
@@ -26,6 +34,8 @@ export function createOperationHandlers(services: Services): HandlerMap {
   return {
     ...tokenRoutes(services.tokens),
     ...accountRoutes(services.accounts),
+    ...affiliateRoutes(services.affiliates),
     ...addressRoutes(services.addresses),
+    ...eventChannelRoutes(services.eventChannels, services.mockEvents),
   };
 }

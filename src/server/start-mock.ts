@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../app/create-app.js';
 import { createRuntime, type MockRuntime } from '../app/runtime.js';
@@ -6,8 +7,9 @@ import type { CompanyCredentials } from '../auth/credentials.js';
 import type { MockOptions } from '../config/options.js';
 import type { Logger } from '../logging/logger.js';
 import type { Services } from '../resources/index.js';
+import { resolveTls, type TlsOptions } from './tls.js';
 
-export interface StartOptions extends MockOptions {
+export interface StartOptions extends MockOptions, TlsOptions {
   /** Port to listen on; 0 picks a free one. Default 4010. */
   port?: number;
   /** Address to bind. Default 127.0.0.1. */
@@ -17,7 +19,7 @@ export interface StartOptions extends MockOptions {
 }
 
 export interface RunningMock {
-  /** Base URL, e.g. http://127.0.0.1:4010 */
+  /** Base URL, e.g. http://127.0.0.1:4010 (https:// with tls, cert or key). */
   url: string;
   port: number;
   host: string;
@@ -39,7 +41,8 @@ export interface RunningMock {
 export async function startMock(options: StartOptions = {}): Promise<RunningMock> {
   const runtime = createRuntime(options, options.logger);
   const { app, services } = createApp(runtime);
-  const server = createServer(app);
+  const tls = await resolveTls(options, options.host);
+  const server: Server = tls ? createHttpsServer(tls, app) : createServer(app);
   server.keepAliveTimeout = 65_000;
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
@@ -52,7 +55,7 @@ export async function startMock(options: StartOptions = {}): Promise<RunningMock
   const { port } = server.address() as AddressInfo;
   const urlHost = host.includes(':') ? `[${host}]` : host;
   return {
-    url: `http://${urlHost}:${port}`,
+    url: `${tls ? 'https' : 'http'}://${urlHost}:${port}`,
     port,
     host,
     credentials: runtime.credentials.defaultCompany,
@@ -61,7 +64,8 @@ export async function startMock(options: StartOptions = {}): Promise<RunningMock
     server,
     close: () =>
       new Promise<void>((resolve, reject) => {
-        runtime.clock.dispose();
+        // Stops webhook retries and closes their sockets as well as the clock's timers.
+        runtime.dispose();
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();
       }),

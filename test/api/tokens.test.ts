@@ -75,10 +75,11 @@ describe('token endpoints', () => {
   it.each([
     ['an unknown grantType', { grantType: 'password' }],
     ['no grantType', {}],
-  ])('answers %s with 400', async (_label, body) => {
+  ])('answers %s with 400 invalid-grant', async (_label, body) => {
     const h = createHarness();
     const res = await h.http.post(`/v1/companies/${h.companyId}/tokens`).set('Authorization', h.basic).send(body);
     expect(res.status).toBe(400);
+    expect(res.body.type).toBe('https://shipmock.dev/problems/invalid-grant');
     expect(res.body.properties.violations[0].field).toBe('body/grantType');
   });
 
