@@ -1,5 +1,6 @@
 import express, { type Express } from 'express';
 import { createAdminRouter } from '../admin/admin-router.js';
+import { normalizeTopicAliases } from '../events/topic-aliases.js';
 import { createPrismFallback } from '../prism/prism-fallback.js';
 import { createOperationHandlers, createServices, type Services } from '../resources/index.js';
 import { createResponder, resultViolations } from './respond.js';
@@ -31,6 +32,7 @@ export interface MockApp {
  *  7. authenticate     token level vs the operation's security (401 / 403)
  *  8. validateRequest  parameters and body against the contract (400 / 413 / 415)
  *  9. dispatch         stateful handler, or the unhandled policy (Prism / 501);
+ *                      with `stateful: false` every operation takes the unhandled policy;
  *                      every answer is checked against the contract before it is written
  * 10. errorWriter      any error → application/problem+json
  */
@@ -48,11 +50,19 @@ export function createApp(runtime: MockRuntime): MockApp {
   app.use(rateLimit({ limiter: runtime.rateLimiter, tokens: runtime.tokens }));
   app.use(preflight({ allowedMethods: (path) => allowedMethods(runtime, path) }));
   app.use(routeMatch({ routes: runtime.routes }));
-  app.use(authenticate({ tokens: runtime.tokens, credentials: runtime.credentials, checkPrincipal: services.accounts.checkPrincipal }));
-  app.use(validateRequest({ validators: runtime.validators, bodyLimit: runtime.options.bodyLimit }));
+  const stateful = runtime.options.stateful;
+  app.use(
+    authenticate({
+      tokens: runtime.tokens,
+      credentials: runtime.credentials,
+      // Contract-only mode keeps no accounts, so a token's signature and level are all there is to check.
+      checkPrincipal: stateful ? services.accounts.checkPrincipal : undefined,
+    }),
+  );
+  app.use(validateRequest({ validators: runtime.validators, bodyLimit: runtime.options.bodyLimit, normalizeInput: normalizeTopicAliases }));
   app.use(
     dispatch({
-      handlers: createOperationHandlers(services),
+      handlers: stateful ? createOperationHandlers(services) : {},
       unhandled: runtime.options.unhandled,
       prism: createPrismFallback({
         contract: runtime.contract,

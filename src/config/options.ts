@@ -1,6 +1,7 @@
 import type { ClockOptions } from '../clock/clock.js';
 import type { CredentialsFile } from '../auth/credentials.js';
 import type { OpenApiDocument } from '../contract/load-contract.js';
+import type { WebhookOptions } from '../events/webhook-options.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -12,6 +13,11 @@ export interface MockOptions {
   contract?: string | OpenApiDocument;
   /** Operations without a stateful handler: answer from the contract via Prism, or 501. Default 'prism'. */
   unhandled?: 'prism' | 'error';
+  /**
+   * false: contract-only mode — no stateful handlers; every operation is answered by the
+   * unhandled policy (Prism), still behind auth, validation and response checks. Default true.
+   */
+  stateful?: boolean;
   /** A response that breaks the contract: 500 problem ('error', default), log only ('warn'), or unchecked ('off'). */
   responseValidation?: 'error' | 'warn' | 'off';
   /** Largest accepted request body in bytes. Default 1 MiB. */
@@ -29,11 +35,13 @@ export interface MockOptions {
   tokenLifetimes?: Partial<Record<'company' | 'account' | 'affiliate' | 'admin', number>>;
   /** Requests per window per credential. Default 6000 per 60 s. */
   rateLimit?: { limit: number; windowMs: number };
+  /** Webhook delivery: timeout, attempts, backoff, jitter, log caps (src/events/webhook-options.ts). */
+  webhooks?: WebhookOptions;
   logLevel?: LogLevel;
   logFormat?: 'pretty' | 'json';
 }
 
-export interface ResolvedOptions extends Required<Pick<MockOptions, 'seed' | 'unhandled' | 'responseValidation' | 'bodyLimit' | 'logLevel' | 'logFormat'>> {
+export interface ResolvedOptions extends Required<Pick<MockOptions, 'seed' | 'unhandled' | 'stateful' | 'responseValidation' | 'bodyLimit' | 'logLevel' | 'logFormat'>> {
   raw: MockOptions;
   tokenLifetimes: Record<'company' | 'account' | 'affiliate' | 'admin', number>;
   rateLimit: { limit: number; windowMs: number };
@@ -46,6 +54,7 @@ export function resolveOptions(options: MockOptions = {}): ResolvedOptions {
     raw: options,
     seed: options.seed ?? 1,
     unhandled: options.unhandled ?? 'prism',
+    stateful: options.stateful ?? true,
     responseValidation: options.responseValidation ?? 'error',
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     logLevel: options.logLevel ?? 'info',

@@ -1,0 +1,158 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { createAjv } from '../../src/contract/compiled-contract.js';
+import { DEFAULT_CONTRACT_PATH, escapePointer, loadContract, parseYaml } from '../../src/contract/load-contract.js';
+import { CONTRACT_SCHEMA_ID, toViolations } from '../../src/contract/validators.js';
+import { PROBLEM_BASE_URI, PROBLEM_TYPES } from '../../src/errors/problem-types.js';
+
+const document = parseYaml(readFileSync(DEFAULT_CONTRACT_PATH, 'utf8'));
+const contract = loadContract(document);
+const ajv = createAjv(false);
+ajv.addSchema({ ...document, $id: CONTRACT_SCHEMA_ID });
+
+interface Example {
+  where: string;
+  schemaPointer: string;
+  value: unknown;
+}
+
+/** Every example on a JSON media type: request bodies, responses (inline and components), webhooks. */
+function collectExamples(): Example[] {
+  const out: Example[] = [];
+  const visitMedia = (content: any, pointer: string) => {
+    for (const [mediaType, media] of Object.entries<any>(content ?? {})) {
+      if (!mediaType.endsWith('json') || !media?.schema) continue;
+      const at = `${pointer}/content/${escapePointer(mediaType)}`;
+      if (media.example !== undefined) out.push({ where: at, schemaPointer: `${at}/schema`, value: media.example });
+      for (const [name, ex] of Object.entries<any>(media.examples ?? {})) {
+        out.push({ where: `${at}/examples/${name}`, schemaPointer: `${at}/schema`, value: ex.value });
+      }
+    }
+  };
+  const visitOperations = (items: Record<string, any>, base: string) => {
+    for (const [path, item] of Object.entries<any>(items ?? {})) {
+      for (const method of ['get', 'post', 'put', 'delete', 'patch']) {
+        const op = item[method];
+        if (!op) continue;
+        const at = `${base}/${escapePointer(path)}/${method}`;
+        if (op.requestBody?.content) visitMedia(op.requestBody.content, `${at}/requestBody`);
+        for (const [code, response] of Object.entries<any>(op.responses ?? {})) visitMedia(response.content, `${at}/responses/${code}`);
+      }
+    }
+  };
+  visitOperations(document.paths, '#/paths');
+  visitOperations(document.webhooks, '#/webhooks');
+  for (const [name, response] of Object.entries<any>(document.components.responses ?? {})) {
+    visitMedia(response.content, `#/components/responses/${name}`);
+  }
+  return out;
+}
+
+const examples = collectExamples();
+
+describe('contract/openapi.yaml', () => {
+  it('is OpenAPI 3.1.0, version 2.3.0, with the 2020-12 dialect', () => {
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.info.version).toBe('2.3.0');
+    expect(document.jsonSchemaDialect).toBe('https://json-schema.org/draft/2020-12/schema');
+    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(
+      ['AccountToken', 'AdminToken', 'AffiliateToken', 'ClientCredentials', 'CompanyToken'],
+    );
+  });
+
+  it('lints clean with Redocly', () => {
+    const output = execFileSync('npx', ['redocly', 'lint', 'contract/openapi.yaml', '--format', 'json'], {
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off' },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const report = JSON.parse(output.slice(output.indexOf('{')));
+    const errors = report.problems.filter((p: { severity: string }) => p.severity === 'error');
+    expect(errors).toEqual([]);
+  }, 60_000);
+
+  it('has an example for every request body and every 2xx JSON response', () => {
+    const missing: string[] = [];
+    for (const op of contract.operations) {
+      const item = document.paths[op.path][op.method];
+      const body = item.requestBody?.content?.['application/json'];
+      if (body && body.example === undefined && !body.examples) missing.push(`${op.operationId} request`);
+      for (const [code, raw] of Object.entries<any>(item.responses)) {
+        if (!code.startsWith('2') || raw.$ref) continue;
+        const json = raw.content?.['application/json'];
+        if (json && json.example === undefined && !json.examples) missing.push(`${op.operationId} ${code}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it.each(examples.map((e) => [e.where, e] as const))('example %s validates against its schema', (_where, example) => {
+    const validate = ajv.getSchema(`${CONTRACT_SCHEMA_ID}${example.schemaPointer}`)!;
+    const ok = validate(example.value);
+    expect(toViolations(validate.errors, 'example')).toEqual([]);
+    expect(ok).toBe(true);
+  });
+
+  it('closes every object schema (drift is caught)', () => {
+    const open: string[] = [];
+    const visit = (schema: any, at: string) => {
+      if (!schema || typeof schema !== 'object') return;
+      if (Array.isArray(schema)) return schema.forEach((s, i) => visit(s, `${at}/${i}`));
+      const isObject = schema.type === 'object' || schema.properties;
+      if (isObject && schema.additionalProperties === undefined && schema.unevaluatedProperties === undefined) open.push(at);
+      for (const [key, value] of Object.entries<any>(schema)) {
+        if (key === 'example' || key === 'examples') continue;
+        // keywords whose value is a map of name → schema, not a schema
+        if (key === 'properties' || key === 'patternProperties' || key === '$defs' || key === 'dependentSchemas') {
+          for (const [name, inner] of Object.entries(value ?? {})) visit(inner, `${at}/${key}/${name}`);
+        } else visit(value, `${at}/${key}`);
+      }
+    };
+    for (const [name, schema] of Object.entries(document.components.schemas)) visit(schema, name);
+    expect(open).toEqual([]);
+  });
+
+  it('declares problem+json errors and the rate-limit and CORS headers on every operation', () => {
+    const problems: string[] = [];
+    for (const op of contract.operations) {
+      const item = document.paths[op.path][op.method];
+      for (const status of [400, 401, 403, 404, 429, 500]) {
+        const spec = op.responses.get(status);
+        if (!spec?.content.has('application/problem+json')) problems.push(`${op.operationId} ${status}`);
+      }
+      for (const [code, raw] of Object.entries<any>(item.responses)) {
+        const response = raw.$ref ? document.components.responses[raw.$ref.split('/').pop()] : raw;
+        const headers = Object.keys(response.headers ?? {});
+        if (!headers.includes('Access-Control-Allow-Origin')) problems.push(`${op.operationId} ${code} lacks Access-Control-Allow-Origin`);
+        const rateHeaders = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'].filter((n) => headers.includes(n));
+        if (code === '500' ? rateHeaders.length : rateHeaders.length !== 3) problems.push(`${op.operationId} ${code} rate-limit headers`);
+        if (code === '429' && !headers.includes('Retry-After')) problems.push(`${op.operationId} 429 lacks Retry-After`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('gives every operation an operationId, summary, tags and security', () => {
+    const incomplete = contract.operations
+      .filter((op) => {
+        const item = document.paths[op.path][op.method];
+        return !item.operationId || !item.summary || !item.tags?.length || op.security.length === 0;
+      })
+      .map((op) => op.operationId ?? `${op.method} ${op.path}`);
+    expect(incomplete).toEqual([]);
+  });
+});
+
+describe('problem type registry', () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const decisions = readFileSync(new URL('../../contract/DECISIONS.md', import.meta.url), 'utf8');
+
+  it.each(Object.entries(PROBLEM_TYPES))('%s is in the README error table with its status', (slug, { status }) => {
+    expect(readme).toMatch(new RegExp(`^\\| \`${slug}\` \\| ${status} \\|`, 'm'));
+  });
+
+  it('documents the type URI base in DECISIONS.md', () => {
+    expect(decisions).toContain(PROBLEM_BASE_URI.replace(/\/$/, ''));
+  });
+});
