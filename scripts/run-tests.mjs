@@ -25,6 +25,14 @@ const hasTests = (dir) => {
   return walk(full);
 };
 
+// The CLI tests run the real bin/shipmock.js, which runs the compiled dist/.
+const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
+if (build.status !== 0) {
+  console.log('0 passed, 1 failed');
+  console.error('npm run build failed');
+  process.exit(1);
+}
+
 let passed = 0;
 let failed = 0;
 let broken = false;
