@@ -6,7 +6,10 @@ import { loadCompiledContract } from '../contract/compiled-contract.js';
 import type { Contract } from '../contract/load-contract.js';
 import { createValidators, type ContractValidators } from '../contract/validators.js';
 import { createRouteMatcher, type RouteMatcher } from '../contract/route-matcher.js';
+import { createChannelSource } from '../events/channel-source.js';
 import { createEventBus, type EventBus } from '../events/event-bus.js';
+import { createWebhookDispatcher, type WebhookDispatcher } from '../events/webhook-dispatcher.js';
+import { resolveWebhookOptions } from '../events/webhook-options.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import { createRandom, type Random } from '../random/random.js';
 import { createRateLimiter, type RateLimiter } from '../rate-limit/rate-limiter.js';
@@ -29,6 +32,10 @@ export interface MockRuntime {
   credentials: CredentialRegistry;
   rateLimiter: RateLimiter;
   logger: Logger;
+  /** Webhook delivery of bus events to Event Channels, and its delivery log. */
+  webhooks: WebhookDispatcher;
+  /** Stops background work (webhook deliveries, clock timers); the instance is unusable after. */
+  dispose(): void;
 }
 
 export function createRuntime(input: MockOptions = {}, logger?: Logger): MockRuntime {
@@ -42,6 +49,16 @@ export function createRuntime(input: MockOptions = {}, logger?: Logger): MockRun
   if (input.companyId) company.companyId = input.companyId;
   if (input.clientId) company.clientId = input.clientId;
   if (input.clientSecret) company.clientSecret = input.clientSecret;
+  const store = createStore();
+  const events = createEventBus({ clock, random, onListenerError: (error) => log.error({ err: error }, 'event listener failed') });
+  const webhooks = createWebhookDispatcher({
+    clock,
+    random,
+    events,
+    channels: createChannelSource(store),
+    logger: log,
+    options: resolveWebhookOptions(input.webhooks),
+  });
   return {
     options,
     contract,
@@ -49,11 +66,16 @@ export function createRuntime(input: MockOptions = {}, logger?: Logger): MockRun
     routes: createRouteMatcher(contract.operations),
     clock,
     random,
-    store: createStore(),
-    events: createEventBus({ clock, random, onListenerError: (error) => log.error({ err: error }, 'event listener failed') }),
+    store,
+    events,
     tokens: createTokenService({ secret: input.tokenSecret, now: clock.now }),
     credentials,
     rateLimiter: createRateLimiter({ clock, ...options.rateLimit }),
     logger: log,
+    webhooks,
+    dispose() {
+      webhooks.dispose();
+      clock.dispose();
+    },
   };
 }

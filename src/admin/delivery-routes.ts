@@ -1,0 +1,86 @@
+import { Router, type Request, type Response } from 'express';
+import type { MockRuntime } from '../app/runtime.js';
+import { decodeCursor, DELIVERY_STATUSES, type Delivery, type DeliveryQuery, type DeliveryStatus } from '../events/delivery-log.js';
+
+const QUERY_KEYS = new Set(['channel_id', 'account_id', 'topic', 'status', 'limit', 'cursor']);
+const DEFAULT_LIMIT = 100;
+const MAX_LIMIT = 1000;
+
+/** A delivery as the control plane shows it; the list leaves out the event (fetch one for it). */
+function view(delivery: Delivery, withEvent: boolean) {
+  const { seq: _seq, event, ...rest } = delivery;
+  return withEvent ? { ...rest, attemptCount: delivery.attempts.length, event } : { ...rest, attemptCount: delivery.attempts.length };
+}
+
+function parseQuery(query: Record<string, unknown>): DeliveryQuery | string {
+  for (const key of Object.keys(query)) if (!QUERY_KEYS.has(key)) return `unknown query parameter ${key}; use ${[...QUERY_KEYS].join(', ')}`;
+  const single = (key: string) => (typeof query[key] === 'string' ? (query[key] as string) : undefined);
+  if (Object.values(query).some((v) => typeof v !== 'string')) return 'each query parameter may be given once';
+  const status = single('status');
+  if (status !== undefined && !DELIVERY_STATUSES.includes(status as DeliveryStatus)) return `status must be one of ${DELIVERY_STATUSES.join(', ')}`;
+  const limit = single('limit') === undefined ? DEFAULT_LIMIT : Number(single('limit'));
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) return `limit must be an integer from 1 to ${MAX_LIMIT}`;
+  const cursor = single('cursor');
+  if (cursor !== undefined) {
+    try {
+      decodeCursor(cursor);
+    } catch {
+      return 'cursor is not one this log handed out';
+    }
+  }
+  return {
+    channelId: single('channel_id'),
+    accountId: single('account_id'),
+    topic: single('topic'),
+    status: status as DeliveryStatus | undefined,
+    limit,
+    cursor,
+  };
+}
+
+/**
+ * The webhook delivery log on the control plane:
+ *  GET  /deliveries                  newest first; channel_id, account_id, topic, status, limit (≤1000, default 100), cursor
+ *  GET  /deliveries/:id              one delivery with every attempt and the event it carries
+ *  POST /deliveries/:id/redeliver    a finished delivery gets a new round of attempts (202)
+ */
+export function deliveryRoutes(runtime: MockRuntime): Router {
+  const router = Router();
+  router.get('/deliveries', (req: Request, res: Response) => {
+    const query = parseQuery(queryOf(req.url));
+    if (typeof query === 'string') {
+      res.status(400).json({ error: query });
+      return;
+    }
+    const page = runtime.webhooks.list(query);
+    res.json({ ...page, items: page.items.map((d) => view(d, false)), nextCursor: page.nextCursor });
+  });
+  router.get('/deliveries/:id', (req: Request, res: Response) => {
+    const delivery = runtime.webhooks.get(String(req.params.id));
+    if (!delivery) {
+      res.status(404).json({ error: `no delivery ${String(req.params.id)} in the log` });
+      return;
+    }
+    res.json(view(delivery, true));
+  });
+  router.post('/deliveries/:id/redeliver', (req: Request, res: Response) => {
+    const result = runtime.webhooks.redeliver(String(req.params.id));
+    if (!result.ok) {
+      res.status(result.reason === 'not-found' ? 404 : 409).json({ error: result.message });
+      return;
+    }
+    res.status(202).json(view(result.delivery, true));
+  });
+  return router;
+}
+
+/** The raw query; a repeated parameter becomes an array, which parseQuery refuses. */
+function queryOf(url: string): Record<string, string | string[]> {
+  const search = new URLSearchParams(url.split('?')[1] ?? '');
+  const out: Record<string, string | string[]> = {};
+  for (const key of new Set(search.keys())) {
+    const values = search.getAll(key);
+    out[key] = values.length === 1 ? values[0] : values;
+  }
+  return out;
+}

@@ -1,0 +1,108 @@
+import http from 'node:http';
+import https from 'node:https';
+import { performance } from 'node:perf_hooks';
+
+/** What one attempt came to: an HTTP status, or an error code (TIMEOUT, ECONNREFUSED, …). */
+export interface PostOutcome {
+  statusCode?: number;
+  errorCode?: string;
+  error?: string;
+  /** Real elapsed time; the virtual clock may stand still while a receiver answers. */
+  latencyMs: number;
+}
+
+export interface WebhookTransport {
+  post(url: string, headers: Record<string, string>, body: string): Promise<PostOutcome>;
+  /** Aborts requests in flight and closes every socket. */
+  close(): void;
+}
+
+/**
+ * Real HTTP(S) POSTs with a total time limit per attempt (connect, send, and the whole answer).
+ * Connections are not kept alive: each attempt opens and closes its own socket, so closing the
+ * mock leaves nothing open and a receiver's keep-alive timeout can never fail an attempt.
+ *
+ * @example const transport = createWebhookTransport({ timeoutMs: 10_000, maxSockets: 64 });
+ */
+export function createWebhookTransport(options: { timeoutMs: number; maxSockets: number; userAgent?: string }): WebhookTransport {
+  const agents = {
+    'http:': new http.Agent({ keepAlive: false, maxSockets: options.maxSockets }),
+    'https:': new https.Agent({ keepAlive: false, maxSockets: options.maxSockets }),
+  };
+  const inFlight = new Map<http.ClientRequest, (outcome: Omit<PostOutcome, 'latencyMs'>) => void>();
+  let closed = false;
+
+  function post(url: string, headers: Record<string, string>, body: string): Promise<PostOutcome> {
+    const started = performance.now();
+    const latency = () => Math.round(performance.now() - started);
+    return new Promise((resolve) => {
+      let settled = false;
+      const settle = (outcome: Omit<PostOutcome, 'latencyMs'>) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        inFlight.delete(request);
+        resolve({ ...outcome, latencyMs: latency() });
+      };
+      const target = new URL(url);
+      const transport = target.protocol === 'https:' ? https : http;
+      const agent = target.protocol === 'https:' ? agents['https:'] : agents['http:'];
+      let request: http.ClientRequest;
+      try {
+        request = transport.request(target, {
+          method: 'POST',
+          agent,
+          headers: {
+            ...headers,
+            'Content-Length': String(Buffer.byteLength(body)),
+            'User-Agent': options.userAgent ?? 'shipmock-webhooks/1',
+            Connection: 'close',
+          },
+        });
+      } catch (error) {
+        // Bad header values or URLs surface here synchronously; they are a failed attempt, not a crash.
+        resolve({ errorCode: errorCodeOf(error), error: (error as Error).message, latencyMs: latency() });
+        return;
+      }
+      if (closed) {
+        request.destroy();
+        resolve({ errorCode: 'SHUTDOWN', error: 'the mock is shutting down', latencyMs: 0 });
+        return;
+      }
+      inFlight.set(request, settle);
+      const timer = setTimeout(() => {
+        settle({ errorCode: 'TIMEOUT', error: `no complete answer within ${options.timeoutMs} ms` });
+        request.destroy();
+      }, options.timeoutMs);
+      request.on('response', (response) => {
+        // The answer body is ignored (any 2xx acknowledges) but read to the end, so the timeout
+        // covers a receiver that sends headers and then stalls.
+        response.resume();
+        response.on('end', () => settle({ statusCode: response.statusCode }));
+        response.on('error', (error) => settle({ errorCode: errorCodeOf(error), error: error.message }));
+      });
+      request.on('error', (error) => settle({ errorCode: errorCodeOf(error), error: error.message }));
+      // A connection cut mid-answer may end without an 'error'; never leave an attempt hanging.
+      request.on('close', () => setImmediate(() => settle({ errorCode: 'ECONNRESET', error: 'connection closed before a complete answer' })));
+      request.end(body);
+    });
+  }
+
+  return {
+    post,
+    close() {
+      closed = true;
+      for (const [request, settle] of inFlight) {
+        settle({ errorCode: 'SHUTDOWN', error: 'the mock shut down during the attempt' });
+        request.destroy();
+      }
+      agents['http:'].destroy();
+      agents['https:'].destroy();
+    },
+  };
+}
+
+function errorCodeOf(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException)?.code;
+  return typeof code === 'string' && code ? code : 'ERROR';
+}
