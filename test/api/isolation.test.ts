@@ -1,0 +1,181 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ContractOperation } from '../../src/contract/load-contract.js';
+import { createHarness, newAccount, type Harness, type TestAccount } from '../support/harness.js';
+
+/**
+ * Per-account isolation, driven by the contract: for every operation that only an Account token
+ * may call and that names a resource in its path, a resource is created in account A from the
+ * contract's own request examples and probed with account B's token — 404 in get, replace,
+ * delete and sub-resource operations, absent from B's lists. A new resource family is covered
+ * as soon as its operations are in the contract and its create works; no test code to add.
+ *
+ * Creating from a bare example fails where the body references other resources (a booking
+ * naming parcels). References named `<thing>Id`/`<thing>Ids` in a 400 rule-violation are
+ * resolved by creating a `<things>` resource first; what still fails with 400 rule-violation (or
+ * has no stateful handler yet, 501) is reported as skipped with the reason.
+ */
+
+type Method = 'get' | 'put' | 'post' | 'delete' | 'patch';
+interface Outcome {
+  status: 'covered' | 'skipped';
+  reason?: string;
+}
+
+class Skip extends Error {}
+
+const reader = createHarness();
+const contract = reader.runtime.contract;
+const isAccountOnly = (op: ContractOperation) => op.security.length === 1 && op.security[0] === 'AccountToken';
+const probed = contract.operations.filter((op) => isAccountOnly(op) && op.path.includes('{'));
+const outcomes = new Map<string, Outcome>();
+
+/** The request example of an operation, from `example` or the first of `examples`. */
+function exampleBody(op: ContractOperation): unknown {
+  const content = contract.document.paths[op.path][op.method].requestBody?.content?.['application/json'];
+  if (!content) return undefined;
+  if (content.example !== undefined) return structuredClone(content.example);
+  const first = Object.values((content.examples ?? {}) as Record<string, { value?: unknown }>)[0];
+  return first?.value === undefined ? undefined : structuredClone(first.value);
+}
+
+/** Required query parameters filled from their examples (or defaults, or first enum value). */
+function exampleQuery(op: ContractOperation): Record<string, string> {
+  const query: Record<string, string> = {};
+  for (const p of op.parameters) {
+    if (p.in !== 'query' || !p.required) continue;
+    const raw = contract.document.paths[op.path][op.method].parameters?.find((x: { name?: string }) => x.name === p.name);
+    const value = raw?.example ?? p.schema.example ?? p.schema.default ?? (p.schema.enum as unknown[] | undefined)?.[0];
+    if (value === undefined) throw new Skip(`required query parameter ${p.name} has no example`);
+    query[p.name] = String(value);
+  }
+  return query;
+}
+
+const camel = (kebab: string) => kebab.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
+const plural = (kebab: string) => (/(s|x|ch|sh)$/.test(kebab) ? `${kebab}es` : `${kebab}s`);
+const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+
+/** The path up to and including its last `{param}` segment: the resource the operation acts on. */
+function resourcePathOf(path: string): string {
+  const segments = path.split('/');
+  let last = segments.length - 1;
+  while (!segments[last].startsWith('{')) last--;
+  return segments.slice(0, last + 1).join('/');
+}
+
+/** POST that creates items of a collection: on the collection itself, or nested (`POST …/{x}/<segment>`). */
+function creatorOf(collection: string): ContractOperation | undefined {
+  const segment = collection.slice(collection.lastIndexOf('/') + 1);
+  const posts = contract.operations.filter((op) => op.method === 'post' && op.security.includes('AccountToken') && op.responses.has(201));
+  return posts.find((op) => op.path === collection) ?? posts.find((op) => op.path.endsWith(`/${segment}`) && op.path.includes('{'));
+}
+
+const fill = (path: string, ids: Record<string, string>) => path.replace(/\{([^}]+)\}/g, (_m, name: string) => ids[name] ?? `{${name}}`);
+
+/**
+ * Creates, in `account`, the resource a path template names and every resource its path needs,
+ * returning the path parameters' values. Body references (`…Id`, `…Ids`) that the service
+ * rejects are created on the fly and substituted.
+ */
+async function createFor(h: Harness, account: TestAccount, resourcePath: string, depth = 0): Promise<Record<string, string>> {
+  if (depth > 4) throw new Skip(`creating ${resourcePath} needs resources nested too deeply`);
+  const param = resourcePath.slice(resourcePath.lastIndexOf('{') + 1, -1);
+  const collection = resourcePath.slice(0, resourcePath.lastIndexOf('/'));
+  const creator = creatorOf(collection);
+  if (!creator) throw new Skip(`no operation creates ${resourcePath} directly (POST ${collection} or POST …/${collection.split('/').pop()})`);
+  const ids: Record<string, string> = {};
+  if (creator.path.includes('{')) Object.assign(ids, await createFor(h, account, resourcePathOf(creator.path), depth + 1));
+  let body = exampleBody(creator);
+  for (let attempt = 0; ; attempt++) {
+    const res = await h.http.post(fill(creator.path, ids)).query(exampleQuery(creator)).set('Authorization', account.auth).send(body as object);
+    if (res.status === 201) {
+      const id = res.body[camel(param)] ?? res.body.id;
+      expect(id, `${creator.operationId} 201 body names the new id`).toEqual(expect.any(String));
+      return { ...ids, [param]: id };
+    }
+    if (res.status === 501) throw new Skip(`${creator.operationId} has no stateful handler yet`);
+    const isRule = res.status === 400 && res.body.type === 'https://shipmock.dev/problems/rule-violation';
+    expect(isRule, `${creator.operationId} from its contract example: ${res.status} ${JSON.stringify(res.body)}`).toBe(true);
+    const field: string | undefined = res.body.properties?.violations?.[0]?.field;
+    const reference = field && /^body\/(.*?)([A-Za-z]+?)Ids?(\/\d+)?$/.exec(field);
+    if (!reference || attempt >= 5) throw new Skip(`${creator.operationId} from its contract example: 400 rule-violation (${res.body.detail})`);
+    const referenced = `/v1/${plural(kebab(reference[2]))}/{ref}`;
+    if (!creatorOf(referenced.slice(0, -6))) throw new Skip(`${creator.operationId}: ${field} references a resource the test cannot create (${res.body.detail})`);
+    const created = await createFor(h, account, referenced, depth + 1);
+    body = setAt(body, field.slice('body/'.length).split('/'), created.ref);
+  }
+}
+
+function setAt(body: unknown, pointer: string[], value: string): unknown {
+  const root = structuredClone(body) as Record<string, any>;
+  let node: Record<string, any> = root;
+  for (const key of pointer.slice(0, -1)) node = node[key];
+  node[pointer[pointer.length - 1]] = value;
+  return root;
+}
+
+function call(h: Harness, op: ContractOperation, path: string, auth: string) {
+  const req = h.http[op.method as Method](path).query(exampleQuery(op)).set('Authorization', auth);
+  const body = exampleBody(op);
+  return body === undefined ? req : req.send(body as object);
+}
+
+async function twoAccounts(): Promise<{ h: Harness; a: TestAccount; b: TestAccount }> {
+  const h = createHarness({ unhandled: 'error' });
+  return { h, a: await newAccount(h), b: await newAccount(h) };
+}
+
+describe('per-account isolation, driven by the contract', () => {
+  it.for(probed.map((op) => [op.operationId, op] as const))('%s: account B gets 404 for account A’s resource', async ([, op], ctx) => {
+    try {
+      const { h, a, b } = await twoAccounts();
+      const ids = await createFor(h, a, resourcePathOf(op.path));
+      const path = fill(op.path, ids);
+      const foreign = await call(h, op, path, b.auth);
+      if (foreign.status === 501) throw new Skip(`${op.operationId} has no stateful handler yet`);
+      expect(foreign.status, `${op.method.toUpperCase()} ${path} with account B: ${JSON.stringify(foreign.body)}`).toBe(404);
+      // The resource is intact and visible to its own account, so the 404 above means isolation.
+      const owner = await h.http.get(fill(resourcePathOf(op.path), ids)).set('Authorization', a.auth);
+      if (owner.status !== 501) expect(owner.status).toBe(200);
+      outcomes.set(op.operationId, { status: 'covered' });
+    } catch (error) {
+      if (!(error instanceof Skip)) throw error;
+      outcomes.set(op.operationId, { status: 'skipped', reason: error.message });
+      ctx.skip(error.message);
+    }
+  });
+
+  const lists = contract.operations.filter(
+    (op) => isAccountOnly(op) && op.method === 'get' && !op.path.includes('{') && probed.some((p) => resourcePathOf(p.path).startsWith(`${op.path}/{`)),
+  );
+  it.for(lists.map((op) => [op.operationId, op] as const))('%s: account B’s list does not contain account A’s resource', async ([, op], ctx) => {
+    try {
+      const { h, a, b } = await twoAccounts();
+      const param = probed.map((p) => resourcePathOf(p.path)).find((p) => p.startsWith(`${op.path}/{`))!;
+      const ids = await createFor(h, a, param);
+      const id = ids[param.slice(param.lastIndexOf('{') + 1, -1)];
+      const own = await call(h, op, op.path, a.auth);
+      if (own.status === 501) throw new Skip(`${op.operationId} has no stateful handler yet`);
+      expect(JSON.stringify(own.body)).toContain(id);
+      const foreign = await call(h, op, op.path, b.auth);
+      expect(foreign.status).toBe(200);
+      expect(JSON.stringify(foreign.body)).not.toContain(id);
+      outcomes.set(op.operationId, { status: 'covered' });
+    } catch (error) {
+      if (!(error instanceof Skip)) throw error;
+      outcomes.set(op.operationId, { status: 'skipped', reason: error.message });
+      ctx.skip(error.message);
+    }
+  });
+
+  it('really probes: the exemplar family is covered, not skipped', () => {
+    for (const id of ['getAddress', 'replaceAddress', 'deleteAddress', 'listAddresses']) expect(outcomes.get(id)).toEqual({ status: 'covered' });
+  });
+
+  afterAll(() => {
+    const skipped = [...outcomes].filter(([, o]) => o.status === 'skipped');
+    if (skipped.length && process.env.SHIPMOCK_ISOLATION_REPORT) {
+      process.stdout.write(`isolation: ${outcomes.size - skipped.length} covered, ${skipped.length} skipped\n${skipped.map(([id, o]) => `  ${id}: ${o.reason}`).join('\n')}\n`);
+    }
+  });
+});

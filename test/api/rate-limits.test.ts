@@ -1,0 +1,83 @@
+import { describe, expect, it, vi } from 'vitest';
+import { createHarness, newAccount } from '../support/harness.js';
+
+const ADDRESS = { name: 'A', street: 'Hauptstrasse 5', city: 'Berlin', postalCode: '10115', countryCode: 'DE' };
+const limits = (res: { headers: Record<string, string> }) => [
+  res.headers['x-ratelimit-limit'],
+  res.headers['x-ratelimit-remaining'],
+  res.headers['x-ratelimit-reset'],
+];
+
+describe('rate limits', () => {
+  it('walks a window to exhaustion: headers count down, 429 with Retry-After, no state change, then a fresh window', async () => {
+    const h = createHarness({ rateLimit: { limit: 3, windowMs: 60_000 } });
+    const a = await newAccount(h);
+    const seen = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await h.http.get('/v1/addresses').set('Authorization', a.auth);
+      expect(res.status).toBe(200);
+      seen.push(limits(res));
+    }
+    expect(seen).toEqual([
+      ['3', '2', '60'],
+      ['3', '1', '60'],
+      ['3', '0', '60'],
+    ]);
+
+    h.runtime.clock.advance(10_500);
+    const limited = await h.http.post('/v1/addresses').set('Authorization', a.auth).send(ADDRESS);
+    expect(limited.status).toBe(429);
+    expect(limited.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(limited.body).toMatchObject({ type: 'https://shipmock.dev/problems/rate-limited', status: 429 });
+    expect(limits(limited)).toEqual(['3', '0', '50']);
+    expect(limited.headers['retry-after']).toBe(limited.headers['x-ratelimit-reset']);
+    expect(h.services.addresses.all(a.accountId)).toEqual([]);
+
+    h.runtime.clock.advance(49_499);
+    expect((await h.http.get('/v1/addresses').set('Authorization', a.auth)).status).toBe(429);
+    h.runtime.clock.advance(1);
+    const fresh = await h.http.post('/v1/addresses').set('Authorization', a.auth).send(ADDRESS);
+    expect(fresh.status).toBe(201);
+    expect(limits(fresh)).toEqual(['3', '2', '60']);
+  });
+
+  it('counts per credential: another account keeps its own window', async () => {
+    const h = createHarness();
+    const a = await newAccount(h);
+    const b = await newAccount(h);
+    h.runtime.rateLimiter.configure({ limit: 2, windowMs: 60_000 });
+    for (let i = 0; i < 3; i++) await h.http.get('/v1/addresses').set('Authorization', a.auth);
+    expect((await h.http.get('/v1/addresses').set('Authorization', a.auth)).status).toBe(429);
+    const other = await h.http.get('/v1/addresses').set('Authorization', b.auth);
+    expect(other.status).toBe(200);
+    expect(other.headers['x-ratelimit-remaining']).toBe('1');
+  });
+
+  it.each([
+    ['a 401', '/v1/addresses', 401],
+    ['a 404 route', '/v1/nothing-here', 404],
+  ])('sets the headers on %s too', async (_label, path, status) => {
+    const h = createHarness({ rateLimit: { limit: 5, windowMs: 60_000 } });
+    const res = await h.http.get(path);
+    expect(res.status).toBe(status);
+    expect(limits(res)).toEqual(['5', '4', '60']);
+  });
+
+  it('leaves every X-RateLimit-* header off a 500', async () => {
+    const h = createHarness();
+    const a = await newAccount(h);
+    vi.spyOn(h.services.addresses, 'list').mockImplementation(() => {
+      throw new Error('boom');
+    });
+    const res = await h.http.get('/v1/addresses').set('Authorization', a.auth);
+    expect(res.status).toBe(500);
+    expect(res.body.type).toBe('https://shipmock.dev/problems/internal-error');
+    expect(Object.keys(res.headers).filter((name) => name.startsWith('x-ratelimit'))).toEqual([]);
+  });
+
+  it('has a default generous enough for any integration test (6000 per minute)', async () => {
+    const h = createHarness();
+    const res = await h.http.get('/v1/addresses');
+    expect(limits(res)).toEqual(['6000', '5999', '60']);
+  });
+});
