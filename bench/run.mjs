@@ -1,0 +1,157 @@
+#!/usr/bin/env node
+// npm run bench — throughput and latency of shipmock against the Prism CLI mock (static) and a
+// bare Express 5 server returning the same bytes, for a GET of one resource and a validated
+// POST; plus RSS and cold start to first answer. Every server and autocannon run as separate
+// processes on 127.0.0.1. Options (env): BENCH_DURATION seconds per run (10), BENCH_CONNECTIONS (50),
+// BENCH_CHECK=1 to exit non-zero when a target of issue 2 is missed.
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const duration = Number(process.env.BENCH_DURATION ?? 10);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const bin = (name) => `${root}node_modules/.bin/${name}`;
+
+const freePort = () =>
+  new Promise((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+
+async function waitFor(url, init, timeoutMs = 30_000) {
+  const started = performance.now();
+  for (;;) {
+    try {
+      const res = await fetch(url, init);
+      await res.arrayBuffer();
+      return performance.now() - started;
+    } catch {
+      if (performance.now() - started > timeoutMs) throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }
+}
+
+function rssMb(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024);
+  } catch {
+    return NaN;
+  }
+}
+
+function autocannon(url, { method = 'GET', headers = {}, body } = {}) {
+  const args = ['-c', String(connections), '-d', String(duration), '-j', '-m', method];
+  for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}=${v}`);
+  if (body) args.push('-b', body);
+  args.push(url);
+  const result = spawnSync(bin('autocannon'), args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const report = JSON.parse(result.stdout);
+  const non2xx = report.non2xx + report.errors;
+  return { rps: Math.round(report.requests.average), p50: report.latency.p50, p99: report.latency.p99, non2xx };
+}
+
+// ---------------------------------------------------------------------------------------------
+const address = { name: 'Erika Mustermann', street: 'Hauptstrasse 5', city: 'Berlin', postalCode: '10115', countryCode: 'DE' };
+
+async function startShipmock() {
+  const port = await freePort();
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [`${root}bin/shipmock.js`, 'serve', '--port', String(port), '--log-level', 'warn', '--rate-limit', '1000000000/60s'], { stdio: 'ignore' });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/__admin/health`);
+  const coldStartMs = performance.now() - t0;
+  const creds = JSON.parse(readFileSync(`${root}fixtures/credentials.json`, 'utf8')).companies[0];
+  const basic = `Basic ${Buffer.from(`${creds.clientId}:${creds.clientSecret}`).toString('base64')}`;
+  const json = { 'Content-Type': 'application/json' };
+  const post = async (path, auth, body) => (await fetch(url + path, { method: 'POST', headers: { ...json, Authorization: auth }, body: JSON.stringify(body) })).json();
+  const company = await post(`/v1/companies/${creds.companyId}/tokens`, basic, { grantType: 'client_credentials' });
+  const account = await post('/v1/accounts', `Bearer ${company.accessToken}`, {
+    company: { name: 'Bench GmbH', vatNumber: 'DE1', countryCode: 'DE', city: 'Berlin', postalCode: '10115', address: 'Hauptstrasse 5' },
+    contact: { name: 'Bench', email: 'bench@example.com', phone: '+49301234567' },
+  });
+  const token = await post(`/v1/accounts/${account.id}/tokens`, basic, { grantType: 'client_credentials' });
+  const auth = `Bearer ${token.accessToken}`;
+  const created = await post('/v1/addresses', auth, address);
+  const getBody = await (await fetch(`${url}/v1/addresses/${created.id}`, { headers: { Authorization: auth } })).text();
+  return { name: 'shipmock', child, url, auth, getPath: `/v1/addresses/${created.id}`, getBody, coldStartMs };
+}
+
+async function startPrism() {
+  const port = await freePort();
+  const t0 = performance.now();
+  const child = spawn(bin('prism'), ['mock', `${root}contract/openapi.yaml`, '-p', String(port), '-h', '127.0.0.1', '--errors', 'false'], { stdio: 'ignore' });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/v1/addresses/0b6f5f0e-2a7c-4c43-9a57-3f0d4d6a2b11`, { headers: { Authorization: 'Bearer x' } }, 60_000);
+  return { name: 'prism', child, url, auth: 'Bearer bench', getPath: '/v1/addresses/0b6f5f0e-2a7c-4c43-9a57-3f0d4d6a2b11', coldStartMs: performance.now() - t0 };
+}
+
+async function startBareExpress(getBody) {
+  const port = await freePort();
+  const code = `
+    const express = require('express');
+    const app = express();
+    const body = ${JSON.stringify(getBody)};
+    app.get('/v1/addresses/:id', (req, res) => res.type('application/json').send(body));
+    app.post('/v1/addresses', express.json(), (req, res) => res.status(201).json({ id: '3f1c8a52-9d7e-4b21-8f43-1a2b3c4d5e6f' }));
+    app.listen(${port}, '127.0.0.1');`;
+  const child = spawn(process.execPath, ['-e', code], { cwd: root, stdio: 'ignore' });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/v1/addresses/x`);
+  return { name: 'bare express', child, url, auth: 'Bearer bench', getPath: '/v1/addresses/x' };
+}
+
+function measure(target) {
+  const headers = { Authorization: target.auth };
+  const get = autocannon(target.url + target.getPath, { headers });
+  const post = autocannon(`${target.url}/v1/addresses`, { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, body: JSON.stringify(address) });
+  return { get, post, rssMb: rssMb(target.child.pid) };
+}
+
+async function coldStarts(runs = 5) {
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    const s = await startShipmock();
+    times.push(s.coldStartMs);
+    s.child.kill('SIGKILL');
+  }
+  return times.sort((a, b) => a - b)[Math.floor(runs / 2)];
+}
+
+const shipmock = await startShipmock();
+const prism = await startPrism();
+const bare = await startBareExpress(shipmock.getBody);
+const results = {};
+try {
+  for (const target of [shipmock, prism, bare]) {
+    process.stderr.write(`benchmarking ${target.name} (${duration} s × 2, -c ${connections})…\n`);
+    results[target.name] = measure(target);
+  }
+} finally {
+  for (const t of [shipmock, prism, bare]) t.child.kill('SIGKILL');
+}
+const coldStartMs = await coldStarts();
+
+const row = (name, r) =>
+  `| ${name} | ${r.get.rps} | ${r.get.p50} / ${r.get.p99} | ${r.post.rps} | ${r.post.p50} / ${r.post.p99} | ${r.rssMb} | ${r.get.non2xx + r.post.non2xx} |`;
+console.log(`\n| server | GET req/s | GET p50/p99 ms | POST req/s | POST p50/p99 ms | RSS MB | non-2xx |`);
+console.log('|---|---|---|---|---|---|---|');
+for (const [name, r] of Object.entries(results)) console.log(row(name, r));
+const s = results.shipmock;
+const ratio = (a, b) => (a / b).toFixed(2);
+const checks = [
+  ['shipmock / prism, GET', ratio(s.get.rps, results.prism.get.rps), s.get.rps >= 2 * results.prism.get.rps],
+  ['shipmock / prism, POST', ratio(s.post.rps, results.prism.post.rps), s.post.rps >= 2 * results.prism.post.rps],
+  ['shipmock / bare express, GET', ratio(s.get.rps, results['bare express'].get.rps), s.get.rps >= 0.85 * results['bare express'].get.rps],
+  ['shipmock / bare express, POST', ratio(s.post.rps, results['bare express'].post.rps), s.post.rps >= 0.85 * results['bare express'].post.rps],
+  ['cold start to first answer (median of 5), ms', Math.round(coldStartMs), coldStartMs <= 500],
+  ['prism cold start, ms', Math.round(prism.coldStartMs), true],
+];
+console.log('\n| measure | value | target met |\n|---|---|---|');
+for (const [name, value, ok] of checks) console.log(`| ${name} | ${value} | ${ok ? 'yes' : 'NO'} |`);
+if (process.env.BENCH_CHECK && checks.some(([, , ok]) => !ok)) process.exit(1);
