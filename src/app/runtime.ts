@@ -1,5 +1,8 @@
 import { BUILT_IN_CREDENTIALS_PATH, createCredentialRegistry, readCredentialsFile, type CredentialRegistry } from '../auth/credentials.js';
 import { createTokenService, type TokenService } from '../auth/tokens.js';
+import { createCarrierInterceptors, type CarrierInterceptors } from '../carriers/interceptors.js';
+import { loadCatalogue } from '../catalogue/load-catalogue.js';
+import type { Catalogue } from '../catalogue/model.js';
 import { createClock, type Clock } from '../clock/clock.js';
 import { resolveOptions, type MockOptions, type ResolvedOptions } from '../config/options.js';
 import { loadCompiledContract } from '../contract/compiled-contract.js';
@@ -34,6 +37,10 @@ export interface MockRuntime {
   logger: Logger;
   /** Webhook delivery of bus events to Event Channels, and its delivery log. */
   webhooks: WebhookDispatcher;
+  /** The carrier catalogue (fixtures/catalogue.json), loaded once, immutable. */
+  catalogue: Catalogue;
+  /** Fault injection on PRODUCTION calls to the simulated carriers (src/carriers/interceptors.ts). */
+  carrierInterceptors: CarrierInterceptors;
   /** Stops background work (webhook deliveries, clock timers); the instance is unusable after. */
   dispose(): void;
 }
@@ -73,6 +80,8 @@ export function createRuntime(input: MockOptions = {}, logger?: Logger): MockRun
     rateLimiter: createRateLimiter({ clock, ...options.rateLimit }),
     logger: log,
     webhooks,
+    catalogue: loadCatalogue(),
+    carrierInterceptors: createCarrierInterceptors(),
     dispose() {
       webhooks.dispose();
       clock.dispose();
