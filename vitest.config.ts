@@ -14,7 +14,15 @@ export default defineConfig({
         },
       },
       {
-        test: { name: 'pact-consumer', include: ['test/contract/consumer/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 60_000 },
+        test: {
+          name: 'pact-consumer',
+          include: ['test/contract/consumer/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          // Every file writes into the same pact file: one writer at a time, from empty files.
+          fileParallelism: false,
+          globalSetup: ['test/contract/consumer/support/global-setup.ts'],
+        },
       },
       {
         test: { name: 'pact-provider', include: ['test/contract/provider/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 60_000 },

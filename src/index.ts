@@ -26,6 +26,7 @@ export type { ProblemBody, Violation } from './errors/problem.js';
 export { createShippingClient, type ShippingClient, type ShippingClientOptions, type ShippingApi } from './client/create-shipping-client.js';
 export { ShippingApiError, type Problem } from './client/errors.js';
 export type { TokenManager, TokenScope, CachedToken } from './client/token-manager.js';
+export { parseShippingEvent, isShipmentBookingEvent, isUsageEvent, type ShippingEvent, type ShipmentBookingEvent, type UsageEvent } from './client/events.js';
 export type { paths as ShippingApiPaths, components as ShippingApiComponents, operations as ShippingApiOperations } from './client/schema.js';
 
 // Time
