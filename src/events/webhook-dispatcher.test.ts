@@ -1,0 +1,180 @@
+import { describe, expect, it } from 'vitest';
+import { createClock } from '../clock/clock.js';
+import { createLogger } from '../logging/logger.js';
+import { createRandom } from '../random/random.js';
+import { createStore } from '../store/store.js';
+import { createChannelSource, EVENT_CHANNELS, type SubscribedChannel } from './channel-source.js';
+import { createEventBus } from './event-bus.js';
+import { createWebhookDispatcher } from './webhook-dispatcher.js';
+import { resolveWebhookOptions, type WebhookOptions } from './webhook-options.js';
+import type { PostOutcome, WebhookTransport } from './webhook-post.js';
+
+interface Call {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  answer(outcome: Omit<PostOutcome, 'latencyMs'>): void;
+}
+
+/** A transport whose every POST waits until the test answers it. */
+function createManualTransport() {
+  const calls: Call[] = [];
+  let closed = false;
+  const transport: WebhookTransport = {
+    post: (url, headers, body) =>
+      new Promise((resolve) => calls.push({ url, headers, body, answer: (outcome) => resolve({ ...outcome, latencyMs: 1 }) })),
+    close: () => {
+      closed = true;
+    },
+  };
+  return { transport, calls, isClosed: () => closed };
+}
+
+const flush = () => new Promise((resolve) => setImmediate(resolve));
+
+function setUp(options: WebhookOptions = {}) {
+  const clock = createClock({ mode: 'manual' });
+  const random = createRandom(1);
+  const store = createStore();
+  const events = createEventBus({ clock, random });
+  const manual = createManualTransport();
+  const dispatcher = createWebhookDispatcher({
+    clock,
+    random,
+    events,
+    channels: createChannelSource(store),
+    logger: createLogger({ level: 'silent', format: 'json' }),
+    options: resolveWebhookOptions(options),
+    transport: manual.transport,
+  });
+  const addChannel = (accountId: string, id: string, topics = ['ADDRESS'], enabled = true) =>
+    store.account(accountId).collection<SubscribedChannel>(EVENT_CHANNELS).insert({ id, topics, enabled, webhook: { url: `http://hooks.test/${id}` } });
+  const publish = (accountId: string, n: number, topic = 'ADDRESS') => events.publish({ topic, type: 'CREATED', accountId, payload: { n } });
+  return { clock, store, events, dispatcher, addChannel, publish, ...manual };
+}
+
+describe('webhook dispatcher', () => {
+  it('keeps one delivery in flight per channel and channels independent', async () => {
+    const t = setUp();
+    t.addChannel('acc', 'ch-1');
+    t.addChannel('acc', 'ch-2');
+    t.publish('acc', 1);
+    t.publish('acc', 2);
+    await flush();
+    expect(t.calls.map((c) => [c.url, JSON.parse(c.body).payload.n])).toEqual([
+      ['http://hooks.test/ch-1', 1],
+      ['http://hooks.test/ch-2', 1],
+    ]);
+    t.calls[0].answer({ statusCode: 204 });
+    await flush();
+    expect(t.calls.map((c) => [c.url, JSON.parse(c.body).payload.n])).toEqual([
+      ['http://hooks.test/ch-1', 1],
+      ['http://hooks.test/ch-2', 1],
+      ['http://hooks.test/ch-1', 2],
+    ]);
+  });
+
+  it('holds the queue while retrying and dead-letters after maxAttempts', async () => {
+    const t = setUp({ maxAttempts: 3 });
+    t.addChannel('acc', 'ch');
+    t.publish('acc', 1);
+    t.publish('acc', 2);
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      await flush();
+      expect(t.calls).toHaveLength(attempt);
+      expect(t.calls[attempt - 1].headers['Shipmock-Delivery-Attempt']).toBe(String(attempt));
+      t.calls[attempt - 1].answer({ statusCode: 500 });
+      await flush();
+      t.clock.advance(60_000);
+    }
+    await flush();
+    const [second, first] = t.dispatcher.list({ limit: 10 }).items;
+    expect(first).toMatchObject({ status: 'FAILED' });
+    expect(first.attempts).toHaveLength(3);
+    expect(second.status).toBe('IN_FLIGHT');
+    expect(JSON.parse(t.calls[3].body).payload.n).toBe(2);
+  });
+
+  it('does not deliver to disabled channels or other topics', async () => {
+    const t = setUp();
+    t.addChannel('acc', 'off', ['ADDRESS'], false);
+    t.addChannel('acc', 'tracker', ['TRACKER']);
+    t.addChannel('other', 'foreign');
+    t.publish('acc', 1);
+    await flush();
+    expect(t.calls).toEqual([]);
+    expect(t.dispatcher.list({ limit: 10 }).items).toEqual([]);
+  });
+
+  it('fans a company-wide event out to every account of the company', async () => {
+    const t = setUp();
+    for (const id of ['acc-1', 'acc-2']) t.store.company('co').collection('accounts').insert({ id });
+    t.addChannel('acc-1', 'ch-1', ['CARRIER']);
+    t.addChannel('acc-2', 'ch-2', ['CARRIER']);
+    t.addChannel('acc-3', 'ch-3', ['CARRIER']);
+    t.events.publish({ topic: 'CARRIER', type: 'UPDATED', companyId: 'co', payload: {} });
+    await flush();
+    expect(t.calls.map((c) => c.url).sort()).toEqual(['http://hooks.test/ch-1', 'http://hooks.test/ch-2']);
+  });
+
+  it('cancels what is owed to a deleted account', async () => {
+    const t = setUp();
+    t.addChannel('acc', 'ch');
+    t.publish('acc', 1);
+    t.publish('acc', 2);
+    await flush();
+    t.calls[0].answer({ errorCode: 'ECONNREFUSED', error: 'refused' });
+    await flush();
+    t.store.reset('acc');
+    t.events.publish({ topic: 'ACCOUNT', type: 'DELETED', accountId: 'acc', payload: {} });
+    expect(t.dispatcher.list({ limit: 10 }).items.map((d) => d.status)).toEqual(['CANCELLED', 'CANCELLED']);
+    t.clock.advance(3_600_000);
+    await flush();
+    expect(t.calls).toHaveLength(1);
+  });
+
+  it('cancels a queued delivery whose channel vanished without a delete (store reset)', async () => {
+    const t = setUp();
+    t.addChannel('acc', 'ch');
+    t.publish('acc', 1);
+    t.publish('acc', 2);
+    await flush();
+    t.store.reset('acc');
+    t.calls[0].answer({ statusCode: 200 });
+    await flush();
+    expect(t.dispatcher.list({ limit: 10 }).items.map((d) => d.status)).toEqual(['CANCELLED', 'DELIVERED']);
+  });
+
+  it('reset(accountId) forgets that account only', async () => {
+    const t = setUp();
+    t.addChannel('a', 'ch-a');
+    t.addChannel('b', 'ch-b');
+    t.publish('a', 1);
+    t.publish('b', 1);
+    await flush();
+    t.dispatcher.reset('a');
+    expect(t.dispatcher.list({ limit: 10 }).items.map((d) => d.accountId)).toEqual(['b']);
+    t.calls[0].answer({ statusCode: 200 });
+    await flush();
+    expect(t.dispatcher.list({ limit: 10 }).items.map((d) => d.accountId)).toEqual(['b']);
+  });
+
+  it('dispose cancels unfinished deliveries, closes the transport and ignores later events', async () => {
+    const t = setUp();
+    t.addChannel('acc', 'ch');
+    t.publish('acc', 1);
+    t.publish('acc', 2);
+    await flush();
+    t.dispatcher.dispose();
+    expect(t.isClosed()).toBe(true);
+    expect(t.dispatcher.list({ limit: 10 }).items.map((d) => [d.status, d.reason])).toEqual([
+      ['CANCELLED', 'the mock shut down'],
+      ['CANCELLED', 'the mock shut down'],
+    ]);
+    t.publish('acc', 3);
+    t.calls[0].answer({ statusCode: 200 });
+    await flush();
+    expect(t.dispatcher.list({ limit: 10 }).items).toHaveLength(2);
+    expect(t.calls).toHaveLength(1);
+  });
+});
