@@ -12,7 +12,9 @@ import { createHarness, newAccount, type Harness, type TestAccount } from '../su
  * Creating from a bare example fails where the body references other resources (a booking
  * naming parcels). References named `<thing>Id`/`<thing>Ids` in a 400 rule-violation are
  * resolved by creating a `<things>` resource first; what still fails with 400 rule-violation (or
- * has no stateful handler yet, 501) is reported as skipped with the reason.
+ * has no stateful handler yet, 501) is reported as skipped with the reason. Where references were
+ * resolved, the same body sent by account B must be refused (400 rule-violation naming the
+ * reference): another account's id inside a body is as unknown as a made-up one.
  */
 
 type Method = 'get' | 'put' | 'post' | 'delete' | 'patch';
@@ -67,10 +69,18 @@ function resourcePathOf(path: string): string {
 function creatorOf(collection: string): ContractOperation | undefined {
   const segment = collection.slice(collection.lastIndexOf('/') + 1);
   const posts = contract.operations.filter((op) => op.method === 'post' && op.security.includes('AccountToken') && op.responses.has(201));
-  return posts.find((op) => op.path === collection) ?? posts.find((op) => op.path.endsWith(`/${segment}`) && op.path.includes('{'));
+  return posts.find((op) => op.path === collection) ?? posts.find((op) => op.path.endsWith(`/${segment}`));
 }
 
 const fill = (path: string, ids: Record<string, string>) => path.replace(/\{([^}]+)\}/g, (_m, name: string) => ids[name] ?? `{${name}}`);
+
+interface Created {
+  ids: Record<string, string>;
+  /** The body that finally succeeded, with references substituted. */
+  body: unknown;
+  /** Body fields (`body/parcelIds/0`) that had to be pointed at resources created for them. */
+  references: string[];
+}
 
 /**
  * Creates, in `account`, the resource a path template names and every resource its path needs,
@@ -79,31 +89,64 @@ const fill = (path: string, ids: Record<string, string>) => path.replace(/\{([^}
  */
 async function createFor(h: Harness, account: TestAccount, resourcePath: string, depth = 0): Promise<Record<string, string>> {
   if (depth > 4) throw new Skip(`creating ${resourcePath} needs resources nested too deeply`);
-  const param = resourcePath.slice(resourcePath.lastIndexOf('{') + 1, -1);
   const collection = resourcePath.slice(0, resourcePath.lastIndexOf('/'));
   const creator = creatorOf(collection);
   if (!creator) throw new Skip(`no operation creates ${resourcePath} directly (POST ${collection} or POST …/${collection.split('/').pop()})`);
+  return (await createWith(h, account, creator, resourcePath.slice(resourcePath.lastIndexOf('{') + 1, -1), depth)).ids;
+}
+
+/** POSTs `creator` from its example; `param` names the path parameter the new id fills (none: any 201 will do). */
+async function createWith(h: Harness, account: TestAccount, creator: ContractOperation, param?: string, depth = 0): Promise<Created> {
   const ids: Record<string, string> = {};
   if (creator.path.includes('{')) Object.assign(ids, await createFor(h, account, resourcePathOf(creator.path), depth + 1));
   let body = exampleBody(creator);
+  const references: string[] = [];
   for (let attempt = 0; ; attempt++) {
     const res = await h.http.post(fill(creator.path, ids)).query(exampleQuery(creator)).set('Authorization', account.auth).send(body as object);
     if (res.status === 201) {
+      if (param === undefined) return { ids, body, references };
       const id = res.body[camel(param)] ?? res.body.id;
       expect(id, `${creator.operationId} 201 body names the new id`).toEqual(expect.any(String));
-      return { ...ids, [param]: id };
+      return { ids: { ...ids, [param]: id }, body, references };
     }
     if (res.status === 501) throw new Skip(`${creator.operationId} has no stateful handler yet`);
     const isRule = res.status === 400 && res.body.type === 'https://shipmock.dev/problems/rule-violation';
     expect(isRule, `${creator.operationId} from its contract example: ${res.status} ${JSON.stringify(res.body)}`).toBe(true);
     const field: string | undefined = res.body.properties?.violations?.[0]?.field;
-    const reference = field && /^body\/(.*?)([A-Za-z]+?)Ids?(\/\d+)?$/.exec(field);
+    // `…Id`, `…Ids/N`, or an element of a plural array (`types/0`): a reference to resolve.
+    const reference = field && (/^body\/(?:.*\/)?([a-z][A-Za-z]*?)Ids?(?:\/\d+)?$/.exec(field) ?? /^body\/(?:.*\/)?([a-z][A-Za-z]*?)s\/\d+$/.exec(field));
     if (!reference || attempt >= 5) throw new Skip(`${creator.operationId} from its contract example: 400 rule-violation (${res.body.detail})`);
-    const referenced = `/v1/${plural(kebab(reference[2]))}/{ref}`;
-    if (!creatorOf(referenced.slice(0, -6))) throw new Skip(`${creator.operationId}: ${field} references a resource the test cannot create (${res.body.detail})`);
-    const created = await createFor(h, account, referenced, depth + 1);
-    body = setAt(body, field.slice('body/'.length).split('/'), created.ref);
+    const target = referencedCollection(reference[1], creator.path);
+    if (!target) throw new Skip(`${creator.operationId}: ${field} references a resource the test cannot create (${res.body.detail})`);
+    let value: string;
+    if (target.kind === 'account') {
+      value = (await createFor(h, account, `${target.collection}/{ref}`, depth + 1)).ref;
+      references.push(field);
+    } else {
+      // Shared reference data (carrier catalogue): any listed item will do.
+      const page = await h.http.get(target.collection).set('Authorization', account.auth);
+      value = page.body?.items?.[0]?.id;
+      if (!value) throw new Skip(`${creator.operationId}: ${field} references ${target.collection}, which lists nothing (${page.status})`);
+    }
+    body = setAt(body, field.slice('body/'.length).split('/'), value);
   }
+}
+
+/**
+ * The collection a body reference points into: an account collection the test can create in
+ * (`carrierDefinitionId` → /v1/carrier-definitions, `senderAddressId` → /v1/addresses: the
+ * longest camel-case suffix naming one), else a catalogue list readable with an Account token
+ * (`packingTypeId` → /v1/packing-types; `typeId` in a dangerous-goods declaration →
+ * /v1/dangerous-goods-declaration-types).
+ */
+function referencedCollection(name: string, creatorPath: string): { kind: 'account' | 'catalogue'; collection: string } | undefined {
+  const words = kebab(name).split('-');
+  const owner = creatorPath.split('/').filter((s) => s && !s.startsWith('{')).pop()!.replace(/s$/, '');
+  const candidates = [...words.map((_w, i) => words.slice(i).join('-')), `${owner}-${words.join('-')}`].map((c) => `/v1/${plural(c)}`);
+  const creatable = candidates.find((c) => creatorOf(c));
+  if (creatable) return { kind: 'account', collection: creatable };
+  const listable = candidates.find((c) => contract.operations.some((op) => op.method === 'get' && op.path === c && op.security.includes('AccountToken')));
+  return listable ? { kind: 'catalogue', collection: listable } : undefined;
 }
 
 function setAt(body: unknown, pointer: string[], value: string): unknown {
@@ -164,6 +207,26 @@ describe('per-account isolation, driven by the contract', () => {
     } catch (error) {
       if (!(error instanceof Skip)) throw error;
       outcomes.set(op.operationId, { status: 'skipped', reason: error.message });
+      ctx.skip(error.message);
+    }
+  });
+
+  const creators = contract.operations.filter((op) => isAccountOnly(op) && op.method === 'post' && op.responses.has(201));
+  it.for(creators.map((op) => [op.operationId, op] as const))('%s: account B cannot reference account A’s resources', async ([, op], ctx) => {
+    try {
+      const { h, a, b } = await twoAccounts();
+      const made = await createWith(h, a, op);
+      if (made.references.length === 0) throw new Skip(`${op.operationId}: its example references no account resources (or needs none once they exist)`);
+      const ids = op.path.includes('{') ? await createFor(h, b, resourcePathOf(op.path)) : {};
+      const foreign = await h.http.post(fill(op.path, ids)).query(exampleQuery(op)).set('Authorization', b.auth).send(made.body as object);
+      expect(foreign.status, JSON.stringify(foreign.body)).toBe(400);
+      expect(foreign.body.type).toBe('https://shipmock.dev/problems/rule-violation');
+      const named = foreign.body.properties.violations.map((v: { field: string }) => v.field);
+      expect(named.some((field: string) => made.references.includes(field))).toBe(true);
+      outcomes.set(`${op.operationId}:references`, { status: 'covered' });
+    } catch (error) {
+      if (!(error instanceof Skip)) throw error;
+      outcomes.set(`${op.operationId}:references`, { status: 'skipped', reason: error.message });
       ctx.skip(error.message);
     }
   });
