@@ -9,6 +9,16 @@ import { createAffiliateService } from './affiliates/service.js';
 import { createMockEventService } from './event-channels/mock-events.js';
 import { eventChannelRoutes } from './event-channels/routes.js';
 import { createEventChannelService } from './event-channels/service.js';
+import { createShippingOperations, shippingOperationRoutes } from './shipping-operations.js';
+import { createCarriers } from '../carriers/index.js';
+import { carrierDefinitionRoutes } from './carrier-definitions/routes.js';
+import { createCarrierDefinitionService } from './carrier-definitions/service.js';
+import { catalogueRoutes } from './catalogue/routes.js';
+import { createCatalogueService } from './catalogue/service.js';
+import { serviceDefinitionRoutes } from './service-definitions/routes.js';
+import { createServiceDefinitionService } from './service-definitions/service.js';
+import { shipmentChannelRoutes } from './shipment-channels/routes.js';
+import { createShipmentChannelService } from './shipment-channels/service.js';
 import { tokenRoutes } from './tokens/routes.js';
 import { createTokenIssuer } from './tokens/service.js';
 
@@ -24,7 +34,21 @@ export function createServices(runtime: MockRuntime) {
   const addresses = createAddressService(runtime);
   const eventChannels = createEventChannelService(runtime);
   const mockEvents = createMockEventService(runtime);
-  return { accounts, tokens, affiliates, addresses, eventChannels, mockEvents };
+  // Carrier data and configuration. `carriers` is the simulated carriers layer bookings send
+  // to: carriers.forDefinition(carrierDefinition).book(…) (STAGING sandbox or PRODUCTION network).
+  const catalogue = createCatalogueService(runtime);
+  const carriers = createCarriers({ catalogue: runtime.catalogue, clock: runtime.clock, random: runtime.random, interceptors: runtime.carrierInterceptors });
+  const carrierDefinitions = createCarrierDefinitionService(runtime, {
+    serviceDefinitionsOf: (accountId, carrierDefinitionId) => serviceDefinitions.referencing(accountId, carrierDefinitionId),
+  });
+  const serviceDefinitions = createServiceDefinitionService(runtime, carrierDefinitions);
+  const shipmentChannels = createShipmentChannelService(runtime);
+  const operations = createShippingOperations(runtime, { accounts, addresses, serviceDefinitions });
+  return {
+    accounts, tokens, affiliates, addresses, eventChannels, mockEvents,
+    catalogue, carriers, carrierDefinitions, serviceDefinitions, shipmentChannels,
+    ...operations,
+  };
 }
 
 export type Services = ReturnType<typeof createServices>;
@@ -37,5 +61,10 @@ export function createOperationHandlers(services: Services): HandlerMap {
     ...affiliateRoutes(services.affiliates),
     ...addressRoutes(services.addresses),
     ...eventChannelRoutes(services.eventChannels, services.mockEvents),
+    ...catalogueRoutes(services.catalogue),
+    ...carrierDefinitionRoutes(services.carrierDefinitions),
+    ...serviceDefinitionRoutes(services.serviceDefinitions),
+    ...shipmentChannelRoutes(services.shipmentChannels),
+    ...shippingOperationRoutes(services),
   };
 }

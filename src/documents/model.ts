@@ -1,0 +1,146 @@
+/**
+ * What the document renderers need, independent of where the data came from (bookings,
+ * dispatches, tests). Renderers are pure: the same input gives the same bytes, which is what
+ * makes documents reproducible from a seed (DESIGN: one clock, one seeded random).
+ */
+export type LabelFormat = 'PDF' | 'PNG' | 'ZPL';
+export type LabelSize = 'A4' | 'A6' | 'LABEL_4X6';
+export type WeightUnit = 'KG' | 'LB';
+
+/** A postal party as printed on a document (an Address, or a PUDO Point as receiver). */
+export interface DocumentParty {
+  name: string;
+  companyName?: string;
+  street: string;
+  street2?: string;
+  postalCode: string;
+  city: string;
+  stateCode?: string;
+  countryCode: string;
+  phone?: string;
+  email?: string;
+}
+
+export interface DocumentCarrier {
+  name: string;
+  code?: string;
+}
+
+export interface DocumentService {
+  name: string;
+  code?: string;
+}
+
+export interface LabelParcel {
+  id?: string;
+  weight: number;
+  weightUnit: WeightUnit;
+  dimensions?: { length: number; width: number; height: number; unit: 'CM' | 'IN' };
+  reference?: string;
+}
+
+/** One shipping label: one parcel of one booking. */
+export interface LabelContent {
+  specimen: boolean;
+  carrier: DocumentCarrier;
+  service: DocumentService;
+  sender: DocumentParty;
+  receiver: DocumentParty;
+  /** Printed above the receiver when it is a PUDO Point (e.g. "DHL Paketshop Hauptstraße 5"). */
+  receiverPudoName?: string;
+  parcel: LabelParcel;
+  trackingNumber: string;
+  /** 1-based position of the parcel in its booking, with the count ("Parcel 1 of 3"). */
+  parcelIndex?: number;
+  parcelCount?: number;
+  shipDate?: string;
+  reference?: string;
+}
+
+export interface LabelRendering {
+  format: LabelFormat;
+  size: LabelSize;
+  /** Print resolution; contract default: 203 for ZPL, 300 otherwise. */
+  resolutionDpi?: number;
+}
+
+export interface CustomsFormLine {
+  description: string;
+  quantity: number;
+  value: number;
+  hsCode?: string;
+  originCountryCode?: string;
+  weight?: number;
+}
+
+/** A CN22/CN23-like customs form for one booking. */
+export interface CustomsFormContent {
+  specimen: boolean;
+  /** Catalogue codes of the declaration's types, e.g. CN22, CN23, COMMERCIAL_INVOICE. */
+  typeCodes: string[];
+  carrier: DocumentCarrier;
+  sender: DocumentParty;
+  receiver: DocumentParty;
+  declarant: { firstName: string; lastName: string; city: string; email?: string; phone?: string };
+  currency: string;
+  contentType?: string;
+  incoterm?: string;
+  invoiceNumber?: string;
+  lines: CustomsFormLine[];
+  trackingNumbers: string[];
+  reference?: string;
+}
+
+export interface DangerousGoodsFormItem {
+  unNumber: string;
+  properShippingName: string;
+  hazardClass?: string;
+  packingGroup?: string;
+  quantity: number;
+  quantityUnit: string;
+  typeName?: string;
+  trackingNumber?: string;
+  emergencyContact?: { name: string; phone: string };
+}
+
+/** A shipper's declaration for dangerous goods of one booking. */
+export interface DangerousGoodsFormContent {
+  specimen: boolean;
+  carrier: DocumentCarrier;
+  sender: DocumentParty;
+  receiver: DocumentParty;
+  items: DangerousGoodsFormItem[];
+  trackingNumbers: string[];
+  reference?: string;
+}
+
+export interface ManifestEntry {
+  shipmentBookingId: string;
+  reference?: string;
+  receiver: DocumentParty;
+  service?: string;
+  parcels: { trackingNumber: string; weightKg: number }[];
+}
+
+/** The handover list of one closed Shipment Dispatch. */
+export interface ManifestContent {
+  specimen: boolean;
+  carrier: DocumentCarrier;
+  shipmentManifestId: string;
+  shipmentDispatchId: string;
+  pickupDate?: string;
+  pickupWindow?: { from: string; to: string };
+  pickupAddress?: DocumentParty;
+  reference?: string;
+  entries: ManifestEntry[];
+}
+
+/** A rendered file and what the store records about it. */
+export interface RenderedDocument {
+  bytes: Buffer;
+  contentType: LabelFormat;
+  mediaType: 'application/pdf' | 'image/png' | 'application/x-zpl';
+  extension: 'pdf' | 'png' | 'zpl';
+  /** PDF page count. */
+  pages?: number;
+}

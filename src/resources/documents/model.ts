@@ -1,0 +1,90 @@
+import type {
+  CustomsFormContent,
+  DangerousGoodsFormContent,
+  LabelContent,
+  LabelRendering,
+  ManifestContent,
+} from '../../documents/model.js';
+
+export type DocumentKind = 'LABEL' | 'INVOICE' | 'WAYBILL' | 'CUSTOMS' | 'MANIFEST' | 'DANGEROUS_GOODS' | 'RETURN_LABEL';
+export type DocumentGroupType = 'SHIPMENT_BOOKING' | 'SHIPMENT_MANIFEST' | 'CUSTOMS_DECLARATION' | 'PARCEL';
+
+/** contract: Document (contract/DECISIONS.md "Document fields"). */
+export interface DocumentView {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  type: DocumentKind;
+  groupId: string;
+  groupType: DocumentGroupType;
+  mediaType: string;
+  contentType: 'PDF' | 'PNG' | 'ZPL';
+  fileName: string;
+  size: number;
+  specimen: boolean;
+  trackingNumber?: string;
+  parcelId?: string;
+}
+
+/** contract: DocumentMetaData */
+export interface DocumentMetaData {
+  id: string;
+  documentId: string;
+  type: DocumentKind;
+  mediaType: string;
+  contentType: 'PDF' | 'PNG' | 'ZPL';
+  size: number;
+  checksum: string;
+  pages?: number;
+  groupId: string;
+  groupType: DocumentGroupType;
+  specimen: boolean;
+  createdAt: string;
+}
+
+/** What the store keeps per document: the view plus its metadata's own id, checksum and pages. */
+export interface StoredDocument extends DocumentView {
+  metaDataId: string;
+  checksum: string;
+  pages?: number;
+}
+
+/** The bytes of a document, base64 so state snapshots stay plain JSON. */
+export interface StoredContent {
+  id: string;
+  base64: string;
+}
+
+/** Overrides the entity a document is filed under (default: the booking or manifest). */
+export interface DocumentGroup {
+  id: string;
+  type: DocumentGroupType;
+}
+
+/** A label for one parcel of a booking, rendered as the shipment channel's documentRendering says. */
+export interface LabelDocumentRequest extends LabelContent, LabelRendering {
+  shipmentBookingId: string;
+  group?: DocumentGroup;
+}
+
+/** A customs form (CN22/CN23-like) for a booking. */
+export interface CustomsFormDocumentRequest extends CustomsFormContent {
+  shipmentBookingId: string;
+  group?: DocumentGroup;
+}
+
+/** A dangerous goods declaration form for a booking. */
+export interface DangerousGoodsDocumentRequest extends DangerousGoodsFormContent {
+  shipmentBookingId: string;
+  group?: DocumentGroup;
+}
+
+/** A manifest of a closed dispatch; filed under the Shipment Manifest. */
+export type ManifestDocumentRequest = ManifestContent;
+
+/** The content of a document as served by getDocumentData. */
+export interface DocumentData {
+  bytes: Buffer;
+  mediaType: string;
+  fileName: string;
+}

@@ -1,0 +1,70 @@
+import type { MockRuntime } from '../../app/runtime.js';
+import { createAccountResources } from '../shared/account-resources.js';
+import type { ParcelService } from '../parcels/service.js';
+import type { ParcelItem, ParcelItemInput } from './model.js';
+
+/**
+ * Parcel Items: each names a Parcel of the same account (400 otherwise) and the Parcel's
+ * itemIds follows every create, move and delete. Items of a booked Parcel cannot change.
+ * Deleting a Parcel deletes its items (registered as a parcel removal cascade).
+ *
+ * @example
+ * const item = items.create(accountId, { parcelId, description: 'Paperback novel', quantity: 3 });
+ * parcels.get(accountId, parcelId).itemIds // [item.id]
+ */
+export function createParcelItemService(runtime: MockRuntime, deps: { parcels: ParcelService }) {
+  const { parcels } = deps;
+  const base = createAccountResources<ParcelItemInput, ParcelItem>(runtime, {
+    collection: 'parcel-items',
+    topic: 'PARCEL_ITEM',
+    label: 'Parcel Item',
+    build: (input, meta) => ({ ...meta, ...input }),
+    check(accountId, input, previous) {
+      const parcel = parcels.assertExists(accountId, input.parcelId, 'body/parcelId');
+      parcels.assertNotBooked(parcel, 'body/parcelId', 'given items');
+      if (previous && previous.parcelId !== input.parcelId) {
+        const from = parcels.find(accountId, previous.parcelId);
+        if (from) parcels.assertNotBooked(from, 'path/item-id', 'changed');
+      }
+    },
+  });
+
+  const self = {
+    ...base,
+    create(accountId: string, input: ParcelItemInput): ParcelItem {
+      const item = base.create(accountId, input);
+      parcels.attachItem(accountId, item.parcelId, item.id);
+      return item;
+    },
+    replace(accountId: string, id: string, input: ParcelItemInput): ParcelItem {
+      const previous = base.get(accountId, id);
+      const item = base.replace(accountId, id, input);
+      if (previous.parcelId !== item.parcelId) {
+        parcels.detachItem(accountId, previous.parcelId, id);
+        parcels.attachItem(accountId, item.parcelId, id);
+      }
+      return item;
+    },
+    remove(accountId: string, id: string): ParcelItem {
+      const item = base.get(accountId, id);
+      const parcel = parcels.find(accountId, item.parcelId);
+      if (parcel) parcels.assertNotBooked(parcel, 'path/item-id', 'changed');
+      base.remove(accountId, id);
+      parcels.detachItem(accountId, item.parcelId, id);
+      return item;
+    },
+    /** The items of one parcel, in the order of its itemIds. */
+    ofParcel(accountId: string, parcelId: string): ParcelItem[] {
+      const ids = parcels.find(accountId, parcelId)?.itemIds ?? [];
+      return ids.map((id) => base.find(accountId, id)).filter((item): item is ParcelItem => item !== undefined);
+    },
+  };
+
+  // A deleted Parcel takes its items with it (each publishes PARCEL_ITEM DELETED).
+  parcels.addRemovalCascade((accountId, parcel) => {
+    for (const item of self.ofParcel(accountId, parcel.id)) base.remove(accountId, item.id);
+  });
+  return self;
+}
+
+export type ParcelItemService = ReturnType<typeof createParcelItemService>;

@@ -1,0 +1,15 @@
+import type { HandlerMap } from '../../app/operation-handler.js';
+import { crudRoutes } from '../shared/crud-routes.js';
+import type { Zone } from './model.js';
+import type { ZoneService } from './service.js';
+
+export function zoneRoutes(zones: ZoneService): HandlerMap {
+  return crudRoutes(
+    zones,
+    { create: 'createZone', list: 'listZones', get: 'getZone', replace: 'replaceZone', remove: 'deleteZone' },
+    {
+      idParam: 'zone-id',
+      filter: (query) => (query.country_code ? (zone: Zone) => zone.countryCodes.includes(query.country_code) : undefined),
+    },
+  );
+}

@@ -1,0 +1,46 @@
+import type { EventEnvelope } from '../../src/events/event-bus.js';
+import { catalogueIds } from '../../src/catalogue/load-catalogue.js';
+import type { Harness, TestAccount } from './harness.js';
+
+/** Every event the mock publishes from now on, for assertions on topics, types and payloads. */
+export function captureEvents(h: Harness): EventEnvelope[] {
+  const seen: EventEnvelope[] = [];
+  h.runtime.events.subscribe((event) => seen.push(event));
+  return seen;
+}
+
+/** Catalogue ids used across the operation tests (stable: they do not move with the seed). */
+export const ids = {
+  cn23: catalogueIds.customsDeclarationType('CN23'),
+  cn22: catalogueIds.customsDeclarationType('CN22'),
+  lithium: catalogueIds.dangerousGoodsDeclarationType('LITHIUM_ION_PI966'),
+  parcelPacking: catalogueIds.packingType('PARCEL'),
+  dhl: catalogueIds.carrier('DHL_PARCEL'),
+  dhlPaket: catalogueIds.service('DHL_PARCEL', 'DHL_PAKET'),
+  ups: catalogueIds.carrier('UPS'),
+  dhlExpress: catalogueIds.carrier('DHL_EXPRESS'),
+};
+
+export const berlin = { name: 'Erika Mustermann', street: 'Hauptstraße 5', city: 'Berlin', postalCode: '10115', countryCode: 'DE' };
+export const munich = { name: 'Max Muster', street: 'Marienplatz 1', city: 'München', postalCode: '80331', countryCode: 'DE' };
+export const vienna = { name: 'Anna Huber', street: 'Stephansplatz 1', city: 'Wien', postalCode: '1010', countryCode: 'AT' };
+
+/** POST /v1/addresses; returns the new id. */
+export async function createAddress(h: Harness, account: TestAccount, body: Record<string, unknown> = berlin): Promise<string> {
+  const res = await h.http.post('/v1/addresses').set('Authorization', account.auth).send(body);
+  if (res.status !== 201) throw new Error(`create address: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.id as string;
+}
+
+/** POST to a create operation and return the id, failing loudly on anything but 201. */
+export async function createVia(h: Harness, account: TestAccount, path: string, body: unknown): Promise<string> {
+  const res = await h.http.post(path).set('Authorization', account.auth).send(body as object);
+  if (res.status !== 201) throw new Error(`POST ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.id as string;
+}
+
+/** A Carrier Definition (STAGING) and a Service Definition of DHL Paket, through HTTP. */
+export async function createServiceDefinition(h: Harness, account: TestAccount, serviceId = ids.dhlPaket, carrierId = ids.dhl): Promise<string> {
+  const carrierDefinitionId = await createVia(h, account, '/v1/carrier-definitions', { carrierId, name: 'DHL test' });
+  return createVia(h, account, '/v1/service-definitions', { carrierDefinitionId, serviceId, name: 'DHL Paket' });
+}
