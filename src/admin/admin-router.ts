@@ -1,13 +1,25 @@
 import { json, Router, type NextFunction, type Request, type Response } from 'express';
 import type { MockRuntime } from '../app/runtime.js';
 import { deliveryRoutes } from './delivery-routes.js';
+import { adminAccess } from './admin-access.js';
+import { adminContractCheck, loadAdminContract } from './admin-contract.js';
+import { clockRoutes } from './clock-routes.js';
+import type { ControlPlane } from './control-plane.js';
+import { credentialRoutes } from './credential-routes.js';
+import { journalRoutes } from './journal-routes.js';
+import { scenarioRoutes } from './scenario-routes.js';
+import { stateRoutes } from './state-routes.js';
 
 /**
  * The control plane under /__admin: for tests and QA, not part of the Shipping Platform API.
- * Answers plain JSON and is not rate limited.
+ * Answers plain JSON and is not rate limited. Every route is described in contract/admin.yaml
+ * (a test checks both ways) and held to it by adminContractCheck.
  */
-export function createAdminRouter(runtime: MockRuntime): Router {
+export function createAdminRouter(runtime: MockRuntime, control: ControlPlane): Router {
   const router = Router();
+  // Loopback only, or X-Admin-Key when --admin-key is set (README, section qa).
+  router.use(adminAccess({ adminKey: runtime.options.raw.adminKey }));
+  router.use(adminContractCheck({ admin: loadAdminContract(), responseValidation: runtime.options.responseValidation, logger: runtime.logger }));
   router.get('/health', (_req: Request, res: Response) => {
     res.json({ status: 'ok' });
   });
@@ -24,6 +36,12 @@ export function createAdminRouter(runtime: MockRuntime): Router {
   }, answerMalformedBody);
   // Webhook delivery log and redelivery (src/admin/delivery-routes.ts).
   router.use(deliveryRoutes(runtime));
+  // Reset, state, clock, journal, credentials, scenarios (QA control plane, src/admin/control-plane.ts).
+  router.use(stateRoutes(control));
+  router.use(clockRoutes(control));
+  router.use(journalRoutes(control));
+  router.use(credentialRoutes(control));
+  router.use(scenarioRoutes(control));
   return router;
 }
 

@@ -1,5 +1,6 @@
 import express, { type Express } from 'express';
 import { createAdminRouter } from '../admin/admin-router.js';
+import { createControlPlane, type ControlPlane } from '../admin/control-plane.js';
 import { normalizeTopicAliases } from '../events/topic-aliases.js';
 import { createPrismFallback } from '../prism/prism-fallback.js';
 import { createOperationHandlers, createServices, type Services } from '../resources/index.js';
@@ -9,14 +10,19 @@ import { authenticate } from './steps/authenticate.js';
 import { cors, preflight } from './steps/cors.js';
 import { dispatch } from './steps/dispatch.js';
 import { errorWriter } from './steps/error-writer.js';
+import { journalRecorder } from './steps/journal-recorder.js';
+import { preferAnswer } from './steps/prefer-answer.js';
 import { rateLimit } from './steps/rate-limit.js';
 import { requestId } from './steps/request-id.js';
 import { routeMatch } from './steps/route-match.js';
+import { scenarioFaults, type ScenarioFaultsOptions } from './steps/scenario-faults.js';
 import { validateRequest } from './steps/validate-request.js';
 
 export interface MockApp {
   app: Express;
   services: Services;
+  /** Reset, state, clock, journal, scenarios, credentials: what /__admin and startMock's handles use. */
+  control: ControlPlane;
 }
 
 /**
@@ -24,17 +30,22 @@ export interface MockApp {
  * map of where any behaviour lives:
  *
  *  1. requestId        X-Request-Id, URL split once, request log line
- *  2. cors             Access-Control-Allow-Origin on every response
- *  3. /__admin         control plane (health, …), outside the API's rules
- *  4. rateLimit        per-credential window, X-RateLimit-*, 429 + Retry-After
- *  5. preflight        OPTIONS answered from the contract's methods
- *  6. routeMatch       contract operation for method + path (404 / 405 problems)
- *  7. authenticate     token level vs the operation's security (401 / 403)
- *  8. validateRequest  parameters and body against the contract (400 / 413 / 415)
- *  9. dispatch         stateful handler, or the unhandled policy (Prism / 501);
+ *  2. journal          records the request in the journal when its connection is done (not /__admin)
+ *  3. cors             Access-Control-Allow-Origin on every response
+ *  4. /__admin         control plane (contract/admin.yaml), outside the API's rules
+ *  5. scenarioFaults   active scenarios' request rules: latency, injected problem, connection
+ *                      reset, damaged body, own rate limit, forced token expiry, strict echo
+ *  6. rateLimit        per-credential window (or the scenario's), X-RateLimit-*, 429 + Retry-After
+ *  7. preflight        OPTIONS answered from the contract's methods
+ *  8. routeMatch       contract operation for method + path (404 / 405 problems)
+ *  9. authenticate     token level vs the operation's security (401 / 403)
+ * 10. preferAnswer     Prism-style one-off answers: Prefer: code=429 / example=name
+ * 11. validateRequest  parameters and body against the contract (400 / 413 / 415)
+ * 12. scenarioFaults   scenario rules that match body fields (same effects as step 5)
+ * 13. dispatch         stateful handler, or the unhandled policy (Prism / 501);
  *                      with `stateful: false` every operation takes the unhandled policy;
  *                      every answer is checked against the contract before it is written
- * 10. errorWriter      any error → application/problem+json
+ * 14. errorWriter      any error → application/problem+json
  */
 export function createApp(runtime: MockRuntime): MockApp {
   const services = createServices(runtime);
@@ -44,9 +55,27 @@ export function createApp(runtime: MockRuntime): MockApp {
   app.disable('etag');
   app.set('query parser', false);
 
+  const control = createControlPlane(runtime);
+  const prism = createPrismFallback({
+    contract: runtime.contract,
+    seed: runtime.options.seed,
+    conforms: (operation, result) => resultViolations(runtime.validators, operation, result)?.length === 0,
+  });
+  const faults: Omit<ScenarioFaultsOptions, 'phase'> = {
+    engine: runtime.scenarios,
+    tokens: runtime.tokens,
+    revocations: runtime.tokenRevocations,
+    routes: runtime.routes,
+    limiter: runtime.rateLimiter,
+    validators: runtime.validators,
+    now: runtime.clock.now,
+  };
+
   app.use(requestId({ logger: runtime.logger, now: runtime.clock.now }));
+  app.use(journalRecorder({ journal: runtime.journal, now: runtime.clock.now, tokens: runtime.tokens }));
   app.use(cors());
-  app.use('/__admin', createAdminRouter(runtime));
+  app.use('/__admin', createAdminRouter(runtime, control));
+  app.use(scenarioFaults({ ...faults, phase: 'request' }));
   app.use(rateLimit({ limiter: runtime.rateLimiter, tokens: runtime.tokens }));
   app.use(preflight({ allowedMethods: (path) => allowedMethods(runtime, path) }));
   app.use(routeMatch({ routes: runtime.routes }));
@@ -59,21 +88,19 @@ export function createApp(runtime: MockRuntime): MockApp {
       checkPrincipal: stateful ? services.accounts.checkPrincipal : undefined,
     }),
   );
+  app.use(preferAnswer({ contract: runtime.contract, responder, limiter: runtime.rateLimiter, tokens: runtime.tokens, prism }));
   app.use(validateRequest({ validators: runtime.validators, bodyLimit: runtime.options.bodyLimit, normalizeInput: normalizeTopicAliases }));
+  app.use(scenarioFaults({ ...faults, phase: 'body' }));
   app.use(
     dispatch({
       handlers: stateful ? createOperationHandlers(services) : {},
       unhandled: runtime.options.unhandled,
-      prism: createPrismFallback({
-        contract: runtime.contract,
-        seed: runtime.options.seed,
-        conforms: (operation, result) => resultViolations(runtime.validators, operation, result)?.length === 0,
-      }),
+      prism,
       responder,
     }),
   );
   app.use(errorWriter({ logger: runtime.logger, responder }));
-  return { app, services };
+  return { app, services, control };
 }
 
 function allowedMethods(runtime: MockRuntime, path: string): string[] | undefined {

@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import type { ContractOperation } from '../contract/load-contract.js';
 import type { ParsedParameters } from '../contract/validators.js';
+import type { RateLimitState } from '../rate-limit/rate-limiter.js';
 
 /**
  * What the pipeline learns about a request as it moves through the steps. Each step reads
@@ -31,6 +32,10 @@ export interface RequestState {
   rateLimitKey?: string;
   /** Problem slug of the answer, for the request log. */
   problem?: string;
+  /** A scenario's own rate-limit window for this request; the rateLimit step reports it instead. */
+  rateLimitOverride?: RateLimitState;
+  /** Scenario rules that acted on this request ("scenario/rule"), for the journal. */
+  scenarioHits?: string[];
 }
 
 const STATE = Symbol('shipmock.request-state');

@@ -17,6 +17,11 @@ import { createLogger, type Logger } from '../logging/logger.js';
 import { createRandom, type Random } from '../random/random.js';
 import { createRateLimiter, type RateLimiter } from '../rate-limit/rate-limiter.js';
 import { createStore, type Store } from '../store/store.js';
+import { createJournal, type Journal } from '../journal/journal.js';
+import { scenarioCarrierInterceptor } from '../scenarios/carrier-faults.js';
+import { createScenarioEngine, type ScenarioEngine } from '../scenarios/engine.js';
+import { createScenarioLoader } from '../scenarios/scenario-file.js';
+import { createTokenRevocations, withRevocations, type TokenRevocations } from '../scenarios/token-revocations.js';
 
 /**
  * Everything one mock instance owns, built once by createRuntime and passed down explicitly.
@@ -41,6 +46,10 @@ export interface MockRuntime {
   catalogue: Catalogue;
   /** Fault injection on PRODUCTION calls to the simulated carriers (src/carriers/interceptors.ts). */
   carrierInterceptors: CarrierInterceptors;
+  /** QA control plane (README, section qa): active scenarios, the request journal, forced token expiry. */
+  scenarios: ScenarioEngine;
+  journal: Journal;
+  tokenRevocations: TokenRevocations;
   /** Stops background work (webhook deliveries, clock timers); the instance is unusable after. */
   dispose(): void;
 }
@@ -57,6 +66,15 @@ export function createRuntime(input: MockOptions = {}, logger?: Logger): MockRun
   if (input.clientId) company.clientId = input.clientId;
   if (input.clientSecret) company.clientSecret = input.clientSecret;
   const store = createStore();
+  const tokenRevocations = createTokenRevocations(clock);
+  const scenarios = createScenarioEngine({ clock, random, loader: createScenarioLoader() });
+  for (const entry of input.scenarios ?? []) {
+    const { scenario, ...scope } = typeof entry === 'string' ? { scenario: entry } : entry;
+    scenarios.activate(scenario, { ...scope, source: 'start' });
+  }
+  const carrierInterceptors = createCarrierInterceptors();
+  // Scenario carrier effects (fail / reject / slow) act on PRODUCTION calls only, like every interceptor.
+  carrierInterceptors.add(scenarioCarrierInterceptor(scenarios));
   const events = createEventBus({ clock, random, onListenerError: (error) => log.error({ err: error }, 'event listener failed') });
   const webhooks = createWebhookDispatcher({
     clock,
@@ -75,13 +93,16 @@ export function createRuntime(input: MockOptions = {}, logger?: Logger): MockRun
     random,
     store,
     events,
-    tokens: createTokenService({ secret: input.tokenSecret, now: clock.now }),
+    tokens: withRevocations(createTokenService({ secret: input.tokenSecret, now: clock.now }), tokenRevocations),
     credentials,
     rateLimiter: createRateLimiter({ clock, ...options.rateLimit }),
     logger: log,
     webhooks,
     catalogue: loadCatalogue(),
-    carrierInterceptors: createCarrierInterceptors(),
+    carrierInterceptors,
+    scenarios,
+    journal: createJournal({ capacity: input.journalSize }),
+    tokenRevocations,
     dispose() {
       webhooks.dispose();
       clock.dispose();

@@ -39,7 +39,18 @@ export interface MockOptions {
   webhooks?: WebhookOptions;
   logLevel?: LogLevel;
   logFormat?: 'pretty' | 'json';
+  /** Scenarios active from the start: a ready scenario's name, a file path, or a definition (README, section qa). */
+  scenarios?: ScenarioActivationInput[];
+  /** Requests kept in the journal (GET /__admin/journal). Default 1000. */
+  journalSize?: number;
+  /** Key the control plane (/__admin) requires in X-Admin-Key. Without one it answers only loopback callers. */
+  adminKey?: string;
 }
+
+/** A scenario to activate: its name or file, or the name/file/definition with a scope and parameters. */
+export type ScenarioActivationInput =
+  | string
+  | { scenario: string | object; accountId?: string; params?: Record<string, string | number | boolean> };
 
 export interface ResolvedOptions extends Required<Pick<MockOptions, 'seed' | 'unhandled' | 'stateful' | 'responseValidation' | 'bodyLimit' | 'logLevel' | 'logFormat'>> {
   raw: MockOptions;

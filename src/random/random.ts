@@ -18,17 +18,27 @@ export interface Random {
   readonly faker: Faker;
   /** An independent stream derived from this seed and a label (stable per label). */
   derive(label: string): Random;
+  /** Position of the stream (state export, src/admin/state.ts). */
+  snapshot(): number;
+  /** Continues the stream from a snapshot, so ids generated after a state import never repeat stored ones. */
+  restore(position: number): void;
 }
 
 /** mulberry32: tiny, fast, good enough for mock data, and reproducible across platforms. */
-function mulberry32(seed: number): () => number {
+function mulberry32(seed: number): { next: () => number; position: () => number; seek: (position: number) => void } {
   let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  return {
+    next: () => {
+      a = (a + 0x6d2b79f5) >>> 0;
+      let t = a;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    },
+    position: () => a,
+    seek: (position) => {
+      a = position >>> 0;
+    },
   };
 }
 
@@ -50,7 +60,8 @@ const HEX = '0123456789abcdef';
  * random.uuid(); // the same value for every run with seed 42
  */
 export function createRandom(seed: number): Random {
-  const next = mulberry32(seed);
+  const stream = mulberry32(seed);
+  const next = stream.next;
   let faker: Faker | undefined;
   const random: Random = {
     seed,
@@ -78,6 +89,12 @@ export function createRandom(seed: number): Random {
       return faker;
     },
     derive: (label) => createRandom(hashString(`${seed}:${label}`)),
+    snapshot: () => stream.position(),
+    restore(position) {
+      stream.seek(position);
+      // faker keeps its own state; it is re-seeded from the restored stream on next use.
+      faker = undefined;
+    },
   };
   return random;
 }

@@ -13,8 +13,10 @@ import { requestState } from '../request-state.js';
 export function rateLimit(options: { limiter: RateLimiter; tokens: TokenService }) {
   return function rateLimitStep(req: Request, res: Response, next: NextFunction) {
     const key = credentialKey(req, options.tokens);
-    requestState(req).rateLimitKey = key;
-    const state = req.method === 'OPTIONS' ? options.limiter.peek(key) : options.limiter.consume(key);
+    const request = requestState(req);
+    request.rateLimitKey = key;
+    // A scenario's rate limit (src/scenarios) already counted this request in its own window.
+    const state = request.rateLimitOverride ?? (req.method === 'OPTIONS' ? options.limiter.peek(key) : options.limiter.consume(key));
     setRateLimitHeaders(res, state);
     if (!state.limited) return next();
     // RFC 6585 §4: a 429 says how long to wait; Retry-After agrees with X-RateLimit-Reset.

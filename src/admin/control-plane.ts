@@ -1,0 +1,144 @@
+import type { MockRuntime } from '../app/runtime.js';
+import type { CompanyCredentials } from '../auth/credentials.js';
+import { parseDuration } from '../clock/clock.js';
+import type { JournalEntry, JournalFilter } from '../journal/journal.js';
+import { assertHonouredRetryAfter, checkRetryAfter, type RetryAfterReport } from '../journal/retry-after.js';
+import type { ActivateOptions, ActivationView } from '../scenarios/engine.js';
+import { exportState, importState, type MockState } from './state.js';
+
+export interface ClockView {
+  now: string;
+  epochMs: number;
+  mode: 'real' | 'manual';
+}
+
+export interface NewCompany {
+  name?: string;
+  companyId?: string;
+  clientId?: string;
+  clientSecret?: string;
+}
+
+export interface CredentialsView {
+  companies: CompanyCredentials[];
+  affiliates: { affiliateId: string; name: string; clientId: string; clientSecret: string }[];
+  admins: { clientId: string; clientSecret: string }[];
+}
+
+/**
+ * The operations of the QA control plane, shared by the HTTP routes under /__admin and the
+ * handles `startMock()` returns (mock.reset(), mock.clock.advance(), …), so both behave alike.
+ */
+export interface ControlPlane {
+  /** Empties the mock (or one account): data, journal, webhook deliveries, forced token expiries, API-activated scenarios. */
+  reset(accountId?: string): void;
+  state: {
+    export(): MockState;
+    import(state: MockState): void;
+  };
+  clock: {
+    now(): ClockView;
+    /** By an ISO 8601 duration ('PT4H') or milliseconds. */
+    advance(duration: string | number): ClockView;
+    /** To an ISO 8601 date-time or epoch ms. */
+    set(now: string | number): ClockView;
+  };
+  scenarios: {
+    activate(scenario: string | object, options?: Omit<ActivateOptions, 'source'>): ActivationView;
+    deactivate(name: string, accountId?: string): number;
+    list(): ActivationView[];
+    available(): { name: string; description?: string }[];
+  };
+  journal: {
+    find(filter?: JournalFilter): JournalEntry[];
+    clear(accountId?: string): number;
+    /** Did the client wait Retry-After after each 429 (of the entries matching `filter`)? */
+    retryAfterReport(filter?: JournalFilter): RetryAfterReport;
+    /** Throws unless the client waited Retry-After after each 429 (of the entries matching `filter`). */
+    assertRetryAfterHonoured(filter?: JournalFilter): RetryAfterReport;
+    readonly capacity: number;
+    /** Requests held now. */
+    readonly size: number;
+  };
+  credentials: {
+    list(): CredentialsView;
+    addCompany(input?: NewCompany): CompanyCredentials;
+  };
+}
+
+/** @example const control = createControlPlane(runtime); control.clock.advance('PT4H'); */
+export function createControlPlane(runtime: MockRuntime): ControlPlane {
+  const { clock } = runtime;
+  // Companies added at run time get ids from their own stream: adding one does not shift resource ids.
+  const companyIds = runtime.random.derive('control-plane-companies');
+  const clockView = (): ClockView => ({ now: clock.nowIso(), epochMs: clock.now(), mode: clock.mode });
+  const everything = (filter: JournalFilter = {}) => runtime.journal.find({ limit: runtime.journal.capacity, ...filter });
+
+  return {
+    reset(accountId) {
+      runtime.store.reset(accountId);
+      runtime.webhooks.reset(accountId);
+      runtime.journal.clear(accountId);
+      runtime.tokenRevocations.clear(accountId);
+      runtime.scenarios.reset(accountId);
+      if (accountId === undefined) runtime.rateLimiter.reset();
+    },
+    state: {
+      export: () => exportState(runtime),
+      import: (state) => importState(runtime, state),
+    },
+    clock: {
+      now: clockView,
+      advance(duration) {
+        clock.advance(typeof duration === 'number' ? duration : parseDuration(duration));
+        return clockView();
+      },
+      set(now) {
+        const ms = typeof now === 'number' ? now : Date.parse(now);
+        if (!Number.isFinite(ms)) throw new RangeError(`not a date-time: ${String(now)}`);
+        clock.set(ms);
+        return clockView();
+      },
+    },
+    scenarios: {
+      activate: (scenario, options = {}) => runtime.scenarios.activate(scenario, { ...options, source: 'api' }),
+      deactivate: (name, accountId) => runtime.scenarios.deactivate(name, accountId),
+      list: () => runtime.scenarios.list(),
+      available: () => runtime.scenarios.available(),
+    },
+    journal: {
+      find: (filter) => runtime.journal.find(filter),
+      clear: (accountId) => runtime.journal.clear(accountId),
+      retryAfterReport: (filter) => checkRetryAfter(everything(filter)),
+      assertRetryAfterHonoured: (filter) => assertHonouredRetryAfter(everything(filter)),
+      get capacity() {
+        return runtime.journal.capacity;
+      },
+      get size() {
+        return runtime.journal.size;
+      },
+    },
+    credentials: {
+      list: () => ({
+        companies: runtime.credentials.companies.map((c) => ({ ...c })),
+        affiliates: runtime.credentials.affiliates.map((a) => ({ ...a })),
+        admins: runtime.credentials.admins.map((a) => ({ ...a })),
+      }),
+      addCompany(input = {}) {
+        const companyId = input.companyId ?? companyIds.uuid();
+        if (runtime.credentials.company(companyId)) throw new RangeError(`company ${companyId} exists already`);
+        const suffix = companyId.slice(0, 8);
+        const company: CompanyCredentials = {
+          companyId,
+          name: input.name ?? `Test Company ${suffix}`,
+          clientId: input.clientId ?? `client-${suffix}`,
+          clientSecret: input.clientSecret ?? `secret-${companyIds.uuid().replace(/-/g, '')}`,
+        };
+        const taken = [...runtime.credentials.companies, ...runtime.credentials.affiliates, ...runtime.credentials.admins].some((c) => c.clientId === company.clientId);
+        if (taken) throw new RangeError(`clientId ${company.clientId} is taken`);
+        runtime.credentials.addCompany(company);
+        return { ...company };
+      },
+    },
+  };
+}

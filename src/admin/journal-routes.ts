@@ -1,0 +1,38 @@
+import { Router, type Request, type Response } from 'express';
+import type { JournalFilter } from '../journal/journal.js';
+import { adminInput } from './admin-contract.js';
+import type { ControlPlane } from './control-plane.js';
+
+/**
+ *  GET    /journal               newest `limit` matching requests, oldest first
+ *  DELETE /journal               clear (all, or ?account_id=)
+ *  GET    /journal/retry-after   did the client wait Retry-After after each 429?
+ */
+export function journalRoutes(control: ControlPlane): Router {
+  const router = Router();
+  router.get('/journal', (_req: Request, res: Response) => {
+    const q = adminInput(res).params.query as Record<string, string | number | undefined>;
+    const filter: JournalFilter = {
+      accountId: q.account_id as string | undefined,
+      path: q.path as string | undefined,
+      method: q.method as string | undefined,
+      status: q.status,
+      operationId: q.operation_id as string | undefined,
+      problem: q.problem as string | undefined,
+      scenario: q.scenario as string | undefined,
+      since: q.since as string | undefined,
+      until: q.until as string | undefined,
+      limit: q.limit as number,
+    };
+    const items = control.journal.find(filter);
+    res.json({ capacity: control.journal.capacity, size: control.journal.size, items });
+  });
+  router.delete('/journal', (_req: Request, res: Response) => {
+    control.journal.clear(adminInput(res).params.query.account_id as string | undefined);
+    res.status(204).end();
+  });
+  router.get('/journal/retry-after', (_req: Request, res: Response) => {
+    res.json(control.journal.retryAfterReport({ accountId: adminInput(res).params.query.account_id as string | undefined }));
+  });
+  return router;
+}

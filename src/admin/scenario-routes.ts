@@ -1,0 +1,57 @@
+import { Router, type Request, type Response } from 'express';
+import { ProblemError } from '../errors/problem.js';
+import { ScenarioError, type ParameterValues } from '../scenarios/scenario-file.js';
+import { adminInput } from './admin-contract.js';
+import type { ControlPlane } from './control-plane.js';
+
+interface ActivationRequest {
+  name?: string;
+  definition?: object;
+  accountId?: string;
+  params?: ParameterValues;
+}
+
+/**
+ *  GET    /scenarios          active (with hit counts) and ready-made scenarios
+ *  POST   /scenarios          activate by name, inline definition (JSON) or YAML body
+ *  DELETE /scenarios/:name    deactivate (all scopes, or ?account_id=)
+ */
+export function scenarioRoutes(control: ControlPlane): Router {
+  const router = Router();
+  router.get('/scenarios', (_req: Request, res: Response) => {
+    res.json({ active: control.scenarios.list(), available: control.scenarios.available() });
+  });
+  router.post('/scenarios', (_req: Request, res: Response) => {
+    const input = adminInput(res);
+    const yaml = typeof input.body === 'string';
+    const request: ActivationRequest = yaml ? {} : ((input.body ?? {}) as ActivationRequest);
+    const scenario = yaml ? (input.body as string) : (request.definition ?? request.name);
+    if (scenario === undefined || (request.definition && request.name)) {
+      throw new ProblemError('validation-error', {
+        detail: 'Give exactly one of name and definition',
+        violations: [{ field: 'body', message: 'needs exactly one of name and definition' }],
+      });
+    }
+    try {
+      res.status(201).json(control.scenarios.activate(scenario, { accountId: request.accountId, params: request.params }));
+    } catch (error) {
+      if (!(error instanceof ScenarioError)) throw error;
+      if (error.notFound) throw new ProblemError('not-found', { detail: error.message });
+      const prefix = yaml ? 'body' : request.definition ? 'body/definition' : 'body';
+      const violations = error.violations.length
+        ? error.violations.map((v) => ({ field: v.field.replace(/^scenario/, prefix), message: v.message }))
+        : [{ field: request.name ? 'body/name' : prefix, message: error.message }];
+      throw new ProblemError('validation-error', { detail: error.message, violations });
+    }
+  });
+  router.delete('/scenarios/:name', (_req: Request, res: Response) => {
+    const { params } = adminInput(res);
+    const name = params.path.name as string;
+    const accountId = params.query.account_id as string | undefined;
+    if (control.scenarios.deactivate(name, accountId) === 0) {
+      throw new ProblemError('not-found', { detail: `No active scenario named ${name}${accountId ? ` for account ${accountId}` : ''}` });
+    }
+    res.status(204).end();
+  });
+  return router;
+}

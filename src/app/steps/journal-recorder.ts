@@ -1,0 +1,57 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { TokenService } from '../../auth/tokens.js';
+import { PROBLEM_BASE_URI } from '../../errors/problem-types.js';
+import type { Journal, JournalOutcome } from '../../journal/journal.js';
+import { requestState } from '../request-state.js';
+
+/**
+ * Records every API request in the journal once its connection is done with it (answered,
+ * reset or cut off). Control-plane requests (/__admin) are not recorded: the journal shows what
+ * the client under test did, not what the test harness did.
+ */
+export function journalRecorder(options: { journal: Journal; now: () => number; tokens: TokenService }) {
+  return function journalRecorderStep(req: Request, res: Response, next: NextFunction) {
+    const state = requestState(req);
+    if (state.pathname === '/__admin' || state.pathname.startsWith('/__admin/')) return next();
+    const arrivedAt = options.now();
+    res.once('close', () => {
+      const outcome: JournalOutcome = res.writableFinished ? 'completed' : res.headersSent ? 'truncated' : 'reset';
+      const principal = state.principal;
+      const claims = principal ? undefined : peekBearer(req, options.tokens);
+      const retryAfter = Number(res.getHeader('retry-after'));
+      const query = state.search.toString();
+      options.journal.record({
+        requestId: state.requestId,
+        at: new Date(arrivedAt).toISOString(),
+        method: req.method,
+        path: state.pathname,
+        ...(query ? { query } : {}),
+        ...(res.headersSent ? { status: res.statusCode } : {}),
+        outcome,
+        latencyMs: Math.round((performance.now() - state.startedAt) * 10) / 10,
+        ...defined({
+          operationId: state.operation?.operationId,
+          accountId: principal?.accountId ?? claims?.aid ?? (state.params?.path?.['account-id'] as string | undefined),
+          companyId: principal?.companyId ?? claims?.cid,
+          credential: state.rateLimitKey,
+          problem: state.problem?.startsWith(PROBLEM_BASE_URI) ? state.problem.slice(PROBLEM_BASE_URI.length) : state.problem,
+          retryAfter: res.headersSent && Number.isFinite(retryAfter) ? retryAfter : undefined,
+          scenarios: state.scenarioHits,
+        }),
+      });
+    });
+    next();
+  };
+}
+
+function peekBearer(req: Request, tokens: TokenService) {
+  const header = req.headers.authorization;
+  if (!header || !/^bearer\s/i.test(header)) return undefined;
+  return tokens.peek(header.slice(header.indexOf(' ') + 1).trim());
+}
+
+function defined<T extends Record<string, unknown>>(values: T): Partial<T> {
+  const out: Partial<T> = {};
+  for (const [key, value] of Object.entries(values)) if (value !== undefined) (out as Record<string, unknown>)[key] = value;
+  return out;
+}

@@ -1,0 +1,147 @@
+/**
+ * The request journal: the last N requests to the API (not to /__admin), newest kept, oldest
+ * dropped, so a test can ask what reached the mock and how it answered. Times are on the
+ * virtual clock, so time travel and Retry-After checks line up with what the client saw.
+ */
+export type JournalOutcome = 'completed' | 'reset' | 'truncated';
+
+export interface JournalEntry {
+  /** Increasing sequence number of the entry in this instance. */
+  seq: number;
+  requestId: string;
+  /** Arrival on the virtual clock (ISO 8601). */
+  at: string;
+  method: string;
+  path: string;
+  query?: string;
+  /** Absent when the connection was reset before an answer. */
+  status?: number;
+  outcome: JournalOutcome;
+  /** Real time the mock took, in ms. */
+  latencyMs: number;
+  operationId?: string;
+  accountId?: string;
+  companyId?: string;
+  /** Rate-limit key the request was counted under (credential). */
+  credential?: string;
+  /** Problem type slug of a 4xx/5xx answer. */
+  problem?: string;
+  /** Retry-After of the answer, in seconds. */
+  retryAfter?: number;
+  /** Scenario rules that acted on the request: "scenario/rule". */
+  scenarios?: string[];
+}
+
+export interface JournalFilter {
+  accountId?: string;
+  /** Exact path, or a glob (`*` one segment, `**` any). */
+  path?: string;
+  method?: string;
+  /** Exact status (429) or class ('4xx'). */
+  status?: number | string;
+  operationId?: string;
+  problem?: string;
+  scenario?: string;
+  /** Virtual-clock bounds, inclusive `since`, exclusive `until` (ISO 8601 or epoch ms). */
+  since?: string | number;
+  until?: string | number;
+  /** At most this many (the newest), returned oldest first. Default 100. */
+  limit?: number;
+}
+
+export interface Journal {
+  readonly capacity: number;
+  record(entry: Omit<JournalEntry, 'seq'>): JournalEntry;
+  /** Matching entries, oldest first (the newest `limit` of them). */
+  find(filter?: JournalFilter): JournalEntry[];
+  /** Drops every entry, or those of one account. Returns how many were dropped. */
+  clear(accountId?: string): number;
+  readonly size: number;
+}
+
+export const DEFAULT_JOURNAL_CAPACITY = 1000;
+export const DEFAULT_JOURNAL_LIMIT = 100;
+
+function toMs(value: string | number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  return typeof value === 'number' ? value : Date.parse(value);
+}
+
+function pathTest(pattern: string): (path: string) => boolean {
+  if (!pattern.includes('*')) return (path) => path === pattern;
+  const source = pattern
+    .split('**')
+    .map((part) => part.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*'))
+    .join('.*');
+  const re = new RegExp(`^${source}$`);
+  return (path) => re.test(path);
+}
+
+function statusTest(status: number | string): (value: number | undefined) => boolean {
+  const text = String(status).toLowerCase();
+  if (/^[1-5]xx$/.test(text)) return (value) => value !== undefined && Math.floor(value / 100) === Number(text[0]);
+  const exact = Number(text);
+  return (value) => value === exact;
+}
+
+/**
+ * A ring buffer of journal entries; `find` scans newest to oldest and stops at `limit`.
+ * @example
+ * const journal = createJournal({ capacity: 500 });
+ * journal.find({ accountId, status: 429 })
+ */
+export function createJournal(options: { capacity?: number } = {}): Journal {
+  const capacity = Math.max(1, Math.floor(options.capacity ?? DEFAULT_JOURNAL_CAPACITY));
+  let entries: JournalEntry[] = [];
+  let start = 0;
+  let seq = 0;
+
+  const ordered = (): JournalEntry[] => (start === 0 ? entries : [...entries.slice(start), ...entries.slice(0, start)]);
+
+  return {
+    capacity,
+    get size() {
+      return entries.length;
+    },
+    record(input) {
+      const entry: JournalEntry = { seq: ++seq, ...input };
+      if (entries.length < capacity) entries.push(entry);
+      else {
+        entries[start] = entry;
+        start = (start + 1) % capacity;
+      }
+      return entry;
+    },
+    find(filter = {}) {
+      const limit = Math.max(0, Math.min(filter.limit ?? DEFAULT_JOURNAL_LIMIT, capacity));
+      const since = toMs(filter.since);
+      const until = toMs(filter.until);
+      const path = filter.path ? pathTest(filter.path) : undefined;
+      const status = filter.status !== undefined ? statusTest(filter.status) : undefined;
+      const method = filter.method?.toUpperCase();
+      const out: JournalEntry[] = [];
+      const all = ordered();
+      for (let i = all.length - 1; i >= 0 && out.length < limit; i--) {
+        const e = all[i];
+        if (filter.accountId && e.accountId !== filter.accountId) continue;
+        if (path && !path(e.path)) continue;
+        if (method && e.method !== method) continue;
+        if (status && !status(e.status)) continue;
+        if (filter.operationId && e.operationId !== filter.operationId) continue;
+        if (filter.problem && e.problem !== filter.problem) continue;
+        if (filter.scenario && !e.scenarios?.some((s) => s === filter.scenario || s.startsWith(`${filter.scenario}/`))) continue;
+        const at = Date.parse(e.at);
+        if (since !== undefined && at < since) continue;
+        if (until !== undefined && at >= until) continue;
+        out.push(e);
+      }
+      return out.reverse();
+    },
+    clear(accountId) {
+      const before = entries.length;
+      entries = accountId === undefined ? [] : ordered().filter((e) => e.accountId !== accountId);
+      start = 0;
+      return before - entries.length;
+    },
+  };
+}

@@ -1,0 +1,85 @@
+import type { Response } from 'express';
+import { PROBLEM_TYPES, type ProblemSlug } from '../errors/problem-types.js';
+import { ProblemError } from '../errors/problem.js';
+import type { RateLimiter } from '../rate-limit/rate-limiter.js';
+
+/** The problem type an injected answer of a status carries when none is named. */
+const PREFERRED: Record<number, ProblemSlug> = {
+  400: 'validation-error',
+  401: 'invalid-token',
+  403: 'forbidden',
+  404: 'not-found',
+  405: 'method-not-allowed',
+  413: 'payload-too-large',
+  415: 'unsupported-media-type',
+  429: 'rate-limited',
+  500: 'internal-error',
+  501: 'not-implemented',
+};
+
+/** A registered slug for the status, or undefined when none has it. */
+export function defaultProblemSlug(status: number): ProblemSlug | undefined {
+  if (PREFERRED[status]) return PREFERRED[status];
+  return (Object.keys(PROBLEM_TYPES) as ProblemSlug[]).find((slug) => PROBLEM_TYPES[slug].status === status);
+}
+
+export interface InjectedAnswer {
+  status: number;
+  problem?: string;
+  title?: string;
+  detail?: string;
+  headers?: Record<string, string>;
+  /** Seconds for Retry-After. */
+  retryAfter?: number;
+}
+
+/**
+ * Builds the problem of an injected answer (scenario `respond`, Prism-style `Prefer: code=`)
+ * and sets rate-limit headers that agree with it: spec, Limits — every answer but a 500 carries
+ * X-RateLimit-*; a 429 also Retry-After, and its X-RateLimit-Reset equals Retry-After with
+ * nothing remaining (RFC 6585 §4).
+ *
+ * @example throw injectedProblem(res, { status: 429, retryAfter: 5 }, { limiter, key, detail: 'burst' })
+ */
+export function injectedProblem(res: Response, answer: InjectedAnswer, context: { limiter: RateLimiter; key: string; detail: string }): ProblemError {
+  const slug = (answer.problem as ProblemSlug | undefined) ?? defaultProblemSlug(answer.status) ?? (answer.status >= 500 ? 'internal-error' : 'rule-violation');
+  const headers: Record<string, string> = { ...answer.headers };
+  const retryAfter = answer.retryAfter ?? (answer.status === 429 || answer.status === 503 ? numberHeader(headers, 'retry-after') ?? 1 : undefined);
+  if (retryAfter !== undefined) setHeader(headers, 'Retry-After', String(retryAfter));
+  if (answer.status !== 500) {
+    const window = context.limiter.peek(context.key);
+    const limited = answer.status === 429;
+    res.setHeader('X-RateLimit-Limit', String(window.limit));
+    res.setHeader('X-RateLimit-Remaining', String(limited ? 0 : window.remaining));
+    res.setHeader('X-RateLimit-Reset', String(limited ? retryAfter : window.resetSeconds));
+  }
+  return new ProblemError(slug, {
+    status: answer.status,
+    title: answer.title ?? (PROBLEM_TYPES[slug].status === answer.status ? undefined : statusTitle(answer.status)),
+    detail: answer.detail ?? context.detail,
+    headers,
+  });
+}
+
+function numberHeader(headers: Record<string, string>, name: string): number | undefined {
+  const key = Object.keys(headers).find((k) => k.toLowerCase() === name);
+  const value = key === undefined ? undefined : Number(headers[key]);
+  return value !== undefined && Number.isInteger(value) && value >= 0 ? value : undefined;
+}
+
+function setHeader(headers: Record<string, string>, name: string, value: string): void {
+  for (const key of Object.keys(headers)) if (key.toLowerCase() === name.toLowerCase()) delete headers[key];
+  headers[name] = value;
+}
+
+const STATUS_TITLES: Record<number, string> = {
+  409: 'Conflict',
+  422: 'Unprocessable content',
+  502: 'Bad gateway',
+  503: 'Service unavailable',
+  504: 'Gateway timeout',
+};
+
+function statusTitle(status: number): string {
+  return STATUS_TITLES[status] ?? (status >= 500 ? 'Server error' : 'Client error');
+}

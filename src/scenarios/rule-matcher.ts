@@ -1,0 +1,98 @@
+import type { DomainFacts, RequestMatch } from './model.js';
+
+/** What the request pipeline knows about a request when it asks the scenarios. */
+export interface RequestFacts {
+  method: string;
+  path: string;
+  operationId?: string;
+  accountId?: string;
+  /** Lower-case names. */
+  headers: Record<string, string | string[] | undefined>;
+  body?: unknown;
+}
+
+/** A compiled `match` block: one predicate per request, one per domain moment. */
+export interface CompiledMatch {
+  request(facts: RequestFacts): boolean;
+  domain(facts: DomainFacts): boolean;
+  /** True when the rule needs the request body (evaluated after validation). */
+  needsBody: boolean;
+}
+
+const list = (value: string | string[] | undefined): string[] | undefined => (value === undefined ? undefined : Array.isArray(value) ? value : [value]);
+
+/** `*` is one path segment (or part of one), `**` any number of segments. */
+export function globToRegExp(glob: string, options: { segments: boolean } = { segments: true }): RegExp {
+  let out = '';
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === '*' && glob[i + 1] === '*') {
+      out += '.*';
+      i++;
+    } else if (c === '*') out += options.segments ? '[^/]*' : '.*';
+    else out += c.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${out}$`);
+}
+
+function textMatcher(expected: string): (actual: string) => boolean {
+  if (expected.length > 1 && expected.startsWith('/') && expected.endsWith('/')) {
+    const re = new RegExp(expected.slice(1, -1));
+    return (actual) => re.test(actual);
+  }
+  return (actual) => actual === expected;
+}
+
+/** Reads `a.b.0.c` or `/a/b/0/c` out of a parsed JSON body. */
+export function readField(body: unknown, path: string): unknown {
+  const segments = path.startsWith('/') ? path.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')) : path.split('.');
+  let current: unknown = body;
+  for (const segment of segments) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<string, unknown>)[segment];
+  }
+  return current;
+}
+
+/**
+ * @example
+ * compileMatch({ method: 'POST', path: '/v1/shipment-bookings' }).request({ method: 'POST', path: '/v1/shipment-bookings', headers: {} }) // true
+ */
+export function compileMatch(match: RequestMatch = {}): CompiledMatch {
+  const methods = list(match.method)?.map((m) => m.toUpperCase());
+  const paths = list(match.path)?.map((p) => globToRegExp(p));
+  const operationIds = list(match.operationId);
+  const carriers = list(match.carrier)?.map((c) => c.toLowerCase());
+  const headers = Object.entries(match.headers ?? {}).map(([name, value]) => [name.toLowerCase(), textMatcher(value)] as const);
+  const body = Object.entries(match.body ?? {}).map(([field, expected]) => {
+    const test =
+      typeof expected === 'string' ? (actual: unknown) => typeof actual === 'string' && globToRegExp(expected, { segments: false }).test(actual) : (actual: unknown) => actual === expected;
+    return [field, test] as const;
+  });
+
+  return {
+    needsBody: body.length > 0,
+    request(facts) {
+      if (methods && !methods.includes(facts.method.toUpperCase())) return false;
+      if (paths && !paths.some((re) => re.test(facts.path))) return false;
+      if (operationIds && (!facts.operationId || !operationIds.includes(facts.operationId))) return false;
+      if (match.account && facts.accountId !== match.account) return false;
+      for (const [name, test] of headers) {
+        const value = facts.headers[name];
+        const values = value === undefined ? [] : Array.isArray(value) ? value : [value];
+        if (!values.some(test)) return false;
+      }
+      for (const [field, test] of body) if (!test(readField(facts.body, field))) return false;
+      return true;
+    },
+    domain(facts) {
+      if (operationIds && (!facts.operationId || !operationIds.includes(facts.operationId))) return false;
+      if (match.account && facts.accountId !== match.account) return false;
+      if (carriers) {
+        const known = [facts.carrierId, facts.carrierCode].filter((v): v is string => Boolean(v)).map((v) => v.toLowerCase());
+        if (!carriers.some((c) => known.includes(c))) return false;
+      }
+      return true;
+    },
+  };
+}

@@ -1,0 +1,275 @@
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { basename, extname, isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { parse } from 'yaml';
+import { parseDuration } from '../clock/clock.js';
+import { toViolations } from '../contract/validators.js';
+import { PROBLEM_TYPES } from '../errors/problem-types.js';
+import type { Violation } from '../errors/problem.js';
+import { DOMAIN_EFFECTS, type Effect, type Rule, type RuleKind, type ScenarioDefinition } from './model.js';
+
+/** The ready-made scenarios shipped with the package (one YAML file per scenario). */
+export const BUILT_IN_SCENARIOS_DIR = fileURLToPath(new URL('../../scenarios/', import.meta.url));
+export const SCENARIO_SCHEMA_PATH = join(BUILT_IN_SCENARIOS_DIR, 'scenario.schema.json');
+
+/** A scenario that cannot be used; `violations` name each failing field (`scenario/rules/0/effect/...`). */
+export class ScenarioError extends Error {
+  constructor(
+    message: string,
+    readonly violations: Violation[] = [],
+    /** No scenario of that name or file exists (as opposed to one that is invalid). */
+    readonly notFound = false,
+  ) {
+    super(violations.length ? `${message}: ${violations.map((v) => `${v.field} ${v.message}`).join('; ')}` : message);
+    this.name = 'ScenarioError';
+  }
+}
+
+export type ParameterValues = Record<string, string | number | boolean>;
+
+export interface ScenarioLoader {
+  /** Validates a parsed definition (object) or scenario text (YAML or JSON), substituting parameters. */
+  parse(input: unknown, options?: { source?: string; params?: ParameterValues }): ScenarioDefinition;
+  /** A built-in scenario name (`rate-limit-burst`) or a path to a .yaml/.yml/.json file. */
+  load(nameOrPath: string, options?: { params?: ParameterValues }): ScenarioDefinition;
+  /** The built-in scenarios: name and description. */
+  available(): { name: string; description?: string }[];
+}
+
+const LOOKS_LIKE_PATH = /[\\/]|\.(ya?ml|json)$/i;
+
+/**
+ * Reads and checks scenario files. Validation is two-fold: the JSON Schema (shape, with the
+ * failing field named), then rules the schema cannot say (which effects combine, durations).
+ *
+ * @example
+ * const loader = createScenarioLoader();
+ * loader.load('carrier-outage', { params: { carrier: 'DHL_EXPRESS' } }).rules.length // 1
+ */
+export function createScenarioLoader(options: { dirs?: string[] } = {}): ScenarioLoader {
+  const dirs = [...(options.dirs ?? []), BUILT_IN_SCENARIOS_DIR];
+  let validate: ValidateFunction | undefined;
+
+  function schemaCheck(value: unknown): Violation[] {
+    validate ??= compileSchema();
+    return validate(value) ? [] : cleanViolations(toViolations(validate.errors, 'scenario'));
+  }
+
+  function parseDefinition(input: unknown, source: string, params: ParameterValues = {}): ScenarioDefinition {
+    let raw = input;
+    if (typeof input === 'string') {
+      try {
+        raw = parse(input);
+      } catch (error) {
+        throw new ScenarioError(`${source} is not valid YAML or JSON: ${(error as Error).message}`, [{ field: 'scenario', message: 'is not valid YAML or JSON' }]);
+      }
+    }
+    if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
+      throw new ScenarioError(`${source} is not a scenario`, [{ field: 'scenario', message: 'must be an object with name and rules' }]);
+    }
+    // Parameters are checked (and their defaults read) before substitution, rules after it.
+    const declared = (raw as { parameters?: Record<string, { default?: unknown }> }).parameters;
+    const shapeOfParameters = schemaCheck({ name: 'x', rules: [{}], parameters: declared });
+    if (shapeOfParameters.length) throw new ScenarioError(`${source} is not a valid scenario`, shapeOfParameters);
+    const values = resolveParameters(declared ?? {}, params);
+    const substituted = substitute(raw, values, 'scenario');
+    const violations = schemaCheck(substituted);
+    if (violations.length) throw new ScenarioError(`${source} is not a valid scenario`, violations);
+    const definition = substituted as ScenarioDefinition;
+    const semantic = definition.rules.flatMap((rule, i) => checkRule(rule, `scenario/rules/${i}`));
+    if (semantic.length) throw new ScenarioError(`${source} is not a valid scenario`, semantic);
+    return definition;
+  }
+
+  function findFile(nameOrPath: string): string {
+    if (LOOKS_LIKE_PATH.test(nameOrPath)) {
+      const path = isAbsolute(nameOrPath) ? nameOrPath : resolve(nameOrPath);
+      if (!existsSync(path)) throw new ScenarioError(`scenario file ${nameOrPath} does not exist`, [], true);
+      return path;
+    }
+    if (!/^[a-z0-9][a-z0-9-]{0,63}$/.test(nameOrPath)) throw new ScenarioError(`${nameOrPath} is not a scenario name or file`);
+    for (const dir of dirs) {
+      for (const ext of ['.yaml', '.yml', '.json']) {
+        const path = join(dir, nameOrPath + ext);
+        if (existsSync(path)) return path;
+      }
+    }
+    const names = listNames().join(', ');
+    throw new ScenarioError(`no scenario named ${nameOrPath}; ready scenarios: ${names}`, [], true);
+  }
+
+  function listNames(): string[] {
+    const names = new Set<string>();
+    for (const dir of dirs) {
+      if (!existsSync(dir)) continue;
+      for (const file of readdirSync(dir)) {
+        if (/\.(ya?ml)$/.test(file)) names.add(basename(file, extname(file)));
+      }
+    }
+    return [...names].sort();
+  }
+
+  return {
+    parse: (input, opts = {}) => parseDefinition(input, opts.source ?? 'scenario', opts.params),
+    load(nameOrPath, opts = {}) {
+      const path = findFile(nameOrPath);
+      const definition = parseDefinition(readFileSync(path, 'utf8'), basename(path), opts.params);
+      if (!LOOKS_LIKE_PATH.test(nameOrPath) && definition.name !== nameOrPath) {
+        throw new ScenarioError(`${basename(path)} declares name ${definition.name}; the file name and the name must agree`);
+      }
+      return definition;
+    },
+    available() {
+      return listNames().map((name) => {
+        try {
+          const path = findFile(name);
+          const raw = parse(readFileSync(path, 'utf8')) as { description?: string };
+          return raw?.description ? { name, description: raw.description } : { name };
+        } catch {
+          return { name };
+        }
+      });
+    },
+  };
+}
+
+function compileSchema(): ValidateFunction {
+  const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, strictTypes: false });
+  return ajv.compile(JSON.parse(readFileSync(SCENARIO_SCHEMA_PATH, 'utf8')));
+}
+
+/**
+ * oneOf branches report every alternative that failed; keep the most specific messages so a
+ * person reads "latency/min is required", not three lines about each possible shape.
+ */
+function cleanViolations(violations: Violation[]): Violation[] {
+  const deepest = violations.filter((v) => !violations.some((o) => o !== v && o.field.startsWith(`${v.field}/`)));
+  const seen = new Set<string>();
+  return deepest.filter((v) => {
+    if (seen.has(v.field)) return false;
+    seen.add(v.field);
+    return true;
+  });
+}
+
+function resolveParameters(declared: Record<string, { default?: unknown }>, given: ParameterValues): ParameterValues {
+  const out: ParameterValues = {};
+  for (const [name, spec] of Object.entries(declared)) {
+    if (spec.default !== undefined) out[name] = spec.default as string | number | boolean;
+  }
+  for (const [name, value] of Object.entries(given)) {
+    if (!(name in declared)) {
+      throw new ScenarioError('unknown scenario parameter', [{ field: `params/${name}`, message: `is not a parameter of this scenario (declared: ${Object.keys(declared).join(', ') || 'none'})` }]);
+    }
+    out[name] = value;
+  }
+  return out;
+}
+
+/** `"${name}"` becomes the value itself (keeping numbers numbers); `${name}` inside text is interpolated. */
+function substitute(value: unknown, params: ParameterValues, at: string): unknown {
+  if (typeof value === 'string') {
+    const whole = /^\$\{([A-Za-z][A-Za-z0-9_]*)\}$/.exec(value);
+    if (whole) return lookup(whole[1], params, at);
+    return value.replace(/\$\{([A-Za-z][A-Za-z0-9_]*)\}/g, (_m, name: string) => String(lookup(name, params, at)));
+  }
+  if (Array.isArray(value)) return value.map((v, i) => substitute(v, params, `${at}/${i}`));
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = k === 'parameters' && at === 'scenario' ? v : substitute(v, params, `${at}/${k}`);
+    return out;
+  }
+  return value;
+}
+
+function lookup(name: string, params: ParameterValues, at: string): string | number | boolean {
+  const value = params[name];
+  if (value === undefined) throw new ScenarioError('missing scenario parameter', [{ field: at, message: `uses \${${name}}, which has no default and was not given` }]);
+  return value;
+}
+
+const TERMINAL = ['respond', 'reset', 'corrupt'] as const;
+
+/** The part of the mock an effect acts in (request pipeline or one domain hook). */
+export function effectKind(effect: Effect): RuleKind | 'mixed' {
+  const domain = DOMAIN_EFFECTS.filter((k) => effect[k] !== undefined);
+  const hasRequest = Object.keys(effect).some((k) => !(DOMAIN_EFFECTS as readonly string[]).includes(k));
+  if (domain.length > 1 || (domain.length === 1 && hasRequest)) return 'mixed';
+  return domain[0] ?? 'request';
+}
+
+/** Rules the schema cannot express; each violation names the field. */
+function checkRule(rule: Rule, at: string): Violation[] {
+  const out: Violation[] = [];
+  if (!rule.effect === !rule.sequence) out.push({ field: at, message: 'needs exactly one of effect or sequence' });
+  const effects: [Effect, string][] = rule.effect
+    ? [[rule.effect, `${at}/effect`]]
+    : (rule.sequence ?? []).flatMap((e, i) => (e === 'pass' ? [] : [[e, `${at}/sequence/${i}`] as [Effect, string]]));
+  const kinds = new Set<string>();
+  for (const [effect, where] of effects) {
+    const kind = effectKind(effect);
+    if (kind === 'mixed') {
+      out.push({ field: where, message: `mixes effects of different parts of the mock; use one of ${DOMAIN_EFFECTS.join(', ')} alone, or request effects only` });
+      continue;
+    }
+    kinds.add(kind);
+    const terminal = TERMINAL.filter((k) => effect[k] !== undefined);
+    if (terminal.length > 1) out.push({ field: where, message: `combines ${terminal.join(' and ')}; use one of them per effect` });
+    if (effect.respond?.problem && !(effect.respond.problem in PROBLEM_TYPES)) {
+      out.push({ field: `${where}/respond/problem`, message: `is not a registered problem type (${Object.keys(PROBLEM_TYPES).join(', ')})` });
+    }
+    if (rule.match?.body && (effect.rateLimit || effect.expireToken)) {
+      out.push({ field: `${where}`, message: 'rateLimit and expireToken act before the body is read; they cannot be combined with match.body' });
+    }
+    for (const [path, value] of durationsOf(effect)) {
+      if (typeof value === 'string') {
+        try {
+          parseDuration(value);
+        } catch {
+          out.push({ field: `${where}/${path}`, message: 'must be an ISO 8601 duration such as PT2S' });
+        }
+      }
+    }
+  }
+  if (kinds.size > 1) out.push({ field: at, message: 'a sequence must keep to effects of one kind' });
+  const kind = [...kinds][0] ?? 'request';
+  if (rule.match?.carrier && kind !== 'carrier') out.push({ field: `${at}/match/carrier`, message: 'only carrier effects know the carrier; use it with effect.carrier' });
+  if (kind !== 'request' && (rule.match?.body || rule.match?.headers || rule.match?.path || rule.match?.method)) {
+    out.push({ field: `${at}/match`, message: `${kind} effects happen inside the mock, not on a request; match them by account${kind === 'carrier' ? ', carrier' : ''} or operationId` });
+  }
+  for (const bound of ['from', 'until'] as const) {
+    const value = rule.when?.[bound];
+    if (value !== undefined && !isInstant(value)) out.push({ field: `${at}/when/${bound}`, message: 'must be an ISO 8601 duration (after activation) or a date-time' });
+  }
+  return out;
+}
+
+function durationsOf(effect: Effect): [string, unknown][] {
+  const out: [string, unknown][] = [];
+  const latency = effect.latency;
+  if (typeof latency === 'object') for (const [k, v] of Object.entries(latency)) out.push([`latency/${k}`, v]);
+  else if (latency !== undefined) out.push(['latency', latency]);
+  if (effect.rateLimit) out.push(['rateLimit/window', effect.rateLimit.window]);
+  if (typeof effect.expireToken === 'object') out.push(['expireToken/olderThan', effect.expireToken.olderThan]);
+  if (effect.carrier?.delay !== undefined) out.push(['carrier/delay', effect.carrier.delay]);
+  if (effect.quote) out.push(['quote/validity', effect.quote.validity]);
+  return out;
+}
+
+function isInstant(value: string): boolean {
+  if (value.startsWith('P')) {
+    try {
+      parseDuration(value);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  return /^\d{4}-\d{2}-\d{2}T/.test(value) && Number.isFinite(Date.parse(value));
+}
+
+/** Milliseconds of a duration value (number = ms). */
+export function toMs(value: number | string): number {
+  return typeof value === 'number' ? value : parseDuration(value);
+}
