@@ -28,6 +28,8 @@ export interface ProblemInit {
   /** Overrides the registered status (e.g. a scenario's 503 with the internal-error type). */
   status?: number;
   title?: string;
+  /** The v0 `errors` array (carrier-definition 404s); the body is then checked against ProblemV0. */
+  errors?: ProblemBody['errors'];
 }
 
 /**
@@ -61,6 +63,7 @@ export class ProblemError extends Error {
     const properties = { ...this.init.properties };
     if (this.init.violations?.length) properties.violations = this.init.violations;
     if (Object.keys(properties).length) body.properties = properties;
+    if (this.init.errors?.length) body.errors = this.init.errors;
     return body;
   }
 }
