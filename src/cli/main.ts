@@ -2,6 +2,7 @@ import { readCredentialsFile } from '../auth/credentials.js';
 import type { LogLevel } from '../config/options.js';
 import { createLogger } from '../logging/logger.js';
 import { startMock } from '../server/start-mock.js';
+import { CONTROL_PLANE_FLAGS, CONTROL_PLANE_USAGE, controlPlaneBanner, controlPlaneOptions } from './control-plane-flags.js';
 import { parseArgs, type FlagSpec } from './parse-args.js';
 import { parseRateLimit, parseTokenTtls } from './parse-limits.js';
 
@@ -23,6 +24,7 @@ const SERVE_FLAGS: Record<string, FlagSpec> = {
   'token-ttl': { type: 'string', repeatable: true },
   'rate-limit': { type: 'string' },
   tls: { type: 'boolean' },
+  ...CONTROL_PLANE_FLAGS,
   cert: { type: 'string' },
   key: { type: 'string' },
   help: { type: 'boolean' },
@@ -49,7 +51,7 @@ const USAGE = `Usage: shipmock serve [options]
   --rate-limit N/DUR       requests per window per credential, e.g. 600/60s (default 6000/60s)
   --tls                    serve HTTPS with a self-signed certificate generated at start
   --cert FILE --key FILE   serve HTTPS with this PEM certificate and key
-`;
+${CONTROL_PLANE_USAGE}`;
 
 async function serve(argv: string[]): Promise<void> {
   const { flags } = parseArgs(argv, SERVE_FLAGS);
@@ -60,6 +62,7 @@ async function serve(argv: string[]): Promise<void> {
   const logFormat = flags['log-format'] ?? 'pretty';
   const logLevel = (flags['log-level'] ?? 'info') as LogLevel;
   const logger = createLogger({ level: logLevel, format: logFormat });
+  const controlPlane = controlPlaneOptions(flags);
   const mock = await startMock({
     port: flags.port ?? 4010,
     host: flags.host,
@@ -78,11 +81,20 @@ async function serve(argv: string[]): Promise<void> {
     tls: flags.tls,
     cert: flags.cert,
     key: flags.key,
+    ...controlPlane,
     logger,
   });
   const c = mock.credentials;
+  const banner = controlPlaneBanner({
+    host: mock.host,
+    adminKey: controlPlane.adminKey,
+    clockMode: mock.runtime.clock.mode,
+    scenarios: mock.scenarios.list().map((s) => s.name),
+    stateFile: controlPlane.stateFile,
+  });
   if (logFormat === 'json') {
     logger.info({ url: mock.url, companyId: c.companyId, clientId: c.clientId, clientSecret: c.clientSecret }, 'shipmock listening');
+    logger.info({ controlPlane: banner.map((line) => line.trim().replace(/\s{2,}/, ': ')) }, 'shipmock control plane');
   } else {
     process.stdout.write(
       [
@@ -90,6 +102,7 @@ async function serve(argv: string[]): Promise<void> {
         `  company id     ${c.companyId}`,
         `  client id      ${c.clientId}`,
         `  client secret  ${c.clientSecret}`,
+        ...banner,
         `  company token  curl ${mock.url.startsWith('https:') ? '-k ' : ''}-X POST ${mock.url}/v1/companies/${c.companyId}/tokens -u ${c.clientId}:${c.clientSecret} -H 'Content-Type: application/json' -d '{"grantType":"client_credentials"}'`,
         '',
       ].join('\n'),

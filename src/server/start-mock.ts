@@ -7,6 +7,8 @@ import type { CompanyCredentials } from '../auth/credentials.js';
 import type { MockOptions } from '../config/options.js';
 import type { Logger } from '../logging/logger.js';
 import type { Services } from '../resources/index.js';
+import { createMockHandles, type MockHandles } from './mock-handles.js';
+import { readStateFile, writeStateFile } from './state-file.js';
 import { resolveTls, type TlsOptions } from './tls.js';
 
 export interface StartOptions extends MockOptions, TlsOptions {
@@ -16,9 +18,11 @@ export interface StartOptions extends MockOptions, TlsOptions {
   host?: string;
   /** A logger to use instead of one built from logLevel/logFormat. */
   logger?: Logger;
+  /** Loads this state file at start when it exists and saves the state to it on close(). */
+  stateFile?: string;
 }
 
-export interface RunningMock {
+export interface RunningMock extends MockHandles {
   /** Base URL, e.g. http://127.0.0.1:4010 (https:// with tls, cert or key). */
   url: string;
   port: number;
@@ -39,8 +43,17 @@ export interface RunningMock {
  * await mock.close();
  */
 export async function startMock(options: StartOptions = {}): Promise<RunningMock> {
-  const runtime = createRuntime(options, options.logger);
-  const { app, services } = createApp(runtime);
+  const saved = options.stateFile ? readStateFile(options.stateFile, options.tokenSecret) : undefined;
+  const runtime = createRuntime(saved ? { ...options, tokenSecret: saved.tokenSecret } : options, options.logger);
+  const { app, services, control } = createApp(runtime);
+  if (saved?.state) {
+    try {
+      control.state.import(saved.state);
+    } catch (error) {
+      runtime.dispose();
+      throw new Error(`--state-file ${options.stateFile} cannot be loaded: ${(error as Error).message}`);
+    }
+  }
   const tls = await resolveTls(options, options.host);
   const server: Server = tls ? createHttpsServer(tls, app) : createServer(app);
   server.keepAliveTimeout = 65_000;
@@ -62,8 +75,11 @@ export async function startMock(options: StartOptions = {}): Promise<RunningMock
     runtime,
     services,
     server,
+    ...createMockHandles(control),
     close: () =>
       new Promise<void>((resolve, reject) => {
+        // Saved before anything stops, so the file has exactly what the last request left.
+        if (options.stateFile && saved) writeStateFile(options.stateFile, control.state.export(), saved.tokenSecret);
         // Stops webhook retries and closes their sockets as well as the clock's timers.
         runtime.dispose();
         server.close((error) => (error ? reject(error) : resolve()));
