@@ -1,7 +1,7 @@
 import { barcodeBitmap, encodePng } from './barcode.js';
 import { labelBlocks } from './label-content.js';
 import type { LabelContent, LabelSize, RenderedDocument } from './model.js';
-import { createCanvas } from './raster.js';
+import { createCanvas, type GlyphCache } from './raster.js';
 import { truncate } from './text.js';
 
 /** Physical sizes in inches, for pixel dimensions at a resolution. */
@@ -19,10 +19,10 @@ const BASE_HEIGHT = 432;
  * same blocks as the PDF label, text in OCR-B and the tracking number as a Code 128 barcode.
  * @example renderPngLabel(content, 'LABEL_4X6', 203, createdAt).bytes.subarray(1, 4).toString() // 'PNG'
  */
-export function renderPngLabel(content: LabelContent, size: LabelSize, dpi: number, createdAt: string): RenderedDocument {
+export function renderPngLabel(content: LabelContent, size: LabelSize, dpi: number, createdAt: string, glyphs?: GlyphCache): RenderedDocument {
   const width = Math.round(INCHES[size][0] * dpi);
   const height = Math.round(INCHES[size][1] * dpi);
-  const canvas = createCanvas(width, height);
+  const canvas = createCanvas(width, height, glyphs);
   const s = Math.min(width / BASE_WIDTH, height / BASE_HEIGHT);
   const left = (width - BASE_WIDTH * s) / 2;
   const x = (u: number) => Math.round(left + u * s);

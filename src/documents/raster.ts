@@ -18,8 +18,46 @@ export interface Canvas extends Bitmap {
 // bwip-js FontLib: font id 1 is OCR-B, its default and the most legible of its fonts.
 const OCR_B = 1;
 
-/** @example const canvas = createCanvas(1200, 1800); canvas.text(40, 40, 'DHL', 64) */
-export function createCanvas(width: number, height: number): Canvas {
+export interface Glyph {
+  top: number;
+  left: number;
+  width: number;
+  height: number;
+  advance: number;
+  bytes: Uint8Array;
+  offset: number;
+}
+
+/**
+ * Rasterised glyphs by character and size. FontLib rasterises in JavaScript (~1 ms per glyph
+ * at 300 dpi sizes) and keeps only 250 glyphs, fewer than one label's sizes × characters, so
+ * each mock instance keeps its own cache (created by the document service) and labels after
+ * the first render at full speed.
+ */
+export interface GlyphCache {
+  glyph(charCode: number, size: number): Glyph;
+}
+
+/** @example const glyphs = createGlyphCache(); createCanvas(1200, 1800, glyphs) */
+export function createGlyphCache(): GlyphCache {
+  const cache = new Map<number, Glyph>();
+  return {
+    glyph(charCode, size) {
+      const key = size * 256 + charCode;
+      let found = cache.get(key);
+      if (!found) {
+        // OCR-B cells are narrower than tall; 0.6 keeps the look of a monospace label font.
+        const g = bwipjs.FontLib.getglyph(OCR_B, charCode, Math.round(size * 0.6), size);
+        found = { top: g.top, left: g.left, width: g.width, height: g.height, advance: g.advance, bytes: g.bytes, offset: g.offset };
+        cache.set(key, found);
+      }
+      return found;
+    },
+  };
+}
+
+/** @example const canvas = createCanvas(1200, 1800, createGlyphCache()); canvas.text(40, 40, 'DHL', 64) */
+export function createCanvas(width: number, height: number, glyphCache: GlyphCache = createGlyphCache()): Canvas {
   const data = Buffer.alloc(width * height, 255);
 
   function darken(x: number, y: number, ink: number): void {
@@ -28,9 +66,8 @@ export function createCanvas(width: number, height: number): Canvas {
     data[offset] = Math.min(data[offset], 255 - ink);
   }
 
-  function glyphs(text: string, size: number) {
-    // OCR-B cells are narrower than tall; 0.6 keeps the look of a monospace label font.
-    return [...toAscii(text)].map((char) => bwipjs.FontLib.getglyph(OCR_B, char.charCodeAt(0), Math.round(size * 0.6), size));
+  function glyphs(text: string, size: number): Glyph[] {
+    return [...toAscii(text)].map((char) => glyphCache.glyph(char.charCodeAt(0), size));
   }
 
   const canvas: Canvas = {

@@ -5,6 +5,7 @@ import { renderDangerousGoodsForm } from '../../documents/dangerous-goods-form.j
 import { renderLabel } from '../../documents/label.js';
 import { renderManifest } from '../../documents/manifest.js';
 import type { RenderedDocument } from '../../documents/model.js';
+import { createGlyphCache } from '../../documents/raster.js';
 import { notFound } from '../../errors/problem.js';
 import type { Page, PageRequest } from '../../store/collection.js';
 import { compact } from '../shared/compact.js';
@@ -43,6 +44,7 @@ export function createDocumentService(runtime: MockRuntime) {
   const { store, clock, random, events } = runtime;
   const documents = (accountId: string) => store.account(accountId).collection<StoredDocument>('documents');
   const contents = (accountId: string) => store.account(accountId).collection<StoredContent>('document-contents');
+  const glyphs = createGlyphCache();
 
   const view = (stored: StoredDocument): DocumentView => {
     const { metaDataId: _metaDataId, checksum: _checksum, pages: _pages, ...rest } = stored;
@@ -90,7 +92,7 @@ export function createDocumentService(runtime: MockRuntime) {
     /** Renders and stores the label of one parcel (PDF, PNG or ZPL per `format`). */
     createLabel(accountId: string, request: LabelDocumentRequest): DocumentView {
       const createdAt = clock.nowIso();
-      const rendered = renderLabel(request, request, createdAt);
+      const rendered = renderLabel(request, request, createdAt, glyphs);
       return saveDocument(accountId, rendered, {
         type: 'LABEL',
         group: request.group ?? { id: request.shipmentBookingId, type: 'SHIPMENT_BOOKING' },
