@@ -30,7 +30,12 @@ export interface CredentialsView {
  * handles `startMock()` returns (mock.reset(), mock.clock.advance(), …), so both behave alike.
  */
 export interface ControlPlane {
-  /** Empties the mock (or one account): data, journal, webhook deliveries, forced token expiries, API-activated scenarios. */
+  /**
+   * Without an account: empties the mock (accounts, resources, journal, webhook deliveries, forced
+   * token expiries, rate-limit windows, API-activated scenarios) and restarts the seeded id stream.
+   * With one: empties that account's data, journal entries, deliveries and scoped scenarios; the
+   * Account itself and its tokens stay.
+   */
   reset(accountId?: string): void;
   state: {
     export(): MockState;
@@ -71,6 +76,9 @@ export function createControlPlane(runtime: MockRuntime): ControlPlane {
   const { clock } = runtime;
   // Companies added at run time get ids from their own stream: adding one does not shift resource ids.
   const companyIds = runtime.random.derive('control-plane-companies');
+  // A full reset also restarts the seeded id stream: every test after a reset sees the same ids,
+  // whatever ran before it (nothing stored is left that the restarted stream could collide with).
+  const startOfStream = runtime.random.snapshot();
   const clockView = (): ClockView => ({ now: clock.nowIso(), epochMs: clock.now(), mode: clock.mode });
   const everything = (filter: JournalFilter = {}) => runtime.journal.find({ limit: runtime.journal.capacity, ...filter });
 
@@ -81,7 +89,10 @@ export function createControlPlane(runtime: MockRuntime): ControlPlane {
       runtime.journal.clear(accountId);
       runtime.tokenRevocations.clear(accountId);
       runtime.scenarios.reset(accountId);
-      if (accountId === undefined) runtime.rateLimiter.reset();
+      if (accountId === undefined) {
+        runtime.rateLimiter.reset();
+        runtime.random.restore(startOfStream);
+      }
     },
     state: {
       export: () => exportState(runtime),

@@ -22,10 +22,15 @@ export interface TokenClaims {
   exp: number;
   /** expiry in epoch ms, as the token endpoint reports it */
   expMs: number;
+  /**
+   * Token id, unique per instance: two tokens issued in the same virtual millisecond differ, so a
+   * scenario can expire the one in use without touching its successor (src/scenarios/token-revocations.ts).
+   */
+  jti?: number;
 }
 
 export interface TokenService {
-  sign(claims: Omit<TokenClaims, 'iat' | 'exp' | 'expMs'>, lifetimeMs: number): { token: string; expiresAt: number };
+  sign(claims: Omit<TokenClaims, 'iat' | 'exp' | 'expMs' | 'jti'>, lifetimeMs: number): { token: string; expiresAt: number };
   /** Returns the claims, or the reason the token is not acceptable. */
   verify(token: string): { ok: true; claims: TokenClaims } | { ok: false; reason: string };
   /** Reads claims without checking signature or expiry (rate-limit keys only). */
@@ -43,6 +48,7 @@ export function createTokenService(options: { secret?: string; now: () => number
   // A per-instance secret unless fixed: tokens of another instance are "foreign-signed".
   const secret = options.secret ?? randomBytes(32).toString('hex');
   const mac = (input: string) => createHmac('sha256', secret).update(input).digest();
+  let issued = 0;
 
   function peek(token: string): Partial<TokenClaims> | undefined {
     const parts = token.split('.');
@@ -59,7 +65,7 @@ export function createTokenService(options: { secret?: string; now: () => number
     sign(claims, lifetimeMs) {
       const nowMs = options.now();
       const expiresAt = nowMs + lifetimeMs;
-      const full: TokenClaims = { ...claims, iat: Math.floor(nowMs / 1000), exp: Math.floor(expiresAt / 1000), expMs: expiresAt };
+      const full: TokenClaims = { ...claims, iat: Math.floor(nowMs / 1000), exp: Math.floor(expiresAt / 1000), expMs: expiresAt, jti: ++issued };
       const body = `${HEADER}.${Buffer.from(JSON.stringify(full)).toString('base64url')}`;
       return { token: `${body}.${mac(body).toString('base64url')}`, expiresAt };
     },
