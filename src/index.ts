@@ -29,5 +29,18 @@ export type { TokenManager, TokenScope, CachedToken } from './client/token-manag
 export { parseShippingEvent, isShipmentBookingEvent, isUsageEvent, type ShippingEvent, type ShipmentBookingEvent, type UsageEvent } from './client/events.js';
 export type { paths as ShippingApiPaths, components as ShippingApiComponents, operations as ShippingApiOperations } from './client/schema.js';
 
+// Webhooks: verify deliveries in your receiver; read the delivery log in-process (mock.runtime.webhooks)
+export { verifySignature as verifyWebhookSignature, signatureHeader as webhookSignatureHeader } from './events/webhook-signature.js';
+export type { WebhookOptions } from './events/webhook-options.js';
+export type { Delivery, DeliveryAttempt, DeliveryStatus, DeliveryPage, DeliveryQuery } from './events/delivery-log.js';
+export type { WebhookDispatcher } from './events/webhook-dispatcher.js';
+export type { EventEnvelope } from './events/event-bus.js';
+
+// Simulated carriers: inject faults into PRODUCTION carrier calls (mock.runtime.carrierInterceptors)
+export { carrierLatency, carrierOutage, carrierRejection, carrierTimeout, type CarrierMatch } from './carriers/faults.js';
+export { CarrierError, type CarrierErrorKind, type CarrierCall, type CarrierInterceptor, type CarrierInterceptors, type CarrierCallRecord } from './carriers/index.js';
+export { isValidSerial, computeCheckDigit, type CheckDigitAlgorithm, type SerialFormat } from './carriers/serial-numbers.js';
+export type { Catalogue } from './catalogue/model.js';
+
 // Time
 export { parseDuration, type Clock } from './clock/clock.js';
