@@ -1,3 +1,5 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import type { EventEnvelope } from '../../src/events/event-bus.js';
 import { catalogueIds } from '../../src/catalogue/load-catalogue.js';
 import type { Harness, TestAccount } from './harness.js';
@@ -43,4 +45,20 @@ export async function createVia(h: Harness, account: TestAccount, path: string, 
 export async function createServiceDefinition(h: Harness, account: TestAccount, serviceId = ids.dhlPaket, carrierId = ids.dhl): Promise<string> {
   const carrierDefinitionId = await createVia(h, account, '/v1/carrier-definitions', { carrierId, name: 'DHL test' });
   return createVia(h, account, '/v1/service-definitions', { carrierDefinitionId, serviceId, name: 'DHL Paket' });
+}
+
+/** Violations of a value against any contract schema by name (also those no operation uses, e.g. UsageEvent). */
+export function schemaErrors(h: Harness, name: string, value: unknown): unknown[] {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  (addFormats as unknown as { default: (ajv: Ajv2020) => void }).default(ajv);
+  ajv.addSchema({ ...(h.runtime.contract.document as object), $id: 'contract' });
+  const validate = ajv.getSchema(`contract#/components/schemas/${name}`)!;
+  return validate(value) ? [] : (validate.errors ?? []);
+}
+
+/** A fresh Account token after the virtual clock moved past the old one's 4 hours. */
+export async function renewToken(h: Harness, account: TestAccount): Promise<TestAccount> {
+  const res = await h.http.post(`/v1/accounts/${account.accountId}/tokens`).set('Authorization', h.basic).send({ grantType: 'client_credentials' });
+  if (res.status !== 200) throw new Error(`account token: ${res.status} ${JSON.stringify(res.body)}`);
+  return { ...account, auth: `Bearer ${res.body.accessToken}` };
 }
