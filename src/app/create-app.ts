@@ -4,6 +4,7 @@ import { createControlPlane, type ControlPlane } from '../admin/control-plane.js
 import { normalizeTopicAliases } from '../events/topic-aliases.js';
 import { createPrismFallback } from '../prism/prism-fallback.js';
 import { createOperationHandlers, createServices, type Services } from '../resources/index.js';
+import { pipeline } from './pipeline.js';
 import { createResponder, resultViolations } from './respond.js';
 import type { MockRuntime } from './runtime.js';
 import { authenticate } from './steps/authenticate.js';
@@ -27,7 +28,7 @@ export interface MockApp {
 
 /**
  * Builds the HTTP app of one mock instance. The request pipeline, in order — this list is the
- * map of where any behaviour lives:
+ * map of where any behaviour lives (steps run as composed pipelines, see pipeline.ts):
  *
  *  1. requestId        X-Request-Id, URL split once, request log line
  *  2. journal          records the request in the journal when its connection is done (not /__admin)
@@ -71,33 +72,37 @@ export function createApp(runtime: MockRuntime): MockApp {
     now: runtime.clock.now,
   };
 
-  app.use(requestId({ logger: runtime.logger, now: runtime.clock.now }));
-  app.use(journalRecorder({ journal: runtime.journal, now: runtime.clock.now, tokens: runtime.tokens }));
-  app.use(cors());
-  app.use('/__admin', createAdminRouter(runtime, control));
-  app.use(scenarioFaults({ ...faults, phase: 'request' }));
-  app.use(rateLimit({ limiter: runtime.rateLimiter, tokens: runtime.tokens }));
-  app.use(preflight({ allowedMethods: (path) => allowedMethods(runtime, path) }));
-  app.use(routeMatch({ routes: runtime.routes }));
   const stateful = runtime.options.stateful;
   app.use(
-    authenticate({
-      tokens: runtime.tokens,
-      credentials: runtime.credentials,
-      // Contract-only mode keeps no accounts, so a token's signature and level are all there is to check.
-      checkPrincipal: stateful ? services.accounts.checkPrincipal : undefined,
-    }),
+    pipeline([
+      requestId({ logger: runtime.logger, now: runtime.clock.now }),
+      journalRecorder({ journal: runtime.journal, now: runtime.clock.now, tokens: runtime.tokens }),
+      cors(),
+    ]),
   );
-  app.use(preferAnswer({ contract: runtime.contract, responder, limiter: runtime.rateLimiter, tokens: runtime.tokens, prism }));
-  app.use(validateRequest({ validators: runtime.validators, bodyLimit: runtime.options.bodyLimit, normalizeInput: normalizeTopicAliases }));
-  app.use(scenarioFaults({ ...faults, phase: 'body' }));
+  app.use('/__admin', createAdminRouter(runtime, control));
   app.use(
-    dispatch({
-      handlers: stateful ? createOperationHandlers(services) : {},
-      unhandled: runtime.options.unhandled,
-      prism,
-      responder,
-    }),
+    pipeline([
+      scenarioFaults({ ...faults, phase: 'request' }),
+      rateLimit({ limiter: runtime.rateLimiter, tokens: runtime.tokens }),
+      preflight({ allowedMethods: (path) => allowedMethods(runtime, path) }),
+      routeMatch({ routes: runtime.routes }),
+      authenticate({
+        tokens: runtime.tokens,
+        credentials: runtime.credentials,
+        // Contract-only mode keeps no accounts, so a token's signature and level are all there is to check.
+        checkPrincipal: stateful ? services.accounts.checkPrincipal : undefined,
+      }),
+      preferAnswer({ contract: runtime.contract, responder, limiter: runtime.rateLimiter, tokens: runtime.tokens, prism }),
+      validateRequest({ validators: runtime.validators, bodyLimit: runtime.options.bodyLimit, normalizeInput: normalizeTopicAliases }),
+      scenarioFaults({ ...faults, phase: 'body' }),
+      dispatch({
+        handlers: stateful ? createOperationHandlers(services) : {},
+        unhandled: runtime.options.unhandled,
+        prism,
+        responder,
+      }),
+    ]),
   );
   app.use(errorWriter({ logger: runtime.logger, responder }));
   return { app, services, control };
