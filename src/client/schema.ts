@@ -1145,7 +1145,9 @@ export interface paths {
         post?: never;
         /**
          * Delete an Event Channel
-         * @description Deliveries not yet attempted for this channel are dropped.
+         * @description Stops deliveries to this channel. Deliveries still queued or waiting for a retry are
+         *     marked CANCELLED in the delivery log; an attempt already in flight finishes (DELIVERED on
+         *     a 2xx, otherwise CANCELLED without retry).
          */
         delete: operations["deleteEventChannel"];
         options?: never;
@@ -1471,11 +1473,12 @@ export interface webhooks {
          * @description For every event on a subscribed topic, the service POSTs the Event envelope as
          *     application/json to `webhook.url` of each enabled Event Channel of the account, with the
          *     channel's extra `webhook.headers`. Any 2xx answer acknowledges the delivery; any other
-         *     status, a connection error or no answer within 10 seconds is a failure, retried with
-         *     exponential backoff on the service clock (after 1, 2, 4, 8 and 16 seconds; 6 attempts
-         *     in all), then dropped. Every attempt is recorded in the delivery log. Retries keep the
-         *     same `Shipmock-Event-Id`, so receivers can deduplicate; order between events is not
-         *     guaranteed.
+         *     status, a connection error or no complete answer within 10 seconds is a failure, retried
+         *     with exponential backoff and ±20 % seeded jitter on the service clock (after about 1, 2,
+         *     4, 8 and 16 seconds; 6 attempts in all), then marked FAILED (dead letter) and kept for
+         *     redelivery. Every attempt is recorded in the delivery log. Retries keep the same
+         *     `Shipmock-Event-Id`, so receivers can deduplicate. Deliveries are in order per channel:
+         *     a channel's next event waits until the previous one is delivered or FAILED.
          *
          *     Signing: when the channel has a `secret`, each attempt carries
          *     `Shipmock-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`.
@@ -1829,10 +1832,10 @@ export interface components {
              */
             pattern: string;
             /**
-             * @description Check digit algorithm: MOD10 = GS1 weights 3/1, MOD11 = UPU S10 weights 8,6,4,2,3,5,9,7, MOD7 = remainder of the numeric part by 7, LUHN, ISO7064_MOD37_36 (alphanumeric).
+             * @description Check digit algorithm: MOD10 = GS1 weights 3/1, MOD11 = UPU S10 weights 8,6,4,2,3,5,9,7, MOD7 = remainder of the numeric part by 7, LUHN, ISO7064_MOD37_36 (alphanumeric), UPS_1Z = UPS modified mod 10 over the 15 characters after 1Z (letters as (code − 63) mod 10, odd + 2 × even positions), FEDEX_MOD11 = FedEx Express weights 1,3,7 from the right, sum mod 11, 10 → 0.
              * @enum {string}
              */
-            checkDigit: "NONE" | "MOD10" | "MOD11" | "MOD7" | "LUHN" | "ISO7064_MOD37_36";
+            checkDigit: "NONE" | "MOD10" | "MOD11" | "MOD7" | "LUHN" | "ISO7064_MOD37_36" | "UPS_1Z" | "FEDEX_MOD11";
             /** @description A valid serial (matches pattern, correct check digit). */
             example: string;
         };
@@ -2405,7 +2408,7 @@ export interface components {
             url: string;
             /** @description Shared secret for the Shipmock-Signature HMAC-SHA256 header. Never returned. */
             secret?: string;
-            /** @description Extra headers sent with every delivery. Content-Type, Content-Length, Host, User-Agent and Shipmock-* cannot be set (400). */
+            /** @description Extra headers sent with every delivery. Content-Type, Content-Length, Host, User-Agent, Connection, Transfer-Encoding and Shipmock-* cannot be set, nor values with control characters (400). */
             headers?: {
                 [key: string]: string;
             };
@@ -2451,7 +2454,7 @@ export interface components {
         /**
          * @description The event envelope, as returned by createMockEvent and as POSTed to webhooks.
          *     Resource events use the types CREATED, UPDATED and DELETED with the resource as its
-         *     fetch operation returns it (DELETED: just {id}) as payload; shipment booking events
+         *     fetch operation returns it as payload (DELETED: as it was just before the deletion); shipment booking events
          *     carry a ShipmentBookingEventPayload; billing events have type USAGE on the topics
          *     PARCEL and PUDO_POINT and carry a UsageEventPayload. `accountId` is absent only for
          *     company-wide events (mock events created with a Company token).
@@ -4441,7 +4444,7 @@ export interface operations {
                      *           "id": "e0a32d55-11b4-4296-a0a8-611d27c7b387",
                      *           "type": "LABEL",
                      *           "description": "Shipping label, 4x6 in thermal printer ZPL.",
-                     *           "mediaType": "application/zpl",
+                     *           "mediaType": "application/x-zpl",
                      *           "contentType": "ZPL"
                      *         }
                      *       ]
@@ -8513,6 +8516,10 @@ export interface operations {
             header: {
                 /** @description The Event id; identical on every retry of the same delivery. */
                 "Shipmock-Event-Id": components["schemas"]["Id"];
+                /** @description The delivery (one per event and Event Channel), as listed in the delivery log. */
+                "Shipmock-Delivery-Id": components["schemas"]["Id"];
+                /** @description 1 for the first attempt, counting up over retries and redeliveries. */
+                "Shipmock-Delivery-Attempt": number;
                 /** @description t=<unix seconds>,v1=<lowercase hex HMAC-SHA256 of "<t>.<raw body>" keyed with the channel secret>; only for channels with a secret. */
                 "Shipmock-Signature"?: string;
             };
@@ -8556,6 +8563,10 @@ export interface operations {
             header: {
                 /** @description The Event id; identical on every retry of the same delivery. */
                 "Shipmock-Event-Id": components["schemas"]["Id"];
+                /** @description The delivery (one per event and Event Channel), as listed in the delivery log. */
+                "Shipmock-Delivery-Id": components["schemas"]["Id"];
+                /** @description 1 for the first attempt, counting up over retries and redeliveries. */
+                "Shipmock-Delivery-Attempt": number;
                 /** @description t=<unix seconds>,v1=<lowercase hex HMAC-SHA256 of "<t>.<raw body>" keyed with the channel secret>; only for channels with a secret. */
                 "Shipmock-Signature"?: string;
             };
@@ -8599,6 +8610,10 @@ export interface operations {
             header: {
                 /** @description The Event id; identical on every retry of the same delivery. */
                 "Shipmock-Event-Id": components["schemas"]["Id"];
+                /** @description The delivery (one per event and Event Channel), as listed in the delivery log. */
+                "Shipmock-Delivery-Id": components["schemas"]["Id"];
+                /** @description 1 for the first attempt, counting up over retries and redeliveries. */
+                "Shipmock-Delivery-Attempt": number;
                 /** @description t=<unix seconds>,v1=<lowercase hex HMAC-SHA256 of "<t>.<raw body>" keyed with the channel secret>; only for channels with a secret. */
                 "Shipmock-Signature"?: string;
             };

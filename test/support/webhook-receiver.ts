@@ -128,12 +128,12 @@ export async function closedPortUrl(): Promise<string> {
   return `http://127.0.0.1:${port}/hook`;
 }
 
-/** Polls `condition` every few ms until it holds; fails with `what` after `timeoutMs`. */
-export async function waitUntil(condition: () => boolean, timeoutMs = 5_000, what = 'condition'): Promise<void> {
+/** Polls `condition` every `intervalMs` until it holds; fails with `what` after `timeoutMs`. */
+export async function waitUntil(condition: () => boolean, timeoutMs = 5_000, what = 'condition', intervalMs = 2): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 2));
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
 
@@ -152,6 +152,24 @@ export async function driveDeliveries(runtime: MockRuntime, done: () => boolean,
     if (Number.isFinite(due)) runtime.clock.advance(Math.max(0, due - runtime.clock.now()));
     await new Promise((resolve) => setTimeout(resolve, 2));
   }
+}
+
+/**
+ * Makes a manual clock jump to every timer's due time as soon as the timer is set, so webhook
+ * retries run back to back without a polling loop in between (used by the load test).
+ * Returns a function that restores the clock.
+ */
+export function autoAdvanceClock(runtime: MockRuntime): () => void {
+  const clock = runtime.clock;
+  const setTimer = clock.setTimer;
+  clock.setTimer = (atMs, fn) => {
+    const cancel = setTimer(atMs, fn);
+    queueMicrotask(() => clock.advance(Math.max(0, atMs - clock.now())));
+    return cancel;
+  };
+  return () => {
+    clock.setTimer = setTimer;
+  };
 }
 
 /** Deliveries of one channel, oldest first. */
