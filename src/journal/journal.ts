@@ -1,3 +1,5 @@
+import { globToRegExp } from '../scenarios/rule-matcher.js';
+
 /**
  * The request journal: the last N requests to the API (not to /__admin), newest kept, oldest
  * dropped, so a test can ask what reached the mock and how it answered. Times are on the
@@ -69,11 +71,7 @@ function toMs(value: string | number | undefined): number | undefined {
 
 function pathTest(pattern: string): (path: string) => boolean {
   if (!pattern.includes('*')) return (path) => path === pattern;
-  const source = pattern
-    .split('**')
-    .map((part) => part.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*'))
-    .join('.*');
-  const re = new RegExp(`^${source}$`);
+  const re = globToRegExp(pattern);
   return (path) => re.test(path);
 }
 

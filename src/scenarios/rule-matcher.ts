@@ -21,12 +21,16 @@ export interface CompiledMatch {
 
 const list = (value: string | string[] | undefined): string[] | undefined => (value === undefined ? undefined : Array.isArray(value) ? value : [value]);
 
-/** `*` is one path segment (or part of one), `**` any number of segments. */
+/** `*` is one path segment (or part of one), `**` any number of segments (`/**` also none). */
 export function globToRegExp(glob: string, options: { segments: boolean } = { segments: true }): RegExp {
   let out = '';
   for (let i = 0; i < glob.length; i++) {
     const c = glob[i];
-    if (c === '*' && glob[i + 1] === '*') {
+    if (options.segments && c === '/' && glob.startsWith('/**', i) && (i + 3 === glob.length || glob[i + 3] === '/')) {
+      // `/**` also matches no segment at all: /v1/addresses/** matches /v1/addresses too.
+      out += '(?:/.*)?';
+      i += 2;
+    } else if (c === '*' && glob[i + 1] === '*') {
       out += '.*';
       i++;
     } else if (c === '*') out += options.segments ? '[^/]*' : '.*';
