@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { generate } from 'selfsigned';
 
 /** PEM certificate and key an HTTPS server is started with. */
 export interface TlsMaterial {
@@ -34,6 +33,8 @@ export async function resolveTls(options: TlsOptions, host = '127.0.0.1'): Promi
 }
 
 async function generateSelfSigned(host: string): Promise<TlsMaterial> {
+  // Loaded only when --tls is asked for: most runs serve plain HTTP and never pay its import.
+  const { generate } = await import('selfsigned');
   // Certificate validity is checked by TLS clients against the wall clock, not the virtual one.
   const now = Date.now();
   const altNames: { type: 2 | 7; value?: string; ip?: string }[] = [
