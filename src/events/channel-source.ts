@@ -63,6 +63,8 @@ export function createChannelSource(store: Store): ChannelSource {
     subscribersOf(event) {
       const out: DeliveryTarget[] = [];
       for (const accountId of accountsOf(event)) {
+        // A deleted account's scope is gone; reading it would only create an empty one again.
+        if (!store.hasAccount(accountId)) continue;
         for (const channel of channels(accountId).values()) {
           if (channel.enabled && channel.topics.includes(event.topic)) out.push(toTarget(accountId, channel));
         }
@@ -70,6 +72,7 @@ export function createChannelSource(store: Store): ChannelSource {
       return out;
     },
     target(accountId, channelId) {
+      if (!store.hasAccount(accountId)) return undefined;
       const channel = channels(accountId).get(channelId);
       return channel && toTarget(accountId, channel);
     },

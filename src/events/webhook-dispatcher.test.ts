@@ -133,6 +133,23 @@ describe('webhook dispatcher', () => {
     expect(t.calls).toHaveLength(1);
   });
 
+  it('a mock ACCOUNT/DELETED event cancels nothing while the channels still exist', async () => {
+    const t = setUp();
+    t.addChannel('acc', 'ch');
+    t.publish('acc', 1);
+    await flush();
+    t.events.publish({ topic: 'ACCOUNT', type: 'DELETED', accountId: 'acc', payload: {} });
+    expect(t.dispatcher.list({ limit: 10 }).items.map((d) => d.status)).toEqual(['IN_FLIGHT']);
+  });
+
+  it('does not bring a deleted account\'s scope back when its events are routed', () => {
+    const t = setUp();
+    t.addChannel('acc', 'ch');
+    t.store.reset('acc');
+    t.events.publish({ topic: 'ACCOUNT', type: 'DELETED', accountId: 'acc', payload: {} });
+    expect(t.store.hasAccount('acc')).toBe(false);
+  });
+
   it('cancels a queued delivery whose channel vanished without a delete (store reset)', async () => {
     const t = setUp();
     t.addChannel('acc', 'ch');

@@ -78,7 +78,8 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   function onEvent(event: EventEnvelope): void {
     if (disposed) return;
     for (const target of deps.channels.subscribersOf(event)) enqueue(createDelivery(event, target));
-    // An account's channels go with the account; stop what was still owed to them.
+    // An account's channels go with the account; stop what was still owed to them. Only channels
+    // that are really gone: a mock ACCOUNT/DELETED event must not cancel anything.
     if (event.topic === 'ACCOUNT' && event.type === 'DELETED' && event.accountId) cancelAccount(event.accountId);
   }
 
@@ -192,7 +193,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   function cancelAccount(accountId: string): void {
     for (const queue of queues.values()) {
       const owner = queue.active ?? queue.waiting[0];
-      if (owner?.accountId === accountId) cancelQueue(queue, 'the Account was deleted');
+      if (owner?.accountId === accountId && !deps.channels.target(accountId, queue.channelId)) cancelQueue(queue, 'the Account was deleted');
     }
   }
 

@@ -44,6 +44,8 @@ export interface StoreSnapshot {
 
 export interface Store {
   account(accountId: string): Scope;
+  /** Whether the account's scope exists, without creating it (readers of deleted accounts). */
+  hasAccount(accountId: string): boolean;
   company(companyId: string): Scope;
   readonly global: Scope;
   /** Drops one account's state, or everything when no id is given. */
@@ -62,6 +64,7 @@ export function createStore(): Store {
   };
   return {
     account: (accountId) => scope(`account:${accountId}`),
+    hasAccount: (accountId) => scopes.has(`account:${accountId}`),
     company: (companyId) => scope(`company:${companyId}`),
     get global() {
       return scope('global');

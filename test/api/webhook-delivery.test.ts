@@ -246,6 +246,17 @@ describe('webhook delivery', () => {
     expect((await h.http.post(`/__admin/deliveries/${first.id}/redeliver`)).status).toBe(409);
   });
 
+  it('cancels what is owed to the channels of a deleted account', async () => {
+    await setUp();
+    const r = await receiver(behaviours.always(500));
+    const channelId = await channel(r.url);
+    await createAddress();
+    await waitUntil(() => deliveriesOf(h.runtime, channelId)[0]?.status === 'RETRYING');
+    expect((await h.http.delete(`/v1/accounts/${account.accountId}`).set('Authorization', account.companyAuth)).status).toBe(204);
+    expect(deliveriesOf(h.runtime, channelId)[0]).toMatchObject({ status: 'CANCELLED', reason: 'the Account was deleted' });
+    expect(h.runtime.store.hasAccount(account.accountId)).toBe(false);
+  });
+
   it.each([
     [200, 'DELIVERED'],
     [503, 'CANCELLED'],
