@@ -19,6 +19,8 @@ import { createRateLimiter, type RateLimiter } from '../rate-limit/rate-limiter.
 import { createStore, type Store } from '../store/store.js';
 import { createJournal, type Journal } from '../journal/journal.js';
 import { scenarioCarrierInterceptor } from '../scenarios/carrier-faults.js';
+import { withScenarioWebhookFaults } from '../scenarios/webhook-faults.js';
+import { createWebhookTransport } from '../events/webhook-post.js';
 import { createScenarioEngine, type ScenarioEngine } from '../scenarios/engine.js';
 import { createScenarioLoader } from '../scenarios/scenario-file.js';
 import { createTokenRevocations, withRevocations, type TokenRevocations } from '../scenarios/token-revocations.js';
@@ -76,13 +78,16 @@ export function createRuntime(input: MockOptions = {}, logger?: Logger): MockRun
   // Scenario carrier effects (fail / reject / slow) act on PRODUCTION calls only, like every interceptor.
   carrierInterceptors.add(scenarioCarrierInterceptor(scenarios));
   const events = createEventBus({ clock, random, onListenerError: (error) => log.error({ err: error }, 'event listener failed') });
+  const webhookOptions = resolveWebhookOptions(input.webhooks);
   const webhooks = createWebhookDispatcher({
     clock,
     random,
     events,
     channels: createChannelSource(store),
     logger: log,
-    options: resolveWebhookOptions(input.webhooks),
+    options: webhookOptions,
+    // Scenario webhook effects (failing receiver, timeouts, lost acknowledgements) per attempt.
+    transport: withScenarioWebhookFaults(createWebhookTransport({ timeoutMs: webhookOptions.timeoutMs, maxSockets: webhookOptions.maxSockets }), scenarios),
   });
   return {
     options,

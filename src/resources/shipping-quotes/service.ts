@@ -2,6 +2,7 @@ import type { MockRuntime } from '../../app/runtime.js';
 import { ProblemError, notFound, ruleViolation } from '../../errors/problem.js';
 import type { AddressService } from '../addresses/service.js';
 import type { DeliveryOptionService } from '../delivery-options/service.js';
+import { scenarioQuoteValidity } from '../../scenarios/domain-hooks.js';
 import { compact } from '../shared/compact.js';
 import type { ServiceDefinitionLookup } from '../shared/service-definition-lookup.js';
 import type { Destination } from '../zones/model.js';
@@ -82,7 +83,9 @@ export function createShippingQuoteService(
 
   function createBatch(accountId: string, receiver: Destination, parcels: QuoteParcel[]): ShippingQuoteBatch {
     const createdAt = clock.nowIso();
-    const expiresAt = new Date(clock.now() + QUOTE_VALIDITY_MS).toISOString();
+    // Scenario hook (issue 7): the quote-expiry scenario shortens the 24 h validity.
+    const validity = scenarioQuoteValidity(runtime.scenarios, { accountId }) ?? QUOTE_VALIDITY_MS;
+    const expiresAt = new Date(clock.now() + validity).toISOString();
     const purchaseId = random.uuid();
     const quotes = evaluate(accountId, receiver, parcels, expiresAt);
     const batch: StoredQuoteBatch = compact({ id: purchaseId, createdAt, expiresAt, quotes });
