@@ -165,6 +165,7 @@ describe('carrier definitions', () => {
         instance: `/v0/carrier-definitions/${UNKNOWN}`,
         errors: [{ status: '404', code: 'NOT_FOUND', title: 'Resource not found', detail: expect.stringContaining(UNKNOWN) }],
       });
+      expect(h.runtime.validators.validate('#/components/schemas/ProblemV0', res.body)).toEqual([]);
     });
 
     it('v1 404s keep the plain problem body', async () => {
