@@ -4,6 +4,8 @@ import { createLogger } from '../logging/logger.js';
 import { startMock } from '../server/start-mock.js';
 import { CONTROL_PLANE_FLAGS, CONTROL_PLANE_USAGE, controlPlaneBanner, controlPlaneOptions } from './control-plane-flags.js';
 import { parseArgs, type FlagSpec } from './parse-args.js';
+import { proxyCommand } from './proxy-command.js';
+import { verifyCommand } from './verify-command.js';
 import { parseRateLimit, parseTokenTtls } from './parse-limits.js';
 
 const SERVE_FLAGS: Record<string, FlagSpec> = {
@@ -128,6 +130,11 @@ export async function main(argv: string[]): Promise<void> {
     case 'serve':
     case undefined:
       return serve(rest);
+    // Contract testing (src/verify, src/proxy).
+    case 'verify':
+      return verifyCommand(rest);
+    case 'proxy':
+      return proxyCommand(rest);
     case '--help':
     case 'help':
       process.stdout.write(USAGE);

@@ -1,0 +1,114 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { formatReport } from '../verify/report.js';
+import { DEFAULT_PROVIDER, verifyProvider, type VerifyProviderOptions } from '../verify/run-verification.js';
+import { realTargetControl } from '../verify/targets.js';
+import { parseArgs, type FlagSpec } from './parse-args.js';
+
+const VERIFY_FLAGS: Record<string, FlagSpec> = {
+  'base-url': { type: 'string' },
+  'company-id': { type: 'string' },
+  'client-id': { type: 'string' },
+  'client-secret': { type: 'string' },
+  'pact-dir': { type: 'string', repeatable: true },
+  provider: { type: 'string' },
+  'broker-url': { type: 'string' },
+  'broker-token': { type: 'string' },
+  publish: { type: 'boolean' },
+  'provider-version': { type: 'string' },
+  'provider-branch': { type: 'string' },
+  'webhook-port': { type: 'number' },
+  'webhook-public-url': { type: 'string' },
+  json: { type: 'string' },
+  'log-level': { type: 'string' },
+  help: { type: 'boolean' },
+};
+
+export const VERIFY_USAGE = `Usage: shipmock verify --base-url URL --company-id ID --client-id ID --client-secret SECRET [options]
+
+Verifies the consumer pacts against a Shipping Platform API implementation. Provider states are
+set up through the public API only (a fresh account per interaction, deleted afterwards);
+states that need a control plane (token expiry, an exhausted rate limit, tracker time travel)
+are skipped and listed with the reason.
+
+  --base-url URL            the provider under test            (env SHIPMOCK_VERIFY_BASE_URL)
+  --company-id ID           test company id                     (env SHIPMOCK_VERIFY_COMPANY_ID)
+  --client-id ID            its client id                       (env SHIPMOCK_VERIFY_CLIENT_ID)
+  --client-secret SECRET    its client secret                   (env SHIPMOCK_VERIFY_CLIENT_SECRET)
+  --pact-dir DIR            pact files or directories, repeatable (default ./pacts, else the bundled pacts)
+  --provider NAME           provider name in the pacts (default ${DEFAULT_PROVIDER})
+  --webhook-port N          port of the local webhook inbox for message pacts (default: a free port)
+  --webhook-public-url URL  URL the provider can reach the inbox at (tunnel); without it message
+                            pacts are verified only against a local provider
+  --json FILE               also write the report as JSON
+  --log-level LEVEL         Pact log level: error|warn|info|debug|trace (default error)
+Broker (optional; pacts then come from the broker instead of --pact-dir):
+  --broker-url URL          Pact Broker / PactFlow base URL      (env PACT_BROKER_BASE_URL)
+  --broker-token TOKEN      bearer token                         (env PACT_BROKER_TOKEN)
+  --publish                 publish the verification results (needs --provider-version)
+  --provider-version V      provider version the results are recorded for (e.g. a git sha)
+  --provider-branch B       provider branch recorded with the version
+
+Exit status: 0 when nothing failed (skips allowed), 1 when an interaction failed, 2 on bad usage.
+`;
+
+const BUNDLED_PACTS = fileURLToPath(new URL('../../pacts', import.meta.url));
+
+/** Reads flags, then the SHIPMOCK_VERIFY_* / PACT_BROKER_* environment, into verifier options. */
+export function readVerifyOptions(argv: string[], env: NodeJS.ProcessEnv = process.env): { options: VerifyProviderOptions; json?: string } | { help: true } {
+  const { flags } = parseArgs(argv, VERIFY_FLAGS);
+  if (flags.help) return { help: true };
+  const pick = (flag: string, variable: string): string | undefined => flags[flag] ?? (env[variable] || undefined);
+  const baseUrl = pick('base-url', 'SHIPMOCK_VERIFY_BASE_URL');
+  const companyId = pick('company-id', 'SHIPMOCK_VERIFY_COMPANY_ID');
+  const clientId = pick('client-id', 'SHIPMOCK_VERIFY_CLIENT_ID');
+  const clientSecret = pick('client-secret', 'SHIPMOCK_VERIFY_CLIENT_SECRET');
+  const missing = [
+    ['--base-url', baseUrl],
+    ['--company-id', companyId],
+    ['--client-id', clientId],
+    ['--client-secret', clientSecret],
+  ].filter(([, value]) => !value).map(([name]) => name);
+  if (missing.length) throw new Error(`shipmock verify needs ${missing.join(', ')} (or the SHIPMOCK_VERIFY_* environment variables); see --help`);
+  try {
+    new URL(baseUrl!);
+  } catch {
+    throw new Error(`--base-url is not a URL: ${baseUrl}`);
+  }
+  const webhookPublicUrl: string | undefined = flags['webhook-public-url'];
+  const pactDirs: string[] | undefined = flags['pact-dir'];
+  const logLevel = flags['log-level'] ?? 'error';
+  if (!['trace', 'debug', 'info', 'warn', 'error'].includes(logLevel)) throw new Error(`--log-level must be error, warn, info, debug or trace`);
+  return {
+    json: flags.json,
+    options: {
+      baseUrl: baseUrl!,
+      access: { companyId: companyId!, clientId: clientId!, clientSecret: clientSecret! },
+      control: realTargetControl({ baseUrl: baseUrl!, webhookPublicUrl }),
+      pacts: pactDirs ?? [existsSync('pacts') ? 'pacts' : BUNDLED_PACTS],
+      provider: flags.provider,
+      broker: {
+        brokerUrl: pick('broker-url', 'PACT_BROKER_BASE_URL'),
+        brokerToken: pick('broker-token', 'PACT_BROKER_TOKEN'),
+        publish: Boolean(flags.publish),
+        providerVersion: flags['provider-version'],
+        providerBranch: flags['provider-branch'],
+      },
+      webhook: { port: flags['webhook-port'], publicUrl: webhookPublicUrl },
+      logLevel,
+    },
+  };
+}
+
+/** `shipmock verify`: runs the verification, prints the report, sets the exit code. */
+export async function verifyCommand(argv: string[]): Promise<void> {
+  const read = readVerifyOptions(argv);
+  if ('help' in read) {
+    process.stdout.write(VERIFY_USAGE);
+    return;
+  }
+  const report = await verifyProvider(read.options);
+  process.stdout.write(formatReport(report));
+  if (read.json) writeFileSync(read.json, `${JSON.stringify(report, null, 2)}\n`);
+  process.exitCode = report.ok ? 0 : 1;
+}
