@@ -24,6 +24,8 @@ export const PROBLEM_TYPES = {
   'rate-limited': { status: 429, title: 'Too many requests' },
   'internal-error': { status: 500, title: 'Internal error' },
   'response-validation-failed': { status: 500, title: 'Response violates the contract' },
+  'carrier-unavailable': { status: 500, title: 'Carrier unavailable' },
+  'label-rendering-failed': { status: 500, title: 'Label rendering failed' },
   'not-implemented': { status: 501, title: 'Operation not implemented' },
 } as const satisfies Record<string, { status: number; title: string }>;
 

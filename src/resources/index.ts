@@ -10,6 +10,7 @@ import { createMockEventService } from './event-channels/mock-events.js';
 import { eventChannelRoutes } from './event-channels/routes.js';
 import { createEventChannelService } from './event-channels/service.js';
 import { createShippingOperations, shippingOperationRoutes } from './shipping-operations.js';
+import { createShipments, shipmentRoutes } from './shipments.js';
 import { createCarriers } from '../carriers/index.js';
 import { carrierDefinitionRoutes } from './carrier-definitions/routes.js';
 import { createCarrierDefinitionService } from './carrier-definitions/service.js';
@@ -44,10 +45,13 @@ export function createServices(runtime: MockRuntime) {
   const serviceDefinitions = createServiceDefinitionService(runtime, carrierDefinitions);
   const shipmentChannels = createShipmentChannelService(runtime);
   const operations = createShippingOperations(runtime, { accounts, addresses, serviceDefinitions });
+  // Bookings, dispatches, manifests and trackers build on all of the above.
+  const shipments = createShipments(runtime, { ...operations, addresses, carriers, carrierDefinitions, serviceDefinitions, shipmentChannels });
   return {
     accounts, tokens, affiliates, addresses, eventChannels, mockEvents,
     catalogue, carriers, carrierDefinitions, serviceDefinitions, shipmentChannels,
     ...operations,
+    ...shipments,
   };
 }
 
@@ -66,5 +70,6 @@ export function createOperationHandlers(services: Services): HandlerMap {
     ...serviceDefinitionRoutes(services.serviceDefinitions),
     ...shipmentChannelRoutes(services.shipmentChannels),
     ...shippingOperationRoutes(services),
+    ...shipmentRoutes(services),
   };
 }
