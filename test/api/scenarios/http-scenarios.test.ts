@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningMock } from '../../../src/server/start-mock.js';
+import { createHarness, newAccount } from '../../support/harness.js';
 import { ADDRESS, call, liveAccount, startLiveMock, type LiveAccount } from '../../support/live-mock.js';
 
 /**
@@ -149,6 +150,23 @@ describe('validation-strict', () => {
     const plain = await call(mock, 'POST', '/v1/addresses', { auth: account.auth, body: { ...ADDRESS, extra: 1 } });
     expect(plain.status).toBe(400);
     expect(plain.headers.get('x-shipmock-violations')).toBeNull();
+  });
+});
+
+describe('validation-strict on answers', () => {
+  it('turns an answer that breaks the contract into a 500 and names the violation, even with response validation off', async () => {
+    const document = structuredClone(mock.runtime.contract.document);
+    const media = document.paths['/v1/addresses/{address-id}'].get.responses['200'].content['application/json'];
+    media.schema = { type: 'object', required: ['nonexistent'], properties: { nonexistent: { type: 'string' } } };
+    delete media.example;
+    const lax = createHarness({ contract: document, responseValidation: 'off' });
+    const account = await newAccount(lax);
+    const id = (await lax.http.post('/v1/addresses').set('Authorization', account.auth).send(ADDRESS)).body.id;
+    expect((await lax.http.get(`/v1/addresses/${id}`).set('Authorization', account.auth)).status).toBe(200);
+    const strict = await lax.http.get(`/v1/addresses/${id}`).set('Authorization', account.auth).set('X-Shipmock-Scenario', 'validation-strict');
+    expect(strict.status).toBe(500);
+    expect(strict.body.type).toBe('https://shipmock.dev/problems/response-validation-failed');
+    expect(JSON.parse(strict.headers['x-shipmock-violations'])).toEqual([{ in: 'response', field: 'body/nonexistent', message: 'is required' }]);
   });
 });
 
