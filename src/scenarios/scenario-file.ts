@@ -198,6 +198,8 @@ function lookup(name: string, params: ParameterValues, at: string): string | num
 }
 
 const TERMINAL = ['respond', 'reset', 'corrupt'] as const;
+/** Effects whose moment knows the carrier (the booking's), so `match.carrier` can select them. */
+const CARRIER_AWARE: readonly string[] = ['carrier', 'label', 'tracker'];
 
 /** The part of the mock an effect acts in (request pipeline or one domain hook). */
 export function effectKind(effect: Effect): RuleKind | 'mixed' {
@@ -242,9 +244,11 @@ function checkRule(rule: Rule, at: string): Violation[] {
   }
   if (kinds.size > 1) out.push({ field: at, message: 'a sequence must keep to effects of one kind' });
   const kind = [...kinds][0] ?? 'request';
-  if (rule.match?.carrier && kind !== 'carrier') out.push({ field: `${at}/match/carrier`, message: 'only carrier effects know the carrier; use it with effect.carrier' });
+  if (rule.match?.carrier && !CARRIER_AWARE.includes(kind)) {
+    out.push({ field: `${at}/match/carrier`, message: `only ${CARRIER_AWARE.join(', ')} effects know the carrier` });
+  }
   if (kind !== 'request' && (rule.match?.body || rule.match?.headers || rule.match?.path || rule.match?.method)) {
-    out.push({ field: `${at}/match`, message: `${kind} effects happen inside the mock, not on a request; match them by account${kind === 'carrier' ? ', carrier' : ''} or operationId` });
+    out.push({ field: `${at}/match`, message: `${kind} effects happen inside the mock, not on a request; match them by account${CARRIER_AWARE.includes(kind) ? ', carrier' : ''} or operationId` });
   }
   for (const bound of ['from', 'until'] as const) {
     const value = rule.when?.[bound];

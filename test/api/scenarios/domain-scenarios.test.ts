@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHarness, newAccount } from '../../support/harness.js';
-import { berlin, createAddress, createServiceDefinition, createVia, munich } from '../../support/shipping-fixtures.js';
+import { book, bookingKit, carriers } from '../../support/booking-fixtures.js';
+import { createHarness, newAccount, type Harness, type TestAccount } from '../../support/harness.js';
+import { berlin, createAddress, createServiceDefinition, createVia, munich, renewToken } from '../../support/shipping-fixtures.js';
 import { behaviours, deliveriesOf, driveDeliveries, startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
 
 /**
@@ -63,5 +64,110 @@ describe('webhook-retry-storm', () => {
     }
     const log = await h.http.get(`/__admin/deliveries?channel_id=${channelId}`);
     expect(log.body.items.every((d: { attemptCount: number }) => d.attemptCount === 4)).toBe(true);
+  });
+});
+
+describe('carrier scenarios (PRODUCTION bookings only)', () => {
+  async function setUp() {
+    const h = createHarness();
+    const account = await newAccount(h);
+    const production = await bookingKit(h, account, { mode: 'PRODUCTION' });
+    const staging = await bookingKit(h, account, { mode: 'STAGING' });
+    const otherCarrier = await bookingKit(h, account, { mode: 'PRODUCTION', carrierId: carriers.ups, serviceId: carriers.upsStandard });
+    return { h, account, production, staging, otherCarrier };
+  }
+  const post = (h: Harness, account: TestAccount, body: Record<string, unknown>) => h.http.post('/v1/shipment-bookings').set('Authorization', account.auth).send(body);
+
+  it('carrier-outage: PRODUCTION bookings with the carrier fail with a 500 and store nothing; STAGING and other carriers book', async () => {
+    const { h, account, production, staging, otherCarrier } = await setUp();
+    h.runtime.scenarios.activate('carrier-outage', { accountId: account.accountId, params: { carrier: 'DHL_PARCEL' } });
+    const [parcel] = await production.parcels(1);
+    const failed = await post(h, account, production.body([parcel]));
+    expect(failed.status).toBe(500);
+    expect(failed.body).toMatchObject({ type: 'https://shipmock.dev/problems/carrier-unavailable', properties: { carrierCode: 'DHL_PARCEL', kind: 'OUTAGE' } });
+    expect(failed.body.detail).toMatch(/scenario carrier-outage/);
+    expect(failed.headers['x-ratelimit-limit']).toBeUndefined();
+    expect((await h.http.get('/v1/shipment-bookings').set('Authorization', account.auth)).body.items).toEqual([]);
+    expect((await h.http.get(`/v1/parcels/${parcel}`).set('Authorization', account.auth)).body.shipmentBookingId).toBeUndefined();
+
+    expect((await post(h, account, staging.body(await staging.parcels(1)))).status).toBe(201);
+    expect((await post(h, account, otherCarrier.body(await otherCarrier.parcels(1)))).status).toBe(201);
+    expect(h.runtime.scenarios.list()[0].hits).toBe(1);
+  });
+
+  it('carrier-outage for one account leaves the same carrier working for another', async () => {
+    const { h, account } = await setUp();
+    const other = await newAccount(h, { alias: 'Other' });
+    const kit = await bookingKit(h, other, { mode: 'PRODUCTION' });
+    h.runtime.scenarios.activate('carrier-outage', { accountId: account.accountId, params: { carrier: 'DHL_PARCEL' } });
+    expect((await post(h, other, kit.body(await kit.parcels(1)))).status).toBe(201);
+  });
+
+  it('carrier-rejects: the booking is stored FAILED with the reason, nothing booked or billed', async () => {
+    const { h, account, production } = await setUp();
+    h.runtime.scenarios.activate('carrier-rejects', { accountId: account.accountId, params: { carrier: carriers.dhl, reason: 'Postal code not served' } });
+    const booking = await book(h, account, production.body(await production.parcels(1)));
+    expect(booking).toMatchObject({ status: 'FAILED', failureReason: 'Postal code not served' });
+    expect(booking.trackingNumbers).toBeUndefined();
+  });
+
+  it('slow-carrier: PRODUCTION bookings wait for the carrier (real time), then succeed', async () => {
+    const { h, account, production } = await setUp();
+    h.runtime.scenarios.activate('slow-carrier', { accountId: account.accountId, params: { carrier: 'DHL_PARCEL', delay: 300 } });
+    const started = performance.now();
+    const res = await post(h, account, production.body(await production.parcels(1)));
+    expect(res.status).toBe(201);
+    const [entry] = h.runtime.journal.find({ operationId: 'createShipmentBooking', limit: 1 });
+    expect(entry.latencyMs).toBeGreaterThanOrEqual(295);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(295);
+  });
+});
+
+describe('label-rendering-failure', () => {
+  it('refuses bookings with a 500 label-rendering-failed problem and stores nothing', async () => {
+    const h = createHarness();
+    const account = await newAccount(h);
+    const kit = await bookingKit(h, account);
+    h.runtime.scenarios.activate('label-rendering-failure', { accountId: account.accountId });
+    const [parcel] = await kit.parcels(1);
+    const res = await h.http.post('/v1/shipment-bookings').set('Authorization', account.auth).send(kit.body([parcel]));
+    expect(res.status).toBe(500);
+    expect(res.body.type).toBe('https://shipmock.dev/problems/label-rendering-failed');
+    expect((await h.http.get('/v1/shipment-bookings').set('Authorization', account.auth)).body.items).toEqual([]);
+    expect((await h.http.get('/v1/documents').set('Authorization', account.auth)).body.items).toEqual([]);
+    h.runtime.scenarios.deactivate('label-rendering-failure');
+    expect((await h.http.post('/v1/shipment-bookings').set('Authorization', account.auth).send(kit.body([parcel]))).status).toBe(201);
+  });
+});
+
+describe('tracker-exception', () => {
+  async function journey(outcome?: string) {
+    const h = createHarness();
+    const account = await newAccount(h);
+    const kit = await bookingKit(h, account);
+    if (outcome) h.runtime.scenarios.activate('tracker-exception', { accountId: account.accountId, params: { outcome } });
+    const booking = await book(h, account, kit.body(await kit.parcels(1)));
+    h.runtime.clock.advance(14 * 86_400_000);
+    const [tracker] = (await h.http.get(`/v1/trackers?shipment_booking_id=${booking.id}`).set('Authorization', await renewed(h, account))).body.items;
+    return tracker as { status: string; events: { status: string }[]; deliveredAt?: string };
+  }
+  const renewed = async (h: Harness, account: TestAccount) => (await renewToken(h, account)).auth;
+
+  it('ends the journey in a failed delivery attempt instead of DELIVERED', async () => {
+    const normal = await journey();
+    expect(normal.status).toBe('DELIVERED');
+    const failed = await journey('EXCEPTION');
+    expect(failed.status).toBe('EXCEPTION');
+    expect(failed.events.map((e) => e.status)).not.toContain('DELIVERED');
+    expect(failed.deliveredAt).toBeUndefined();
+  });
+
+  it.each([
+    ['RETURNED', ['EXCEPTION', 'RETURNED']],
+    ['LOST', ['LOST']],
+  ])('with outcome %s ends in %j', async (outcome, tail) => {
+    const tracker = await journey(outcome);
+    expect(tracker.status).toBe(outcome);
+    expect(tracker.events.slice(-tail.length).map((e) => e.status)).toEqual(tail);
   });
 });
