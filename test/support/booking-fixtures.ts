@@ -140,3 +140,36 @@ export function isCarrierNumber(h: Harness, serviceId: string, trackingNumber: s
   const format = h.runtime.catalogue.serialType(service.serialTypeId)!.format;
   return mode === 'STAGING' ? isStagingSerial(format, trackingNumber) : isValidSerial(format, trackingNumber) && !isStagingSerial(format, trackingNumber);
 }
+
+export const customsBody = {
+  types: [catalogueIds.customsDeclarationType('CN23')],
+  declarant: { firstName: 'Erika', lastName: 'Mustermann', city: 'Berlin' },
+  currency: 'EUR',
+  contentType: 'SALE_OF_GOODS',
+  lines: [{ description: 'Paperback novel', quantity: 3, value: 37.5, hsCode: '490199', originCountryCode: 'DE', weight: 1.2 }],
+};
+
+export const dgBody = (parcelId?: string) => ({
+  typeId: catalogueIds.dangerousGoodsDeclarationType('LITHIUM_ION_PI966'),
+  unNumber: 'UN3481',
+  properShippingName: 'Lithium ion batteries packed with equipment',
+  hazardClass: '9',
+  packingGroup: 'II',
+  quantity: 0.5,
+  quantityUnit: 'KG',
+  ...(parcelId ? { parcelId } : {}),
+});
+
+/** CONSUME/PARCEL tokens of the account's report for the current month. */
+export async function parcelTokens(h: Harness, account: TestAccount): Promise<number> {
+  const res = await h.http.get('/v1/reports').set('Authorization', account.auth);
+  if (res.status !== 200) throw new Error(`report: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.usage.find((line: { operation: string; topic: string }) => line.operation === 'CONSUME' && line.topic === 'PARCEL').tokens;
+}
+
+/** The first PUDO points near a postal code for a carrier (one billed query). */
+export async function pudoPoints(h: Harness, account: TestAccount, carrierId: string, postalCode = '10115', countryCode = 'DE'): Promise<any[]> {
+  const res = await h.http.post('/v1/pudo-points/queries').set('Authorization', account.auth).send({ postalCode, countryCode, carrierId, limit: 3 });
+  if (res.status !== 200) throw new Error(`PUDO query: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.items;
+}
