@@ -79,7 +79,8 @@ export function encodePng(bitmap: Bitmap, dpi?: number): Buffer {
     physical.writeUInt8(1, 8); // unit: metre
     chunks.push(chunk('pHYs', physical));
   }
-  chunks.push(chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0)));
+  // Level 1: ~10x faster than the default level on a 300 dpi label for ~20% more bytes.
+  chunks.push(chunk('IDAT', deflateSync(raw, { level: 1 })), chunk('IEND', Buffer.alloc(0)));
   return Buffer.concat(chunks);
 }
 

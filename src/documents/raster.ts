@@ -88,14 +88,14 @@ export function createCanvas(width: number, height: number, glyphCache: GlyphCac
       canvas.fillRect(x + w - t, y, t, h);
     },
     blit(source, x, y) {
+      // Row copies: the clipped span of each source row goes in with one Buffer.copy.
+      const x0 = Math.max(0, x);
+      const x1 = Math.min(width, x + source.width);
+      if (x1 <= x0) return;
       for (let row = 0; row < source.height; row++) {
         const ty = y + row;
         if (ty < 0 || ty >= height) continue;
-        for (let col = 0; col < source.width; col++) {
-          const tx = x + col;
-          if (tx < 0 || tx >= width) continue;
-          data[ty * width + tx] = source.data[row * source.width + col];
-        }
+        source.data.copy(data, ty * width + x0, row * source.width + (x0 - x), row * source.width + (x1 - x));
       }
     },
     text(x, y, text, size, ink = 255) {
