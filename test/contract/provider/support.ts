@@ -1,4 +1,6 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,3 +36,56 @@ export function blockedByMissingOperation(outcome: InteractionOutcome): boolean 
 }
 
 export const descriptionsOf = (outcomes: InteractionOutcome[]) => outcomes.map((o) => o.description).sort();
+
+/** How the breaking proxy damages one route's answers. */
+export interface Breakage {
+  method: string;
+  path: RegExp;
+  /** Answer this status instead. */
+  status?: number;
+  /** Rename a top-level field of the JSON body. */
+  rename?: [from: string, to: string];
+}
+
+/**
+ * A deliberately broken provider: shipmock behind a tiny proxy that changes the answers of
+ * the listed routes and passes everything else through untouched.
+ */
+export async function startBreakingProxy(upstream: string, breakages: Breakage[]): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string' && name !== 'host' && name !== 'content-length') headers.set(name, value);
+    const answer = await fetch(upstream + req.url, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
+    let body = Buffer.from(await answer.arrayBuffer());
+    let status = answer.status;
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    for (const breakage of breakages) {
+      if (breakage.method !== req.method || !breakage.path.test(path)) continue;
+      if (breakage.status) status = breakage.status;
+      if (breakage.rename) {
+        const json = JSON.parse(body.toString('utf8'));
+        json[breakage.rename[1]] = json[breakage.rename[0]];
+        delete json[breakage.rename[0]];
+        body = Buffer.from(JSON.stringify(json));
+      }
+    }
+    const out: Record<string, string> = {};
+    answer.headers.forEach((value, name) => {
+      if (name !== 'content-length' && name !== 'transfer-encoding' && name !== 'connection') out[name] = value;
+    });
+    res.writeHead(status, { ...out, 'content-length': String(body.length) });
+    res.end(status === 204 ? undefined : body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
