@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { book, bookingKit, carriers } from '../../support/booking-fixtures.js';
 import { createHarness, newAccount, type Harness, type TestAccount } from '../../support/harness.js';
-import { berlin, createAddress, createServiceDefinition, createVia, munich, renewToken } from '../../support/shipping-fixtures.js';
+import { berlin, createAddress, createVia, munich, renewToken } from '../../support/shipping-fixtures.js';
 import { behaviours, deliveriesOf, driveDeliveries, startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
 
 /**
@@ -9,23 +9,23 @@ import { behaviours, deliveriesOf, driveDeliveries, startWebhookReceiver, type W
  * each proved through HTTP to do what its header comment says.
  */
 describe('quote-expiry', () => {
-  it('makes quotes of the scoped account expire after the given validity, on the virtual clock', async () => {
+  it('makes quotes of the scoped account expire after the given validity; booking one then is 400 quote-expired', async () => {
     const h = createHarness();
     const a = await newAccount(h);
     const b = await newAccount(h, { alias: 'B' });
-    const quoteFor = async (account: typeof a) => {
-      const definition = await createServiceDefinition(h, account);
+    const quoteFor = async (account: TestAccount) => {
+      const kit = await bookingKit(h, account);
       const zone = await createVia(h, account, '/v1/zones', { name: 'Germany', countryCodes: ['DE'] });
-      await createVia(h, account, '/v1/delivery-options', { name: 'Standard', serviceDefinitionId: definition, zoneIds: [zone], priceRules: [{ maxWeightKg: 10, price: { amount: 5, currency: 'EUR' } }] });
-      const body = { senderAddressId: await createAddress(h, account, berlin), receiverAddressId: await createAddress(h, account, munich), parcels: [{ weight: 1 }] };
-      return (await h.http.post('/v1/shipping-quotes').set('Authorization', account.auth).send(body)).body;
+      await createVia(h, account, '/v1/delivery-options', { name: 'Standard', serviceDefinitionId: kit.serviceDefinitionId, zoneIds: [zone], priceRules: [{ maxWeightKg: 10, price: { amount: 5, currency: 'EUR' } }] });
+      const body = { senderAddressId: kit.senderId, receiverAddressId: kit.receiverId, parcels: [{ weight: 1 }] };
+      return { kit, batch: (await h.http.post('/v1/shipping-quotes').set('Authorization', account.auth).send(body)).body };
     };
     h.runtime.scenarios.activate('quote-expiry', { accountId: a.accountId, params: { validity: 'PT1M' } });
 
-    const short = await quoteFor(a);
+    const { kit, batch: short } = await quoteFor(a);
     expect(short).toMatchObject({ status: 'VALID', createdAt: '2026-01-01T00:00:00.000Z', expiresAt: '2026-01-01T00:01:00.000Z' });
     expect(short.quotes[0].expiresAt).toBe('2026-01-01T00:01:00.000Z');
-    const normal = await quoteFor(b);
+    const normal = (await quoteFor(b)).batch;
     expect(normal.expiresAt).toBe('2026-01-02T00:00:00.000Z');
 
     h.runtime.clock.advance(59_999);
@@ -33,6 +33,10 @@ describe('quote-expiry', () => {
     h.runtime.clock.advance(1);
     expect((await h.http.get(`/v1/shipping-quotes/${short.purchaseId}`).set('Authorization', a.auth)).body.status).toBe('EXPIRED');
     expect((await h.http.get(`/v1/shipping-quotes/${normal.purchaseId}`).set('Authorization', b.auth)).body.status).toBe('VALID');
+
+    const booking = await h.http.post('/v1/shipment-bookings').set('Authorization', a.auth).send(kit.body(await kit.parcels(1), { shippingQuoteId: short.quotes[0].id }));
+    expect(booking.status).toBe(400);
+    expect(booking.body.type).toBe('https://shipmock.dev/problems/quote-expired');
   });
 });
 
