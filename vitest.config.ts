@@ -19,8 +19,10 @@ export default defineConfig({
           include: ['test/contract/consumer/**/*.test.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
-          // Every file writes into the same pact file: one writer at a time, from empty files.
+          // Every file writes into the same pact file: one writer at a time, from empty files;
+          // one shared worker, so the Pact native library loads once, not once per file.
           fileParallelism: false,
+          isolate: false,
           globalSetup: ['test/contract/consumer/support/global-setup.ts'],
         },
       },

@@ -18,7 +18,8 @@ export const PROXY_USAGE = `Usage: shipmock proxy --upstream URL [options]
 
 A validating proxy in front of a real implementation: forwards every request unchanged,
 validates the request and the answer against the contract, and passes the answer through,
-adding X-Shipmock-Violations (count) and X-Shipmock-Violations-Summary. Violations are logged;
+adding X-Shipmock-Violations ([{in, field, message}] as JSON, [] when clean) and
+X-Shipmock-Violations-Count. Violations are logged;
 a summary is printed at exit (Ctrl-C / SIGTERM), and the exit status is 1 if any were seen.
 
   --upstream URL           the implementation under test (its path prefix is kept)

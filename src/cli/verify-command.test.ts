@@ -42,6 +42,12 @@ describe('shipmock verify options', () => {
     expect(() => readVerifyOptions([...required, '--brokr-url', 'x'], {})).toThrow('unknown flag --brokr-url');
   });
 
+  it('--shipmock adds the control API (clock, rate limit) so no state is skipped', () => {
+    const o = options([...required, '--shipmock', '--admin-key', 'k']);
+    expect(o.control.kind).toBe('shipmock');
+    expect([...o.control.capabilities].sort()).toEqual(['clock', 'rate-limit', 'webhooks']);
+  });
+
   it('passes webhook, pact and log settings on', () => {
     const o = options([...required, '--pact-dir', 'a', '--pact-dir', 'b', '--webhook-port', '9000', '--webhook-public-url', 'https://tunnel.example.com/hook', '--log-level', 'debug']);
     expect(o.pacts).toEqual(['a', 'b']);

@@ -2,7 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { formatReport } from '../verify/report.js';
 import { DEFAULT_PROVIDER, verifyProvider, type VerifyProviderOptions } from '../verify/run-verification.js';
-import { realTargetControl } from '../verify/targets.js';
+import { realTargetControl, shipmockControl } from '../verify/targets.js';
 import { parseArgs, type FlagSpec } from './parse-args.js';
 
 const VERIFY_FLAGS: Record<string, FlagSpec> = {
@@ -17,6 +17,8 @@ const VERIFY_FLAGS: Record<string, FlagSpec> = {
   publish: { type: 'boolean' },
   'provider-version': { type: 'string' },
   'provider-branch': { type: 'string' },
+  shipmock: { type: 'boolean' },
+  'admin-key': { type: 'string' },
   'webhook-port': { type: 'number' },
   'webhook-public-url': { type: 'string' },
   json: { type: 'string' },
@@ -37,6 +39,9 @@ are skipped and listed with the reason.
   --client-secret SECRET    its client secret                   (env SHIPMOCK_VERIFY_CLIENT_SECRET)
   --pact-dir DIR            pact files or directories, repeatable (default ./pacts, else the bundled pacts)
   --provider NAME           provider name in the pacts (default ${DEFAULT_PROVIDER})
+  --shipmock                the target is shipmock: also use its control API (/__admin clock and
+                            scenarios), so no state is skipped
+  --admin-key KEY           X-Admin-Key of that control API (when started with --admin-key)
   --webhook-port N          port of the local webhook inbox for message pacts (default: a free port)
   --webhook-public-url URL  URL the provider can reach the inbox at (tunnel); without it message
                             pacts are verified only against a local provider
@@ -84,7 +89,7 @@ export function readVerifyOptions(argv: string[], env: NodeJS.ProcessEnv = proce
     options: {
       baseUrl: baseUrl!,
       access: { companyId: companyId!, clientId: clientId!, clientSecret: clientSecret! },
-      control: realTargetControl({ baseUrl: baseUrl!, webhookPublicUrl }),
+      control: flags.shipmock ? shipmockControl(baseUrl!, { adminKey: flags['admin-key'] }) : realTargetControl({ baseUrl: baseUrl!, webhookPublicUrl }),
       pacts: pactDirs ?? [existsSync('pacts') ? 'pacts' : BUNDLED_PACTS],
       provider: flags.provider,
       broker: {

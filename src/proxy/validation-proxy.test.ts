@@ -54,7 +54,8 @@ describe('validation proxy in front of shipmock (a conforming upstream)', () => 
     const missing = await api.GET('/v1/addresses/{address-id}', { params: { path: { 'address-id': ADDRESS_ID } } });
     expect(missing.response.status).toBe(404);
 
-    expect(seen.map((r) => r.headers.get('x-shipmock-violations'))).toEqual(seen.map(() => '0'));
+    expect(seen.map((r) => r.headers.get('x-shipmock-violations'))).toEqual(seen.map(() => '[]'));
+    expect(seen.map((r) => r.headers.get('x-shipmock-violations-count'))).toEqual(seen.map(() => '0'));
     expect(response.headers.get('x-ratelimit-limit')).toMatch(/^\d+$/);
     expect(response.headers.get('access-control-allow-origin')).toBe('*');
     const summary = proxy.summary();
@@ -105,10 +106,15 @@ describe('validation proxy in front of a broken upstream', () => {
     expect(res.status).toBe(200);
     expect(await res.text()).toBe(brokenAddress);
     expect(res.headers.get('x-upstream')).toBe('kept');
-    expect(Number(res.headers.get('x-shipmock-violations'))).toBeGreaterThanOrEqual(5);
-    const summary = res.headers.get('x-shipmock-violations-summary')!;
-    expect(summary).toContain('response body/zip is not allowed');
-    expect(summary).toContain('response body/postalCode is required');
+    const violations = JSON.parse(res.headers.get('x-shipmock-violations')!);
+    expect(violations).toEqual(
+      expect.arrayContaining([
+        { in: 'response', field: 'body/zip', message: 'is not allowed' },
+        { in: 'response', field: 'body/postalCode', message: 'is required' },
+        { in: 'response', field: 'body/street', message: 'is required' },
+      ]),
+    );
+    expect(res.headers.get('x-shipmock-violations-count')).toBe(String(violations.length));
   });
 
   it('reports an undeclared status and a bad request body', async () => {
@@ -117,21 +123,27 @@ describe('validation proxy in front of a broken upstream', () => {
       headers: { Authorization: 'Bearer t', 'Content-Type': 'application/json' },
       body: JSON.stringify({ name: 'Erika', countryCode: 'de' }),
     });
-    const summary = res.headers.get('x-shipmock-violations-summary')!;
-    expect(summary).toContain('request body/street is required');
-    expect(summary).toContain('request body/countryCode must match pattern');
-    expect(summary).toContain('response status 200 application/json is not declared for createAddress');
+    const violations = JSON.parse(res.headers.get('x-shipmock-violations')!);
+    expect(violations).toEqual(
+      expect.arrayContaining([
+        { in: 'request', field: 'body/street', message: 'is required' },
+        { in: 'request', field: 'body/countryCode', message: expect.stringMatching(/^must match pattern/) },
+        { in: 'response', field: 'status', message: '200 application/json is not declared for createAddress' },
+      ]),
+    );
   });
 
   it('reports a missing Authorization header, an unknown route, and validates gzip bodies', async () => {
     const carriers = await fetch(`${proxy.url}/v1/carriers`, { headers: { Authorization: 'Bearer t', 'Accept-Encoding': 'gzip' } });
     expect(await carriers.json()).toEqual({ items: [], total: 0 });
-    expect(carriers.headers.get('x-shipmock-violations-summary')).toContain('response body/total is not allowed');
+    expect(JSON.parse(carriers.headers.get('x-shipmock-violations')!)).toEqual([{ in: 'response', field: 'body/total', message: 'is not allowed' }]);
     const unknown = await fetch(`${proxy.url}/v1/nope`);
     expect(unknown.status).toBe(404);
-    expect(unknown.headers.get('x-shipmock-violations-summary')).toBe('route GET /v1/nope no operation of the contract has this path');
+    expect(JSON.parse(unknown.headers.get('x-shipmock-violations')!)).toEqual([
+      { in: 'request', field: 'route GET /v1/nope', message: 'no operation of the contract has this path' },
+    ]);
     const anonymous = await fetch(`${proxy.url}/v1/addresses/${ADDRESS_ID}`);
-    expect(anonymous.headers.get('x-shipmock-violations-summary')).toContain('request header/authorization is required (AccountToken)');
+    expect(JSON.parse(anonymous.headers.get('x-shipmock-violations')!)).toContainEqual({ in: 'request', field: 'header/authorization', message: 'is required (AccountToken)' });
   });
 
   it('sums everything up for the exit summary', () => {
@@ -142,6 +154,7 @@ describe('validation proxy in front of a broken upstream', () => {
     const text = formatProxySummary(summary);
     expect(text).toMatch(/^\d+ request\(s\), \d+ with contract violations/);
     expect(text).toContain('getAddress response body/zip is not allowed');
+    expect(text).toContain('GET /v1/nope request route GET /v1/nope no operation of the contract has this path');
   });
 
   it('answers 502 when the upstream is unreachable', async () => {

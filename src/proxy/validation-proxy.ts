@@ -8,10 +8,10 @@ import { createRouteMatcher } from '../contract/route-matcher.js';
 import { createValidators } from '../contract/validators.js';
 import type { Logger } from '../logging/logger.js';
 
-/** One way an exchange broke the contract. */
+/** One way an exchange broke the contract (the shape `validation: strict` reports too). */
 export interface ProxyViolation {
-  /** request: what the client sent; response: what the upstream answered; route: not in the contract. */
-  where: 'request' | 'response' | 'route';
+  /** request: what the client sent (also a route outside the contract); response: what the upstream answered. */
+  in: 'request' | 'response';
   field: string;
   message: string;
 }
@@ -56,8 +56,10 @@ export interface RunningProxy {
   close(): Promise<void>;
 }
 
+/** JSON `[{in, field, message}]`, `[]` when clean — the same header and shape as the `validation: strict` scenario effect. */
 export const VIOLATIONS_HEADER = 'X-Shipmock-Violations';
-export const VIOLATIONS_SUMMARY_HEADER = 'X-Shipmock-Violations-Summary';
+export const VIOLATIONS_COUNT_HEADER = 'X-Shipmock-Violations-Count';
+const MAX_VIOLATIONS_HEADER = 4096;
 
 // RFC 9110 §7.6.1: connection-specific headers are not forwarded by a proxy.
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host']);
@@ -88,18 +90,18 @@ function decode(body: Buffer, encoding: string | undefined): Buffer {
   }
 }
 
-/** A header value must be one line of visible ASCII. */
-function headerSafe(text: string, max = 1000): string {
+/** A header value must be one line of visible ASCII; long lists are cut (the log has them whole). */
+function headerSafe(text: string, max = MAX_VIOLATIONS_HEADER): string {
   const clean = text.replace(/[^\x20-\x7e]/g, '?');
-  return clean.length > max ? `${clean.slice(0, max - 1)}…`.replace(/…$/, '...') : clean;
+  return clean.length > max ? `${clean.slice(0, max - 3)}...` : clean;
 }
 
 /**
  * A validating reverse proxy for a real implementation of the Shipping Platform API: forwards
  * every request to the upstream, checks the request and the answer against the contract with
  * the same Ajv validators the mock uses, and passes the answer through unchanged — adding only
- * `X-Shipmock-Violations: <count>` and a one-line summary header. Violations are logged per
- * exchange and summed up in `summary()`.
+ * `X-Shipmock-Violations` (JSON list, as the `validation: strict` scenario writes it) and
+ * `X-Shipmock-Violations-Count`. Violations are logged per exchange and summed up in `summary()`.
  *
  * @example
  * const proxy = await startValidationProxy({ upstream: 'https://api.example.com', port: 4020 });
@@ -121,7 +123,7 @@ export async function startValidationProxy(options: ValidationProxyOptions): Pro
     const match = routes.match(req.method ?? 'GET', url.pathname);
     if (match.kind !== 'operation') {
       const message = match.kind === 'method-not-allowed' ? `${req.method} is not declared for this path (allowed: ${match.allowed.join(', ')})` : 'no operation of the contract has this path';
-      return { violations: [{ where: 'route', field: `${req.method} ${url.pathname}`, message }] };
+      return { violations: [{ in: 'request', field: `route ${req.method} ${url.pathname}`, message }] };
     }
     const { operation } = match;
     const validator = validators.forOperation(operation.operationId);
@@ -132,20 +134,20 @@ export async function startValidationProxy(options: ValidationProxyOptions): Pro
     }
     const headers: Record<string, unknown> = {};
     for (const p of operation.parameters) if (p.in === 'header' && req.headers[p.name] !== undefined) headers[p.name] = req.headers[p.name];
-    const violations: ProxyViolation[] = validator.parameters({ path: { ...match.pathParams }, query, headers }).map((v) => ({ where: 'request', ...v }));
+    const violations: ProxyViolation[] = validator.parameters({ path: { ...match.pathParams }, query, headers }).map((v) => ({ in: 'request' as const, ...v }));
     if (operation.security.length && !req.headers.authorization) {
-      violations.push({ where: 'request', field: 'header/authorization', message: `is required (${operation.security.join(' or ')})` });
+      violations.push({ in: 'request', field: 'header/authorization', message: `is required (${operation.security.join(' or ')})` });
     }
     if (operation.requestBody) {
       if (body.length === 0) {
-        if (operation.requestBody.required) violations.push({ where: 'request', field: 'body', message: 'is required' });
+        if (operation.requestBody.required) violations.push({ in: 'request', field: 'body', message: 'is required' });
       } else if (!isJson(mediaTypeOf(req.headers['content-type']))) {
-        violations.push({ where: 'request', field: 'header/content-type', message: `must be application/json (got ${mediaTypeOf(req.headers['content-type']) || 'none'})` });
+        violations.push({ in: 'request', field: 'header/content-type', message: `must be application/json (got ${mediaTypeOf(req.headers['content-type']) || 'none'})` });
       } else {
         try {
-          violations.push(...(validator.body?.(JSON.parse(body.toString('utf8'))) ?? []).map((v) => ({ where: 'request' as const, ...v })));
+          violations.push(...(validator.body?.(JSON.parse(body.toString('utf8'))) ?? []).map((v) => ({ in: 'request' as const, ...v })));
         } catch {
-          violations.push({ where: 'request', field: 'body', message: 'is not valid JSON' });
+          violations.push({ in: 'request', field: 'body', message: 'is not valid JSON' });
         }
       }
     }
@@ -159,19 +161,19 @@ export async function startValidationProxy(options: ValidationProxyOptions): Pro
       try {
         parsed = JSON.parse(decode(body, headers['content-encoding'] as string | undefined).toString('utf8'));
       } catch {
-        return [{ where: 'response', field: 'body', message: `is not valid JSON although Content-Type is ${mediaType}` }];
+        return [{ in: 'response', field: 'body', message: `is not valid JSON although Content-Type is ${mediaType}` }];
       }
     }
     const found = validators.forOperation(operationId).response(status, mediaType, parsed);
-    if (found === null) return [{ where: 'response', field: 'status', message: `${status} ${mediaType ?? '(no body)'} is not declared for ${operationId}` }];
-    return found.map((v) => ({ where: 'response', ...v }));
+    if (found === null) return [{ in: 'response', field: 'status', message: `${status} ${mediaType ?? '(no body)'} is not declared for ${operationId}` }];
+    return found.map((v) => ({ in: 'response' as const, ...v }));
   }
 
   function record(exchange: ProxyExchange): void {
     history.push(exchange);
     if (history.length > 10_000) history.shift();
     for (const v of exchange.violations) {
-      const key = `${exchange.operationId ?? exchange.method + ' ' + exchange.path} ${v.where} ${v.field} ${v.message}`;
+      const key = `${exchange.operationId ?? exchange.method + ' ' + exchange.path} ${v.in} ${v.field} ${v.message}`;
       counts.set(key, (counts.get(key) ?? 0) + 1);
     }
     const line = { method: exchange.method, path: exchange.path, operationId: exchange.operationId, status: exchange.status };
@@ -206,7 +208,7 @@ export async function startValidationProxy(options: ValidationProxyOptions): Pro
     if (answer instanceof Error) {
       const violations = [...checked.violations];
       record({ method: req.method ?? 'GET', path: url.pathname, operationId: checked.operationId, status: 502, violations });
-      res.writeHead(502, { 'Content-Type': 'application/json', [VIOLATIONS_HEADER]: String(violations.length) });
+      res.writeHead(502, { 'Content-Type': 'application/json', [VIOLATIONS_HEADER]: headerSafe(JSON.stringify(violations)), [VIOLATIONS_COUNT_HEADER]: String(violations.length) });
       res.end(JSON.stringify({ error: 'upstream unreachable', detail: answer.message }));
       return;
     }
@@ -222,10 +224,8 @@ export async function startValidationProxy(options: ValidationProxyOptions): Pro
       if (!HOP_BY_HOP.has(name) && name !== 'content-length') passThrough.push([answer.raw[i], answer.raw[i + 1]]);
     }
     passThrough.push(['Content-Length', String(answer.body.length)]);
-    passThrough.push([VIOLATIONS_HEADER, String(violations.length)]);
-    if (violations.length) {
-      passThrough.push([VIOLATIONS_SUMMARY_HEADER, headerSafe(violations.map((v) => `${v.where} ${v.field} ${v.message}`).join('; '))]);
-    }
+    passThrough.push([VIOLATIONS_HEADER, headerSafe(JSON.stringify(violations))]);
+    passThrough.push([VIOLATIONS_COUNT_HEADER, String(violations.length)]);
     res.writeHead(answer.status, passThrough.flat());
     res.end(answer.body);
   }

@@ -77,7 +77,9 @@ async function readyToBook(run: StateRun, params: StateParams) {
   const shipmentChannelId = await steps.createShipmentChannel(r.account);
   const senderAddressId = await steps.createAddress(r.account, str(params, 'routeFrom', 'DE'), 'Muster GmbH');
   const receiverAddressId = await steps.createAddress(r.account, str(params, 'routeTo', 'DE'), 'Erika Mustermann');
-  const parcelId = await steps.createParcel(r.account, 1.5);
+  const parcelIds: string[] = [];
+  for (let i = 0; i < num(params, 'parcels', 1); i++) parcelIds.push(await steps.createParcel(r.account, 1.5));
+  const parcelId = parcelIds[0];
   const booking: components['schemas']['ShipmentBookingRequest'] = {
     serviceDefinitionId,
     shipmentChannelId,
@@ -85,7 +87,7 @@ async function readyToBook(run: StateRun, params: StateParams) {
       { role: 'SENDER', entityType: 'ADDRESS', id: senderAddressId },
       { role: 'RECEIVER', entityType: 'ADDRESS', id: receiverAddressId },
     ],
-    parcelIds: [parcelId],
+    parcelIds,
     reference: 'ORDER-1001',
   };
   return {

@@ -89,11 +89,11 @@ function missingCapabilities(control: TargetControl, interaction: PactInteractio
  * reason. Message pacts are verified against the webhooks the provider really delivers.
  *
  * @example
- * const report = await verifyProvider({ baseUrl: mock.url, access: mock.credentials, control: shipmockControl(mock) });
+ * const report = await verifyProvider({ baseUrl: mock.url, access: mock.credentials, control: shipmockControl(mock.url) });
  * console.log(formatReport(report));
  */
 export async function verifyProvider(options: VerifyProviderOptions): Promise<VerificationReport> {
-  const { Verifier, providerWithMetadata } = await import('@pact-foundation/pact');
+  const { Verifier, providerWithMetadata } = await loadPact();
   const provider = options.provider ?? DEFAULT_PROVIDER;
   const steps = createPublicApiSteps({ ...options.access, baseUrl: options.baseUrl }, { fetch: options.fetch });
   const fromBroker = Boolean(options.broker?.brokerUrl);
@@ -212,6 +212,15 @@ export async function verifyProvider(options: VerifyProviderOptions): Promise<Ve
   const counts = { passed: 0, failed: 0, skipped: 0 };
   for (const outcome of interactions) counts[outcome.status]++;
   return { ok: counts.failed === 0 && !crash, provider, baseUrl: options.baseUrl, interactions, counts, cleanupProblems };
+}
+
+/** Pact is needed only here; a clear message beats a module-not-found stack for an install without it. */
+async function loadPact(): Promise<typeof import('@pact-foundation/pact')> {
+  try {
+    return await import('@pact-foundation/pact');
+  } catch (error) {
+    throw new Error(`shipmock verify needs @pact-foundation/pact ~16.5 (npm install --save-dev @pact-foundation/pact@~16.5.0): ${(error as Error).message}`);
+  }
 }
 
 /**

@@ -45,7 +45,8 @@ describe('shipmock proxy (CLI)', () => {
       body: JSON.stringify({ grantType: 'client_credentials' }),
     });
     expect(res.status).toBe(200);
-    expect(res.headers.get('x-shipmock-violations')).toBe('0');
+    expect(res.headers.get('x-shipmock-violations')).toBe('[]');
+    expect(res.headers.get('x-shipmock-violations-count')).toBe('0');
     const exit = exitOf(proxy.child);
     proxy.child.kill('SIGTERM');
     expect(await exit).toBe(0);
@@ -57,12 +58,12 @@ describe('shipmock proxy (CLI)', () => {
   it('exits 1 after violations and lists them in the summary', async () => {
     const proxy = await startProxyCli(mock.url);
     const res = await fetch(`${proxy.url}/v1/no-such-path`);
-    expect(res.headers.get('x-shipmock-violations')).toBe('1');
+    expect(res.headers.get('x-shipmock-violations-count')).toBe('1');
     const exit = exitOf(proxy.child);
     proxy.child.kill('SIGTERM');
     expect(await exit).toBe(1);
     expect(proxy.output()).toContain('"msg":"1 contract violation(s)"');
-    expect(proxy.output()).toContain('1×  GET /v1/no-such-path route GET /v1/no-such-path no operation of the contract has this path');
+    expect(proxy.output()).toContain('1×  GET /v1/no-such-path request route GET /v1/no-such-path no operation of the contract has this path');
   });
 
   it('refuses to start without --upstream', async () => {

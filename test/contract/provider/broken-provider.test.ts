@@ -23,7 +23,7 @@ describe('provider verification against a deliberately broken provider', () => {
       { method: 'GET', path: /^\/v1\/addresses\/[^/]+$/, rename: ['postalCode', 'zip'] },
       { method: 'PUT', path: /^\/v1\/accounts\/[^/]+$/, status: 200 },
     ]);
-    report = await verifyProvider({ baseUrl: broken.url, access: mock.credentials, control: shipmockControl(mock), pacts: [pacts] });
+    report = await verifyProvider({ baseUrl: broken.url, access: mock.credentials, control: shipmockControl(mock.url), pacts: [pacts] });
   });
 
   afterAll(async () => {

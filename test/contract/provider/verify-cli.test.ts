@@ -70,6 +70,16 @@ describe('verification of a target we do not control', () => {
     expect(code).toBe(0);
   });
 
+  it('shipmock verify --shipmock uses the control API: nothing is skipped', async () => {
+    const c = mock.credentials;
+    const { code, out } = await runCli(['--shipmock', '--base-url', mock.url, '--company-id', c.companyId, '--client-id', c.clientId, '--client-secret', c.clientSecret, '--pact-dir', subset]);
+    expect(out).toMatch(/^PASS  ShippingClient: a request with an expired Account token/m);
+    expect(out).toMatch(/^PASS  ShippingClient: a request while the rate limit is exhausted/m);
+    expect(out).toMatch(/^PASS  ShippingWebhookReceiver: a TRACKER UPDATED event/m);
+    expect(out).toMatch(/^5 passed, 0 failed, 0 skipped$/m);
+    expect(code).toBe(0);
+  });
+
   it('shipmock verify (SHIPMOCK_VERIFY_* environment) exits 1 and says why when the provider is broken', async () => {
     const broken = await startBreakingProxy(mock.url, [{ method: 'GET', path: /^\/v1\/accounts\/[^/]+$/, rename: ['contact', 'person'] }]);
     try {

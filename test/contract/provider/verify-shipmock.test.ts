@@ -18,7 +18,7 @@ describe('provider verification against shipmock', () => {
 
   beforeAll(async () => {
     mock = await startProviderMock();
-    report = await verifyProvider({ baseUrl: mock.url, access: mock.credentials, control: shipmockControl(mock), pacts: [PACT_DIR] });
+    report = await verifyProvider({ baseUrl: mock.url, access: mock.credentials, control: shipmockControl(mock.url), pacts: [PACT_DIR] });
     // The report is the point of this suite: print it, so nothing is skipped or blocked silently.
     process.stdout.write(formatReport(report));
   });
