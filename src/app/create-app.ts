@@ -76,7 +76,7 @@ export function createApp(runtime: MockRuntime): MockApp {
   app.use(
     pipeline([
       requestId({ logger: runtime.logger, now: runtime.clock.now }),
-      journalRecorder({ journal: runtime.journal, now: runtime.clock.now, tokens: runtime.tokens }),
+      journalRecorder({ journal: runtime.journal, now: runtime.clock.now, tokens: runtime.tokens, scenarios: runtime.scenarios }),
       cors(),
     ]),
   );

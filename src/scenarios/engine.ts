@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Clock } from '../clock/clock.js';
 import type { Random } from '../random/random.js';
 import { createRateLimiter, type RateLimiter } from '../rate-limit/rate-limiter.js';
@@ -78,6 +79,13 @@ export interface ScenarioEngine {
   evaluateRequest(facts: RequestFacts, phase: 'request' | 'body', header?: { names: string[]; scope: string }): FiredEffect[];
   /** The first domain rule of this kind that fires, if any. */
   evaluate(kind: DomainKind, facts: DomainFacts): FiredEffect | undefined;
+  /** Fast check for the journal: is any domain rule active (worth tracking per request)? */
+  hasDomainRules(): boolean;
+  /**
+   * Runs `fn` (a request's pipeline) so that domain rules firing anywhere inside it — a carrier
+   * call, a label, a quote — are reported to `record` ("scenario/rule") for that request's journal entry.
+   */
+  runInRequest<T>(record: (hit: string) => void, fn: () => T): T;
   /** Whether a name resolves to a known scenario (for the header). */
   resolve(name: string): ScenarioDefinition;
   /**
@@ -131,6 +139,8 @@ export function createScenarioEngine(deps: { clock: Clock; random: Random; loade
   const byHeader = new Map<string, Activation>();
   /** Definitions activated inline (not from a file), so the header can name them too. */
   const inline = new Map<string, ScenarioDefinition>();
+  /** The request a domain moment happens in, if any (one store per engine, so per mock instance). */
+  const requestHits = new AsyncLocalStorage<(hit: string) => void>();
 
   function build(definition: ScenarioDefinition, options: ActivateOptions, activatedAt = deps.clock.now()): Activation {
     const scope = options.accountId ?? '*';
@@ -294,11 +304,16 @@ export function createScenarioEngine(deps: { clock: Clock; random: Random; loade
           if (rule.kind !== kind || !rule.match.domain(facts)) continue;
           const effect = fire(rule);
           if (effect === 'pass') return undefined;
-          if (effect) return fired(activation, rule, effect);
+          if (effect) {
+            requestHits.getStore()?.(`${activation.definition.name}/${rule.label}`);
+            return fired(activation, rule, effect);
+          }
         }
       }
       return undefined;
     },
+    hasDomainRules: () => active.some((a) => a.rules.some((r) => r.kind !== 'request')),
+    runInRequest: (record, fn) => requestHits.run(record, fn),
     resolve,
     reset(accountId) {
       for (let i = active.length - 1; i >= 0; i--) {

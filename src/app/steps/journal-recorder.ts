@@ -2,6 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { TokenService } from '../../auth/tokens.js';
 import { PROBLEM_BASE_URI } from '../../errors/problem-types.js';
 import type { Journal, JournalOutcome } from '../../journal/journal.js';
+import type { ScenarioEngine } from '../../scenarios/engine.js';
 import { requestState } from '../request-state.js';
 
 /**
@@ -9,12 +10,14 @@ import { requestState } from '../request-state.js';
  * reset or cut off). Control-plane requests (/__admin) are not recorded: the journal shows what
  * the client under test did, not what the test harness did.
  */
-export function journalRecorder(options: { journal: Journal; now: () => number; tokens: TokenService }) {
+export function journalRecorder(options: { journal: Journal; now: () => number; tokens: TokenService; scenarios: ScenarioEngine }) {
   return function journalRecorderStep(req: Request, res: Response, next: NextFunction) {
     const state = requestState(req);
     if (state.pathname === '/__admin' || state.pathname.startsWith('/__admin/')) return next();
     const arrivedAt = options.now();
+    let closed = false;
     res.once('close', () => {
+      closed = true;
       const outcome: JournalOutcome = res.writableFinished ? 'completed' : res.headersSent ? 'truncated' : 'reset';
       const principal = state.principal;
       const claims = principal ? undefined : peekBearer(req, options.tokens);
@@ -36,11 +39,15 @@ export function journalRecorder(options: { journal: Journal; now: () => number; 
           credential: state.rateLimitKey,
           problem: state.problem?.startsWith(PROBLEM_BASE_URI) ? state.problem.slice(PROBLEM_BASE_URI.length) : state.problem,
           retryAfter: res.headersSent && Number.isFinite(retryAfter) ? retryAfter : undefined,
-          scenarios: state.scenarioHits,
+          scenarios: state.scenarioHits ? [...state.scenarioHits] : undefined,
         }),
       });
     });
-    next();
+    // Domain scenario effects (carrier, label, quote, …) fired while handling this request are
+    // journaled with it; tracked only while such rules are active, as tracking costs a little.
+    if (!options.scenarios.hasDomainRules()) return next();
+    // Work the request set off that outlives it (a webhook retried later) is not the request's.
+    options.scenarios.runInRequest((hit) => !closed && (state.scenarioHits ??= []).push(hit), () => next());
   };
 }
 

@@ -94,6 +94,9 @@ describe('carrier scenarios (PRODUCTION bookings only)', () => {
     expect((await h.http.get('/v1/shipment-bookings').set('Authorization', account.auth)).body.items).toEqual([]);
     expect((await h.http.get(`/v1/parcels/${parcel}`).set('Authorization', account.auth)).body.shipmentBookingId).toBeUndefined();
 
+    const [entry] = h.runtime.journal.find({ operationId: 'createShipmentBooking', scenario: 'carrier-outage' });
+    expect(entry).toMatchObject({ status: 500, problem: 'carrier-unavailable', scenarios: ['carrier-outage/outage'] });
+
     expect((await post(h, account, staging.body(await staging.parcels(1)))).status).toBe(201);
     expect((await post(h, account, otherCarrier.body(await otherCarrier.parcels(1)))).status).toBe(201);
     expect(h.runtime.scenarios.list()[0].hits).toBe(1);
