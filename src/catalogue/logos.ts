@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto';
-import { PNG } from 'pngjs';
+import type { PNG as PngClass } from 'pngjs';
+import { lazyModule } from '../util/lazy-module.js';
+
+const pngjs = lazyModule<{ PNG: typeof PngClass }>('pngjs');
 import { GLYPH_HEIGHT, glyphRows, textWidth } from './bitmap-font.js';
 import type { LogoDesign } from './model.js';
 
@@ -40,6 +43,7 @@ function insideBadge(x: number, y: number): boolean {
  * const { png, etag } = renderLogo({ background: '#FFCC00', foreground: '#D40511', text: 'DHL' });
  */
 export function renderLogo(design: LogoDesign): RenderedLogo {
+  const { PNG } = pngjs();
   const png = new PNG({ width: LOGO_WIDTH, height: LOGO_HEIGHT });
   const background = parseColor(design.background);
   const foreground = parseColor(design.foreground);

@@ -6,24 +6,17 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import { DEFAULT_CONTRACT_PATH, loadContract, parseYaml, type Contract, type OpenApiDocument } from './load-contract.js';
+import { lazyModule } from '../util/lazy-module.js';
 import { compilePlan, CONTRACT_SCHEMA_ID, type CompiledSchemas } from './validators.js';
 
 const require = createRequire(import.meta.url);
 
-/**
- * The compiler (Ajv, ajv-formats, the YAML parser) is loaded only on a cache miss: a warm
- * start never pays for importing it.
- */
-function loadCompiler() {
-  const { Ajv2020: AjvClass } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
-  const standalone = require('ajv/dist/standalone/index.js');
-  const formats = require('ajv-formats');
-  return {
-    AjvClass,
-    standaloneCode: (standalone.default ?? standalone) as typeof import('ajv/dist/standalone/index.js').default,
-    addFormats: (formats.default ?? formats) as typeof import('ajv-formats').default,
-  };
-}
+// The compiler is loaded only on a cache miss: a warm start never pays for importing it.
+const ajv2020 = lazyModule<typeof import('ajv/dist/2020.js')>('ajv/dist/2020.js');
+const standalone = lazyModule<{ default?: typeof import('ajv/dist/standalone/index.js').default }>('ajv/dist/standalone/index.js');
+const formats = lazyModule<{ default?: typeof import('ajv-formats').default }>('ajv-formats');
+const standaloneCode = () => (standalone().default ?? standalone()) as typeof import('ajv/dist/standalone/index.js').default;
+const addFormats = () => (formats().default ?? formats()) as typeof import('ajv-formats').default;
 
 /** OpenAPI keywords that are not JSON Schema: known to Ajv as no-ops so strict mode stays on. */
 const OPENAPI_KEYWORDS = [
@@ -35,8 +28,7 @@ const OPENAPI_KEYWORDS = [
 const CACHE_FORMAT = 3;
 
 export function createAjv(coerce: boolean): Ajv2020 {
-  const { AjvClass, addFormats } = loadCompiler();
-  const ajv = new AjvClass({
+  const ajv = new (ajv2020().Ajv2020)({
     allErrors: true,
     strict: true,
     strictRequired: false,
@@ -47,7 +39,7 @@ export function createAjv(coerce: boolean): Ajv2020 {
     useDefaults: coerce,
     code: { source: true, lines: false },
   });
-  addFormats(ajv);
+  addFormats()(ajv);
   for (const keyword of OPENAPI_KEYWORDS) ajv.addKeyword({ keyword });
   return ajv;
 }
@@ -103,8 +95,7 @@ function compileAll(contract: Contract): { schemas: CompiledSchemas; code: { str
       schemas.coercing[entry.name] = coercing.getSchema(id)!;
     }
   }
-  const { standaloneCode } = loadCompiler();
-  return { schemas, code: { strict: standaloneCode(strict, strictMapping), coercing: standaloneCode(coercing, coercingMapping) } };
+  return { schemas, code: { strict: standaloneCode()(strict, strictMapping), coercing: standaloneCode()(coercing, coercingMapping) } };
 }
 
 function ajvVersion(): string {

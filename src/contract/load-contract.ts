@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { lazyModule } from '../util/lazy-module.js';
+
+const yaml = lazyModule<typeof import('yaml')>('yaml');
 
 /**
  * Loads contract/openapi.yaml once and indexes its operations. Everything else (routing,
@@ -142,8 +144,7 @@ export function loadContract(source: string | OpenApiDocument = DEFAULT_CONTRACT
 
 /** YAML parser loaded on demand (start-up reads the cached JSON instead; see compiled-contract.ts). */
 export function parseYaml(text: string): OpenApiDocument {
-  const { parse } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
-  return parse(text, { maxAliasCount: -1 });
+  return yaml().parse(text, { maxAliasCount: -1 });
 }
 
 function securityNames(requirements: Record<string, unknown>[]): SecuritySchemeName[] {

@@ -1,5 +1,8 @@
 import { deflateSync } from 'node:zlib';
-import bwipjs from 'bwip-js';
+import type BwipJs from 'bwip-js';
+import { lazyModule } from '../util/lazy-module.js';
+
+const bwipjs = lazyModule<typeof BwipJs>('bwip-js');
 
 /**
  * Code 128 barcodes, encoded by bwip-js and rasterised here. bwip-js' own PNG writer is
@@ -12,7 +15,7 @@ import bwipjs from 'bwip-js';
  * @example encodeCode128('00340434161094000011').length // 35 modules per symbol character…
  */
 export function encodeCode128(text: string): boolean[] {
-  const [symbol] = bwipjs.raw({ bcid: 'code128', text }) as { sbs: number[] }[];
+  const [symbol] = bwipjs().raw({ bcid: 'code128', text }) as { sbs: number[] }[];
   const modules: boolean[] = [];
   symbol.sbs.forEach((width, index) => {
     for (let i = 0; i < width; i++) modules.push(index % 2 === 0);

@@ -1,4 +1,7 @@
-import PDFDocument from 'pdfkit';
+import type PDFDocument from 'pdfkit';
+import { lazyModule } from '../util/lazy-module.js';
+
+const pdfkit = lazyModule<typeof PDFDocument>('pdfkit');
 import type { LabelSize } from './model.js';
 
 /**
@@ -32,7 +35,8 @@ export interface PdfHandle {
 /** @example const { doc, finish } = createPdf({ size: PAGE_SIZES.A6, createdAt, title: 'Label' }) */
 export function createPdf(options: PdfOptions): PdfHandle {
   const created = new Date(options.createdAt);
-  const doc = new PDFDocument({
+  const PdfDocument = pdfkit();
+  const doc = new PdfDocument({
     size: options.size,
     layout: options.layout ?? 'portrait',
     margin: 0,

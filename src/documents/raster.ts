@@ -1,4 +1,7 @@
-import bwipjs from 'bwip-js';
+import type BwipJs from 'bwip-js';
+import { lazyModule } from '../util/lazy-module.js';
+
+const bwipjs = lazyModule<typeof BwipJs>('bwip-js');
 import type { Bitmap } from './barcode.js';
 import { toAscii } from './text.js';
 
@@ -47,7 +50,7 @@ export function createGlyphCache(): GlyphCache {
       let found = cache.get(key);
       if (!found) {
         // OCR-B cells are narrower than tall; 0.6 keeps the look of a monospace label font.
-        const g = bwipjs.FontLib.getglyph(OCR_B, charCode, Math.round(size * 0.6), size);
+        const g = bwipjs().FontLib.getglyph(OCR_B, charCode, Math.round(size * 0.6), size);
         found = { top: g.top, left: g.left, width: g.width, height: g.height, advance: g.advance, bytes: g.bytes, offset: g.offset };
         cache.set(key, found);
       }

@@ -1,5 +1,7 @@
-import { createRequire } from 'node:module';
 import type { Faker } from '@faker-js/faker';
+import { lazyModule } from '../util/lazy-module.js';
+
+const fakerModule = lazyModule<typeof import('@faker-js/faker')>('@faker-js/faker');
 
 /**
  * The one seeded random source of a mock instance. Domain code never calls Math.random():
@@ -81,8 +83,7 @@ export function createRandom(seed: number): Random {
     get faker() {
       // Created on first use: faker's locale data costs start-up time most runs never need.
       if (!faker) {
-        // require(esm) (Node >= 20.19): faker's locale data is loaded only by runs that use it.
-        const { Faker: FakerClass, en } = createRequire(import.meta.url)('@faker-js/faker') as typeof import('@faker-js/faker');
+        const { Faker: FakerClass, en } = fakerModule();
         faker = new FakerClass({ locale: [en] });
         faker.seed(Math.floor(next() * 2 ** 31));
       }
