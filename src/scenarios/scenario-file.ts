@@ -1,12 +1,12 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { basename, extname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { parse } from 'yaml';
 import { parseDuration } from '../clock/clock.js';
 import { toViolations } from '../contract/validators.js';
 import { PROBLEM_TYPES } from '../errors/problem-types.js';
 import type { Violation } from '../errors/problem.js';
+import { scenarioSchemaValidator } from './scenario-schema.js';
 import { DOMAIN_EFFECTS, type Effect, type Rule, type RuleKind, type ScenarioDefinition } from './model.js';
 
 /** The ready-made scenarios shipped with the package (one YAML file per scenario). */
@@ -51,7 +51,7 @@ export function createScenarioLoader(options: { dirs?: string[] } = {}): Scenari
   const dirs = [...(options.dirs ?? []), BUILT_IN_SCENARIOS_DIR];
 
   function schemaCheck(value: unknown): Violation[] {
-    const validate = scenarioSchema();
+    const validate = scenarioSchemaValidator(SCENARIO_SCHEMA_PATH);
     return validate(value) ? [] : cleanViolations(toViolations(validate.errors, 'scenario'));
   }
 
@@ -131,20 +131,6 @@ export function createScenarioLoader(options: { dirs?: string[] } = {}): Scenari
       });
     },
   };
-}
-
-/**
- * The compiled file-format schema, shared by every loader of the process: compiling it costs
- * ~0.4 s, and the function is pure (a constant schema; `errors` is read right after each call),
- * so sharing it carries no state between mock instances.
- */
-let compiledSchema: ValidateFunction | undefined;
-function scenarioSchema(): ValidateFunction {
-  if (!compiledSchema) {
-    const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, strictTypes: false });
-    compiledSchema = ajv.compile(JSON.parse(readFileSync(SCENARIO_SCHEMA_PATH, 'utf8')));
-  }
-  return compiledSchema;
 }
 
 /**
