@@ -75,6 +75,11 @@ export class Collection<T extends Entity> {
     return slot.value;
   }
 
+  /** Items [start, end) in creation order (offset paging): O(end - start). */
+  slice(start: number, end: number): T[] {
+    return this.slots.slice(start, end).map((s) => s.value);
+  }
+
   values(): T[] {
     return this.slots.map((s) => s.value);
   }

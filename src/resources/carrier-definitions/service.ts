@@ -97,15 +97,18 @@ export function createCarrierDefinitionService(runtime: MockRuntime, references:
     listPage(accountId: string, request: { page: number; size: number } & CarrierDefinitionFilter): CarrierDefinitionPage {
       const { page, size } = request;
       const filter = filterOf(request);
-      const all = base.all(accountId);
-      const matching = filter ? all.filter(filter) : all;
-      const totalPages = Math.ceil(matching.length / size);
+      // Unfiltered pages are O(size) slices; a group filter has to count its matches for totalPages.
+      const matching = filter ? base.all(accountId).filter(filter) : undefined;
+      const total = matching ? matching.length : base.count(accountId);
+      const totalPages = Math.ceil(total / size);
       if (page > 0 && page >= totalPages) {
         throw new ProblemError('not-found', {
-          detail: `Page ${page} does not exist: ${matching.length} Carrier Definition(s) make ${totalPages} page(s) of ${size} (pages count from 0)`,
+          detail: `Page ${page} does not exist: ${total} Carrier Definition(s) make ${totalPages} page(s) of ${size} (pages count from 0)`,
         });
       }
-      return { currentPage: page, pageSize: size, totalPages, items: matching.slice(page * size, page * size + size) };
+      const start = page * size;
+      const items = matching ? matching.slice(start, start + size) : base.slice(accountId, start, start + size);
+      return { currentPage: page, pageSize: size, totalPages, items };
     },
   };
 }

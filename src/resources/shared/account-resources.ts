@@ -40,6 +40,9 @@ export interface AccountResources<Input, Resource extends Entity> {
   save(accountId: string, resource: Resource): Resource;
   remove(accountId: string, id: string): Resource;
   all(accountId: string): Resource[];
+  count(accountId: string): number;
+  /** Items [start, end) in creation order: offset pages in O(page). */
+  slice(accountId: string, start: number, end: number): Resource[];
 }
 
 /** @example const addresses = createAccountResources(runtime, { collection: 'addresses', topic: 'ADDRESS', label: 'Address', build }) */
@@ -91,6 +94,8 @@ export function createAccountResources<Input, Resource extends Entity & { update
       return resource;
     },
     all: (accountId) => collection(accountId).values(),
+    count: (accountId) => collection(accountId).size,
+    slice: (accountId, start, end) => collection(accountId).slice(start, end),
   };
   return self;
 }

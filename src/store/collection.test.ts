@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { ProblemError } from '../errors/problem.js';
+import { Collection } from './collection.js';
+
+const filled = (n: number) => {
+  const c = new Collection<{ id: string; n: number }>();
+  for (let i = 1; i <= n; i++) c.insert({ id: `id-${i}`, n: i });
+  return c;
+};
+const ns = (items: { n: number }[]) => items.map((i) => i.n);
+
+describe('Collection', () => {
+  it('pages in creation order with an opaque cursor, and omits nextCursor on the last page', () => {
+    const c = filled(5);
+    const first = c.page({ limit: 2 });
+    expect(ns(first.items)).toEqual([1, 2]);
+    const second = c.page({ limit: 2, cursor: first.nextCursor });
+    expect(ns(second.items)).toEqual([3, 4]);
+    const last = c.page({ limit: 2, cursor: second.nextCursor });
+    expect(ns(last.items)).toEqual([5]);
+    expect(last.nextCursor).toBeUndefined();
+    expect(c.page({ limit: 5 }).nextCursor).toBeUndefined();
+  });
+
+  it('pages DESC newest first', () => {
+    const c = filled(5);
+    const first = c.page({ limit: 2, sort: 'DESC' });
+    expect(ns(first.items)).toEqual([5, 4]);
+    expect(ns(c.page({ limit: 10, sort: 'DESC', cursor: first.nextCursor }).items)).toEqual([3, 2, 1]);
+  });
+
+  it('keeps cursors stable under inserts and deletes', () => {
+    const c = filled(4);
+    const first = c.page({ limit: 2 });
+    c.delete('id-2');
+    c.delete('id-3');
+    c.insert({ id: 'id-9', n: 9 });
+    expect(ns(c.page({ limit: 10, cursor: first.nextCursor }).items)).toEqual([4, 9]);
+  });
+
+  it('filters without losing the cursor position', () => {
+    const c = filled(10);
+    const even = (i: { n: number }) => i.n % 2 === 0;
+    const first = c.page({ limit: 2, filter: even });
+    expect(ns(first.items)).toEqual([2, 4]);
+    expect(ns(c.page({ limit: 10, filter: even, cursor: first.nextCursor }).items)).toEqual([6, 8, 10]);
+  });
+
+  it('refuses a foreign cursor and a cursor of the other sort order with a 400 on query/cursor', () => {
+    const c = filled(3);
+    const asc = c.page({ limit: 1 }).nextCursor;
+    for (const [cursor, sort] of [['bm9wZQ', 'ASC'], [asc, 'DESC']] as const) {
+      try {
+        c.page({ limit: 1, cursor, sort });
+        expect.unreachable();
+      } catch (error) {
+        expect(error).toBeInstanceOf(ProblemError);
+        expect((error as ProblemError).status).toBe(400);
+        expect((error as ProblemError).init.violations?.[0].field).toBe('query/cursor');
+      }
+    }
+  });
+
+  it('slices by offset and survives a snapshot round trip with its sequence', () => {
+    const c = filled(6);
+    expect(ns(c.slice(2, 4))).toEqual([3, 4]);
+    const copy = new Collection<{ id: string; n: number }>();
+    copy.restore(JSON.parse(JSON.stringify(c.snapshot())));
+    copy.insert({ id: 'id-7', n: 7 });
+    expect(ns(copy.values())).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(copy.page({ limit: 1, sort: 'DESC' }).items[0].n).toBe(7);
+  });
+
+  it('rejects duplicate ids and updates in place', () => {
+    const c = filled(2);
+    expect(() => c.insert({ id: 'id-1', n: 0 })).toThrow(/duplicate/);
+    c.update({ id: 'id-1', n: 100 });
+    expect(ns(c.values())).toEqual([100, 2]);
+  });
+});
