@@ -1,13 +1,17 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { basename, extname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
+import { lazyModule } from '../util/lazy-module.js';
 import { parseDuration } from '../clock/clock.js';
 import { toViolations } from '../contract/validators.js';
 import { PROBLEM_TYPES } from '../errors/problem-types.js';
 import type { Violation } from '../errors/problem.js';
 import { scenarioSchemaValidator } from './scenario-schema.js';
 import { DOMAIN_EFFECTS, type Effect, type Rule, type RuleKind, type ScenarioDefinition } from './model.js';
+
+// The YAML parser loads when a scenario is first read (start-up budget, src/util/lazy-module.ts).
+const yaml = lazyModule<typeof import('yaml')>('yaml');
+const parse = (text: string): unknown => yaml().parse(text);
 
 /** The ready-made scenarios shipped with the package (one YAML file per scenario). */
 export const BUILT_IN_SCENARIOS_DIR = fileURLToPath(new URL('../../scenarios/', import.meta.url));

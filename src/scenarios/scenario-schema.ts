@@ -4,11 +4,12 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import standaloneModule from 'ajv/dist/standalone/index.js';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
+import { lazyModule } from '../util/lazy-module.js';
 
-// CommonJS default export under .default with NodeNext resolution.
-const standaloneCode = ((standaloneModule as any).default ?? standaloneModule) as typeof standaloneModule.default;
+// Ajv's compiler loads only when the cache is cold (start-up budget, src/util/lazy-module.ts).
+const ajvModule = lazyModule<typeof import('ajv/dist/2020.js')>('ajv/dist/2020.js');
+const standaloneModule = lazyModule<typeof import('ajv/dist/standalone/index.js')>('ajv/dist/standalone/index.js');
 const require = createRequire(import.meta.url);
 
 /**
@@ -34,9 +35,12 @@ export function scenarioSchemaValidator(schemaPath: string): ValidateFunction {
       // not cached there: try the next directory, then compile
     }
   }
+  const { Ajv2020 } = ajvModule();
   const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, strictTypes: false, code: { source: true, lines: false } });
   compiled = ajv.compile(JSON.parse(text));
-  writeCache(name, standaloneCode(ajv, compiled));
+  // CommonJS default export under .default.
+  const standalone = standaloneModule() as unknown as { default: (ajv: unknown, fn: ValidateFunction) => string };
+  writeCache(name, standalone.default(ajv, compiled));
   return compiled;
 }
 
