@@ -5,6 +5,8 @@ import type { Journal, JournalOutcome } from '../../journal/journal.js';
 import type { ScenarioEngine } from '../../scenarios/engine.js';
 import { requestState } from '../request-state.js';
 
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 /**
  * Records every API request in the journal once its connection is done with it (answered,
  * reset or cut off). Control-plane requests (/__admin) are not recorded: the journal shows what
@@ -43,9 +45,10 @@ export function journalRecorder(options: { journal: Journal; now: () => number; 
         }),
       });
     });
-    // Domain scenario effects (carrier, label, quote, …) fired while handling this request are
-    // journaled with it; tracked only while such rules are active, as tracking costs a little.
-    if (!options.scenarios.hasDomainRules()) return next();
+    // Domain scenario effects (carrier, label, quote, tracker outcome) fired while handling this
+    // request are journaled with it. They only fire in requests that create something, and
+    // tracking (AsyncLocalStorage) costs throughput, so reads and idle scenarios skip it.
+    if (SAFE_METHODS.has(req.method) || !options.scenarios.hasDomainRules()) return next();
     // Work the request set off that outlives it (a webhook retried later) is not the request's.
     options.scenarios.runInRequest((hit) => !closed && (state.scenarioHits ??= []).push(hit), () => next());
   };
