@@ -27,6 +27,13 @@ export { createShippingClient, type ShippingClient, type ShippingClientOptions, 
 export { ShippingApiError, type Problem } from './client/errors.js';
 export type { TokenManager, TokenScope, CachedToken } from './client/token-manager.js';
 export { parseShippingEvent, isShipmentBookingEvent, isUsageEvent, type ShippingEvent, type ShipmentBookingEvent, type UsageEvent } from './client/events.js';
+
+// Contract testing: provider verification and the validating proxy
+export { verifyProvider, brokerVerifierOptions, type VerifyProviderOptions, type VerificationReport, type InteractionOutcome, type BrokerSettings } from './verify/run-verification.js';
+export { shipmockControl, realTargetControl } from './verify/targets.js';
+export { formatReport } from './verify/report.js';
+export { PROVIDER_STATES, type ProviderStateDefinition, type TargetControl } from './verify/provider-states.js';
+export { startValidationProxy, formatProxySummary, type ValidationProxyOptions, type RunningProxy, type ProxySummary, type ProxyViolation } from './proxy/validation-proxy.js';
 export type { paths as ShippingApiPaths, components as ShippingApiComponents, operations as ShippingApiOperations } from './client/schema.js';
 
 // Webhooks: verify deliveries in your receiver; read the delivery log in-process (mock.runtime.webhooks)
@@ -44,3 +51,14 @@ export type { Catalogue } from './catalogue/model.js';
 
 // Time
 export { parseDuration, type Clock } from './clock/clock.js';
+
+// QA control plane: the handles startMock() returns (mock.reset, mock.clock, mock.scenarios, mock.journal, mock.state), README section qa
+export type { MockHandles, ScenarioActivation } from './server/mock-handles.js';
+export { createControlPlane, type ControlPlane, type ClockView, type CredentialsView, type NewCompany } from './admin/control-plane.js';
+export type { MockState } from './admin/state.js';
+export type { ScenarioActivationInput } from './config/options.js';
+export type { ActivationView, RuleView, ActivationSource } from './scenarios/engine.js';
+export type { ScenarioDefinition, Rule as ScenarioRule, Effect as ScenarioEffect, When as ScenarioWhen, RequestMatch as ScenarioMatch } from './scenarios/model.js';
+export { ScenarioError, BUILT_IN_SCENARIOS_DIR } from './scenarios/scenario-file.js';
+export type { JournalEntry, JournalFilter, JournalOutcome } from './journal/journal.js';
+export { checkRetryAfter, assertHonouredRetryAfter, type RetryAfterReport, type RetryAfterViolation } from './journal/retry-after.js';
