@@ -1,6 +1,8 @@
 import type { NextFunction, Request, Response } from 'express';
 
-const EXPOSED = 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, X-Request-Id, ETag, Location';
+// The X-Shipmock-* ones are QA diagnostics (README section qa), readable by a browser app under test too.
+const EXPOSED =
+  'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, X-Request-Id, ETag, Location, X-Shipmock-Violations, X-Shipmock-Scenario-Hit, X-Shipmock-Source';
 
 /**
  * CORS on every response (spec, Limits: all responses carry Access-Control-Allow-Origin), so a

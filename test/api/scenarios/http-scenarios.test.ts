@@ -140,6 +140,8 @@ describe('validation-strict', () => {
     const clean = await call(mock, 'POST', '/v1/addresses', { auth: account.auth, body: ADDRESS, headers: strict });
     expect(clean.status).toBe(201);
     expect(JSON.parse(clean.headers.get('x-shipmock-violations')!)).toEqual([]);
+    // A browser app under test may read it (CORS).
+    expect(clean.headers.get('access-control-expose-headers')).toContain('X-Shipmock-Violations');
 
     const bad = await call(mock, 'POST', '/v1/addresses', { auth: account.auth, body: { ...ADDRESS, countryCode: 'Germany', extra: 1 }, headers: strict });
     expect(bad.status).toBe(400);
