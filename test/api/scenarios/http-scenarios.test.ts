@@ -134,6 +134,29 @@ describe('flaky-network', () => {
   });
 });
 
+describe('inline effects', () => {
+  it('reset: after handles the request, then drops the answer (the change happened, the client never hears)', async () => {
+    mock.scenarios.activate({ name: 'lost-answers', rules: [{ match: { method: 'POST', path: '/v1/addresses' }, when: { times: 1 }, effect: { reset: 'after' } }] }, { accountId: account.accountId });
+    await expect(call(mock, 'POST', '/v1/addresses', { auth: account.auth, body: ADDRESS })).rejects.toThrow();
+    expect((await listAddresses()).body.items).toHaveLength(1);
+    const [entry] = mock.journal.find({ accountId: account.accountId, method: 'POST', path: '/v1/addresses' });
+    expect(entry).toMatchObject({ outcome: 'reset', operationId: 'createAddress', scenarios: ['lost-answers/rule 0'] });
+    expect(entry.status).toBeUndefined();
+  });
+
+  it('matches body fields after validation: only addresses whose city matches the glob are refused', async () => {
+    mock.scenarios.activate(
+      { name: 'bad-orders', rules: [{ match: { operationId: 'createAddress', body: { city: 'Ham*' } }, effect: { respond: { status: 422, problem: 'rule-violation', detail: 'no Hamburg today' } } }] },
+      { accountId: account.accountId },
+    );
+    expect((await call(mock, 'POST', '/v1/addresses', { auth: account.auth, body: ADDRESS })).status).toBe(201);
+    const refused = await call(mock, 'POST', '/v1/addresses', { auth: account.auth, body: { ...ADDRESS, city: 'Hamburg' } });
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatchObject({ type: 'https://shipmock.dev/problems/rule-violation', title: 'Unprocessable content', detail: 'no Hamburg today' });
+    expect((await listAddresses()).body.items).toHaveLength(1);
+  });
+});
+
 describe('validation-strict', () => {
   it('echoes the request violations in X-Shipmock-Violations, [] when clean, only where asked', async () => {
     const strict = { 'X-Shipmock-Scenario': 'validation-strict' };
