@@ -41,16 +41,16 @@ export interface BookingRuleDeps {
 
 const LB_IN_KG = 0.45359237;
 
-/** A parcel's weight in kg, as carriers and manifests count it. */
+/** A parcel's weight in kg, as carriers and manifests count it. @example weightKgOf({ weight: 11, weightUnit: 'LB' }) // 4.9895… */
 export const weightKgOf = (parcel: { weight: number; weightUnit?: 'KG' | 'LB' }) => (parcel.weightUnit === 'LB' ? parcel.weight * LB_IN_KG : parcel.weight);
 
-/** An Address (or embedded AddressRequest) as documents print it. */
+/** An Address (or embedded AddressRequest) as documents print it. @example partyOfAddress(address).countryCode // 'DE' */
 export function partyOfAddress(address: Omit<Address, 'id' | 'createdAt' | 'updatedAt' | 'reference'>): DocumentParty {
   const { name, companyName, street, street2, postalCode, city, stateCode, countryCode, phone, email } = address;
   return { name, companyName, street, street2, postalCode, city, stateCode, countryCode, phone, email };
 }
 
-/** A PUDO Point receiving a parcel, as documents print it. */
+/** A PUDO Point receiving a parcel, as documents print it. @example partyOfPudoPoint(point).name // 'DHL Paketshop Hauptstraße' */
 export function partyOfPudoPoint(point: PudoPoint): DocumentParty {
   return { name: point.name, ...point.address };
 }
@@ -83,6 +83,7 @@ export interface DraftFields {
  * PUDO points, of the service's carrier; an address receiver not for PUDO-only services),
  * route served by the service, customs on dutiable routes, parcel weight within the service's
  * limit, dangerous goods only with carriers that carry them. Returns the matched route entry.
+ * @example checkShipment(catalogue, draft, fields).dutiable // true for DE → CH
  */
 export function checkShipment(catalogue: Catalogue, draft: ShipmentDraft, fields: DraftFields): ServiceRouteEntry {
   const { service, carrier, sender, receiver, receiverPudo } = draft;
