@@ -19,12 +19,16 @@ export interface PactFile {
   raw: Record<string, unknown>;
 }
 
-/** The provider states an interaction needs, in order. */
+/**
+ * The provider states an interaction needs, in order (V3 `providerStates` or V2 `providerState`).
+ * @example statesOf(interaction) // [{ name: 'an address exists', params: { countryCode: 'DE' } }]
+ */
 export function statesOf(interaction: PactInteraction): { name: string; params: Record<string, unknown> }[] {
   if (interaction.providerStates?.length) return interaction.providerStates.map((s) => ({ name: s.name, params: s.params ?? {} }));
   return interaction.providerState ? [{ name: interaction.providerState, params: {} }] : [];
 }
 
+/** @example isMessageInteraction({ description: 'x', type: 'Asynchronous/Messages' }) // true */
 export function isMessageInteraction(interaction: PactInteraction): boolean {
   return typeof interaction.type === 'string' && interaction.type.includes('Messages');
 }
@@ -61,6 +65,7 @@ export function readPactFiles(paths: string[], provider?: string): PactFile[] {
  * Copies pact files without the interactions `keep` rejects into a temp directory (skipped
  * interactions must not reach the verifier at all, or they would count as failures).
  * Files left empty are dropped.
+ * @example writeFilteredPacts(readPactFiles(['pacts']), (_pact, i) => !i.description.includes('expired'))
  */
 export function writeFilteredPacts(pacts: PactFile[], keep: (pact: PactFile, interaction: PactInteraction) => boolean): string[] {
   const dir = mkdtempSync(join(tmpdir(), 'shipmock-verify-'));

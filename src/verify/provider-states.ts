@@ -137,6 +137,7 @@ async function capture(run: StateRun, accountId: string, topic: string, type: st
   run.captured = { body: delivery.body, contentType: delivery.contentType };
 }
 
+/** @example addDays('2026-01-31', 1) // '2026-02-01' */
 export function addDays(date: string, days: number): string {
   return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY).toISOString().slice(0, 10);
 }
@@ -146,6 +147,9 @@ export function addDays(date: string, days: number): string {
  * (create the account, address, parcel, booking the state needs; the run's accounts are
  * deleted at teardown). States that need more — time travel, a forced rate limit — say so in
  * `requires`, and are skipped on targets that cannot do it.
+ *
+ * @example
+ * const values = await PROVIDER_STATES['an address exists'].setup(run, { countryCode: 'DE' }); // { accountToken, addressId, … }
  */
 export const PROVIDER_STATES: Record<string, ProviderStateDefinition> = {
   'the company has client credentials': {

@@ -11,7 +11,10 @@ export interface CompanyAccess {
   clientSecret: string;
 }
 
-/** A provider-state setup step failed: which call, what it answered. Fails its interaction loudly. */
+/**
+ * A provider-state setup step failed: which call, what it answered. Fails its interaction loudly.
+ * @example throw new StateSetupError('POST /v1/parcels answered 500, expected 201', 500);
+ */
 export class StateSetupError extends Error {
   readonly status?: number;
   constructor(message: string, status?: number) {

@@ -1,7 +1,7 @@
-import type { RequestHandler } from 'express';
 import type { VerifierOptions } from '@pact-foundation/pact';
 import { isMessageInteraction, readPactFiles, statesOf, writeFilteredPacts, type PactFile, type PactInteraction } from './pact-files.js';
-import { PROVIDER_STATES, type StateParams, type StateRun, type StateValues, type TargetControl } from './provider-states.js';
+import { createInteractionCycles, type Cycle } from './interaction-cycles.js';
+import { PROVIDER_STATES, type TargetControl } from './provider-states.js';
 import { createPublicApiSteps, type CompanyAccess } from './public-api-steps.js';
 import { startWebhookInbox, type WebhookInbox } from './webhook-inbox.js';
 
@@ -55,17 +55,6 @@ export interface VerificationReport {
   cleanupProblems: string[];
 }
 
-/** One setup → request → teardown cycle of the verifier, in execution order. */
-interface Cycle {
-  run: StateRun;
-  states: string[];
-  values: StateValues;
-  errors: string[];
-  teardowns: number;
-  /** The interaction's request (or message fetch) went through. */
-  requested: boolean;
-}
-
 interface VerifierJson {
   result?: boolean;
   interactionResults?: { description: string; result: string }[];
@@ -95,8 +84,10 @@ function missingCapabilities(control: TargetControl, interaction: PactInteractio
 export async function verifyProvider(options: VerifyProviderOptions): Promise<VerificationReport> {
   const { Verifier, providerWithMetadata } = await loadPact();
   const provider = options.provider ?? DEFAULT_PROVIDER;
-  const steps = createPublicApiSteps({ ...options.access, baseUrl: options.baseUrl }, { fetch: options.fetch });
   const fromBroker = Boolean(options.broker?.brokerUrl);
+  // Checked before anything is started, so a usage error leaves nothing running.
+  const broker = brokerVerifierOptions(provider, options.broker ?? {});
+  const steps = createPublicApiSteps({ ...options.access, baseUrl: options.baseUrl }, { fetch: options.fetch });
 
   const pacts: PactFile[] = fromBroker ? [] : readPactFiles(options.pacts ?? ['pacts'], provider);
   const skipped: InteractionOutcome[] = [];
@@ -111,87 +102,19 @@ export async function verifyProvider(options: VerifyProviderOptions): Promise<Ve
       });
   const needsInbox = fromBroker || pacts.some((p) => p.interactions.some(isMessageInteraction));
   const inbox: WebhookInbox | undefined = needsInbox ? await startWebhookInbox(options.webhook) : undefined;
+  const cycles = createInteractionCycles({ steps, control: options.control, inbox });
 
-  // The verifier runs interactions one after another: setup of each state, the request (or
-  // message), teardown of each state. A cycle is one such run; `open` is the current one.
-  const cycles: Cycle[] = [];
-  let open: Cycle | undefined;
-  const cleanupProblems: string[] = [];
-  const newCycle = (): Cycle => {
-    const cycle: Cycle = { run: { steps, control: options.control, inbox, undo: [] }, states: [], values: {}, errors: [], teardowns: 0, requested: false };
-    cycles.push(cycle);
-    return cycle;
-  };
-  const closeCycle = async (cycle: Cycle) => {
-    for (const undo of cycle.run.undo.reverse()) await undo().catch((error: Error) => cleanupProblems.push(error.message));
-    cycle.run.undo = [];
-    cleanupProblems.push(...(await steps.cleanUp()));
-  };
-
-  /** One handler for any state name: known states set up, unknown ones fail loudly. */
-  const handlerFor = (name: string) => ({
-    setup: async (params?: unknown) => {
-      if (open?.requested) {
-        await closeCycle(open);
-        open = undefined;
-      }
-      open ??= newCycle();
-      open.states.push(name);
-      const definition = PROVIDER_STATES[name];
-      try {
-        if (!definition) throw new Error(`unknown state (known: ${Object.keys(PROVIDER_STATES).join('; ')})`);
-        Object.assign(open.values, await definition.setup(open.run, (params ?? {}) as StateParams));
-        return open.values;
-      } catch (error) {
-        open.errors.push(`provider state "${name}" could not be set up: ${(error as Error).message}`);
-        return undefined;
-      }
-    },
-    teardown: async () => {
-      if (open && ++open.teardowns >= open.states.length) {
-        const done = open;
-        open = undefined;
-        await closeCycle(done);
-      }
-      return undefined;
-    },
-  });
-  // Local pacts name their states up front; a broker's pacts are only known once fetched, so
-  // then any name gets a handler (unknown ones fail loudly in setup).
   const stateNames = new Set([...Object.keys(PROVIDER_STATES), ...pacts.flatMap((p) => p.interactions.flatMap((i) => statesOf(i).map((st) => st.name)))]);
-  // The {setup, teardown} form is missing from the published StateHandlers type (TOOLCHAIN.md).
-  const stateHandlers = (fromBroker ? anyName(handlerFor) : Object.fromEntries([...stateNames].map((n) => [n, handlerFor(n)]))) as unknown as VerifierOptions['stateHandlers'];
-
-  const messageProvider = (descriptor: Parameters<ReturnType<typeof providerWithMetadata>>[0]) => {
-    const delivery = (open ?? cycles[cycles.length - 1])?.run.captured;
-    if (!delivery) throw new Error('the provider state captured no webhook delivery for this message');
-    return providerWithMetadata(() => delivery.body, { contentType: delivery.contentType || 'application/json' })(descriptor);
-  };
   const messageDescriptions = pacts.flatMap((p) => p.interactions.filter(isMessageInteraction).map((i) => i.description));
-  const messageProviders = (fromBroker ? anyName(() => messageProvider) : Object.fromEntries(messageDescriptions.map((d) => [d, messageProvider]))) as VerifierOptions['messageProviders'];
-
-  // Every interaction sends one request through here (HTTP request or message fetch). A state
-  // that failed to set up answers it with a 500 naming the reason: pact-js replies 200 to a
-  // failed state handler, and the interaction must not pass by accident.
-  const requestFilter: RequestHandler = (req, res, next) => {
-    if (req.path === '/_pactSetup') return next();
-    const cycle = open && !open.requested ? open : newCycle();
-    cycle.requested = true;
-    if (cycle.errors.length) {
-      res.status(500).json({ error: 'provider state setup failed', reasons: cycle.errors });
-      return;
-    }
-    next();
-  };
-
   const verifierOptions: VerifierOptions = {
     provider,
     providerBaseUrl: options.baseUrl,
     logLevel: options.logLevel ?? 'error',
-    stateHandlers,
-    messageProviders,
-    requestFilter,
-    ...(fromBroker ? brokerVerifierOptions(provider, options.broker!) : { pactUrls, ...brokerVerifierOptions(provider, options.broker ?? {}) }),
+    stateHandlers: cycles.stateHandlers(fromBroker ? 'any' : stateNames),
+    messageProviders: cycles.messageProviders(fromBroker ? 'any' : messageDescriptions, providerWithMetadata),
+    requestFilter: cycles.requestFilter,
+    ...(fromBroker ? {} : { pactUrls }),
+    ...broker,
   };
 
   let json: VerifierJson = {};
@@ -203,15 +126,15 @@ export async function verifyProvider(options: VerifyProviderOptions): Promise<Ve
     if (parsed.interactionResults) json = parsed;
     else crash = (error as Error).message;
   } finally {
-    if (open) await closeCycle(open);
+    await cycles.finish();
     await inbox?.close();
   }
 
-  const interactions = [...outcomesFrom(json, pacts, cycles), ...skipped];
+  const interactions = [...outcomesFrom(json, pacts, cycles.cycles), ...skipped];
   if (crash) interactions.push({ consumer: '', description: '(verifier)', states: [], status: 'failed', reasons: [crash] });
   const counts = { passed: 0, failed: 0, skipped: 0 };
   for (const outcome of interactions) counts[outcome.status]++;
-  return { ok: counts.failed === 0 && !crash, provider, baseUrl: options.baseUrl, interactions, counts, cleanupProblems };
+  return { ok: counts.failed === 0 && !crash, provider, baseUrl: options.baseUrl, interactions, counts, cleanupProblems: cycles.cleanupProblems };
 }
 
 /** Pact is needed only here; a clear message beats a module-not-found stack for an install without it. */
@@ -221,17 +144,6 @@ async function loadPact(): Promise<typeof import('@pact-foundation/pact')> {
   } catch (error) {
     throw new Error(`shipmock verify needs @pact-foundation/pact ~16.5 (npm install --save-dev @pact-foundation/pact@~16.5.0): ${(error as Error).message}`);
   }
-}
-
-/**
- * A lookup table that answers every plain name (pact-js looks handlers up by state name or
- * message description). Symbols and Object.prototype names stay unanswered, so cloning or
- * inspecting the table does not call a handler.
- */
-function anyName<T>(make: (name: string) => T): Record<string, T> {
-  return new Proxy({} as Record<string, T>, {
-    get: (_target, name) => (typeof name === 'string' && !(name in Object.prototype) ? make(name) : undefined),
-  });
 }
 
 function parseVerifierJson(text: unknown): VerifierJson {
