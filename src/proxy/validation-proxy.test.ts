@@ -64,6 +64,13 @@ describe('validation proxy in front of shipmock (a conforming upstream)', () => 
     expect(summary.byOperation.getAddress).toEqual({ requests: 2, violations: 0 });
   });
 
+  it('lets CORS preflights through without calling them violations', async () => {
+    const res = await fetch(`${proxy.url}/v1/addresses`, { method: 'OPTIONS', headers: { Origin: 'http://localhost:3000', 'Access-Control-Request-Method': 'POST' } });
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-methods')).toBe('GET, POST');
+    expect(res.headers.get('x-shipmock-violations')).toBe('[]');
+  });
+
   it('passes the answer through byte for byte', async () => {
     const direct = await fetch(`${mock.url}/v1/carriers/not-a-uuid`);
     const proxied = await fetch(`${proxy.url}/v1/carriers/not-a-uuid`);

@@ -120,6 +120,8 @@ export async function startValidationProxy(options: ValidationProxyOptions): Pro
   const counts = new Map<string, number>();
 
   function checkRequest(req: IncomingMessage, url: URL, body: Buffer): { operationId?: string; violations: ProxyViolation[] } {
+    // A CORS preflight is the browser's question, not an API call: the contract has no OPTIONS.
+    if (req.method === 'OPTIONS' && req.headers['access-control-request-method']) return { violations: [] };
     const match = routes.match(req.method ?? 'GET', url.pathname);
     if (match.kind !== 'operation') {
       const message = match.kind === 'method-not-allowed' ? `${req.method} is not declared for this path (allowed: ${match.allowed.join(', ')})` : 'no operation of the contract has this path';
