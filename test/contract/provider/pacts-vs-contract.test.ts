@@ -5,13 +5,18 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { createAjv } from '../../../src/contract/compiled-contract.js';
+import { loadContract } from '../../../src/contract/load-contract.js';
+import { toViolations } from '../../../src/contract/validators.js';
+import { isMessageInteraction, readPactFiles } from '../../../src/verify/pact-files.js';
 
 /**
- * Runs before provider verification (files of this project run in name order is not
- * guaranteed, but nothing here depends on the verification): the pact files the consumer
- * project just wrote must (1) only ask for what contract/openapi.yaml allows, checked by
+ * Independent of the verification files of this project (no ordering needed): the pact files
+ * the consumer project just wrote must (1) only ask for what contract/openapi.yaml allows, checked by
  * @pactflow/swagger-mock-validator with required response properties on, and (2) be exactly
  * the committed ones, so a change to the consumer tests without regenerated pacts fails CI.
+ * Webhook messages, which the validator skips, are checked against the contract's `webhooks`
+ * schemas with the mock's own validators.
  */
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const pactDir = join(root, 'pacts');
@@ -83,6 +88,41 @@ describe('pact files vs the OpenAPI contract', () => {
     results.forEach((result, i) => expect(result.ok, `${parts[i]}:\n${result.output}`).toBe(true));
     expect(brokenResult.ok).toBe(false);
     expect(brokenResult.output).toContain("must have required property 'tokenType'");
+  });
+});
+
+describe('webhook message pacts vs the contract (the validator skips messages)', () => {
+  // The mock's Ajv setup (2020-12, formats, OpenAPI keywords), with the whole document so refs resolve.
+  const ajv = createAjv(false);
+  ajv.addSchema({ ...loadContract(contract).document, $id: 'contract' });
+  const validators = {
+    validate(pointer: string, value: unknown) {
+      const fn = ajv.getSchema(`contract${pointer}`)!;
+      return fn(value) ? [] : toViolations(fn.errors, 'body');
+    },
+  };
+  const messages = readPactFiles([pactDir]).flatMap((p) => p.interactions.filter(isMessageInteraction));
+  /** The contract's `webhooks` entry for an envelope: typed booking and usage events, else the generic Event. */
+  const schemaOf = (event: { topic?: string; type?: string }) =>
+    event.topic === 'SHIPMENT_BOOKING' ? 'ShipmentBookingEvent' : event.type === 'USAGE' ? 'UsageEvent' : 'Event';
+
+  it('has the four webhook messages', () => {
+    expect(messages.map((m) => m.description).sort()).toEqual([
+      'a CARRIER_STATUS OUTAGE mock event',
+      'a PARCEL USAGE billing event',
+      'a SHIPMENT_BOOKING CREATED event',
+      'a TRACKER UPDATED event',
+    ]);
+  });
+
+  it.each(messages.map((m) => [m.description, m] as const))('%s is an envelope the contract allows', (_description, message) => {
+    const contents = (message as unknown as { contents: { content: { topic?: string; type?: string } }; metadata?: Record<string, unknown> }).contents.content;
+    expect(validators.validate(`#/components/schemas/${schemaOf(contents)}`, contents)).toEqual([]);
+    expect(validators.validate('#/components/schemas/Event', contents)).toEqual([]);
+  });
+
+  it('the check catches an envelope the contract does not allow', () => {
+    expect(validators.validate('#/components/schemas/ShipmentBookingEvent', { id: 'x', topic: 'SHIPMENT_BOOKING', type: 'CREATED', createdAt: 'now', payload: {} })).not.toEqual([]);
   });
 });
 
