@@ -115,6 +115,9 @@ function factsOf(req: Request, state: RequestState, options: ScenarioFaultsOptio
     if (match.kind === 'operation') {
       operationId = match.operation.operationId;
       pathParams = match.pathParams;
+      // Known this early, so an answer a scenario injects here is journaled with its operation
+      // (routeMatch sets it again, with the parameters, when the request goes on).
+      state.operation = match.operation;
     }
   }
   return {

@@ -207,6 +207,10 @@ describe('fail-twice-then-succeed', () => {
       expect(res.headers.get('x-shipmock-scenario-hit')).toBe('fail-twice-then-succeed/outage');
     }
     expect((await listAddresses()).body.items).toEqual([]);
+    expect(mock.journal.find({ operationId: 'createAddress', status: 503 })).toEqual([
+      expect.objectContaining({ problem: 'internal-error', accountId: account.accountId, retryAfter: 1, scenarios: ['fail-twice-then-succeed/outage'] }),
+      expect.objectContaining({ problem: 'internal-error' }),
+    ]);
     expect((await call(mock, 'POST', '/v1/addresses', { auth: account.auth, body: ADDRESS, headers: header })).status).toBe(201);
     expect((await call(mock, 'POST', '/v1/addresses', { auth: account.auth, body: ADDRESS, headers: header })).status).toBe(201);
     expect((await listAddresses()).body.items).toHaveLength(2);
