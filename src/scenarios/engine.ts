@@ -235,8 +235,14 @@ export function createScenarioEngine(deps: { clock: Clock; random: Random; loade
     };
   }
 
+  /** Ready scenarios read for the header, parsed once (the header may come with every request). */
+  const loaded = new Map<string, ScenarioDefinition>();
   function resolve(name: string): ScenarioDefinition {
-    return inline.get(name) ?? deps.loader.load(name);
+    const found = inline.get(name) ?? loaded.get(name);
+    if (found) return found;
+    const definition = deps.loader.load(name);
+    loaded.set(name, definition);
+    return definition;
   }
 
   function headerActivation(name: string, scope: string): Activation {
