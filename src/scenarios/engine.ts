@@ -86,7 +86,7 @@ export interface ScenarioEngine {
    * call, a label, a quote — are reported to `record` ("scenario/rule") for that request's journal entry.
    */
   runInRequest<T>(record: (hit: string) => void, fn: () => T): T;
-  /** Whether a name resolves to a known scenario (for the header). */
+  /** The scenario a name (never a path) stands for: activated inline before, or ready-made (for the header). */
   resolve(name: string): ScenarioDefinition;
   /**
    * Back to start: activations made over the API and the header are removed (all, or those of
@@ -238,6 +238,8 @@ export function createScenarioEngine(deps: { clock: Clock; random: Random; loade
   /** Ready scenarios read for the header, parsed once (the header may come with every request). */
   const loaded = new Map<string, ScenarioDefinition>();
   function resolve(name: string): ScenarioDefinition {
+    // Names only: a header must never make the mock read a file path of the caller's choosing.
+    if (!/^[a-z0-9][a-z0-9-]{0,63}$/.test(name)) throw new ScenarioError(`${name.slice(0, 80)} is not a scenario name`, [], true);
     const found = inline.get(name) ?? loaded.get(name);
     if (found) return found;
     const definition = deps.loader.load(name);

@@ -220,6 +220,15 @@ describe('fail-twice-then-succeed', () => {
     expect((await call(mock, 'POST', '/v1/addresses', { auth: account.auth, body: ADDRESS })).status).toBe(201);
   });
 
+  it('takes names only in the header, never file paths', async () => {
+    for (const name of ['../package.json', '/etc/hostname', 'scenarios/rate-limit-burst.yaml']) {
+      const res = await listAddresses(account.auth, { 'X-Shipmock-Scenario': name });
+      expect(res.status, name).toBe(400);
+      expect(res.body.detail).toMatch(/is not a scenario name/);
+      expect(res.body.detail).not.toMatch(/devDependencies|YAML/);
+    }
+  });
+
   it('refuses an unknown scenario name in the header with a 400 naming the header', async () => {
     const res = await listAddresses(account.auth, { 'X-Shipmock-Scenario': 'no-such-scenario' });
     expect(res.status).toBe(400);
