@@ -137,9 +137,9 @@ export async function main(argv: string[]): Promise<void> {
       return proxyCommand(rest);
     case '--help':
     case 'help':
-      process.stdout.write(USAGE);
+      process.stdout.write(`${USAGE}\nOther commands: shipmock verify (pacts against a provider), shipmock proxy (validating proxy); --help on each.\n`);
       return;
     default:
-      throw new Error(`unknown command ${command}; try: shipmock serve --help`);
+      throw new Error(`unknown command ${command}; commands: serve, verify, proxy (try: shipmock serve --help)`);
   }
 }
