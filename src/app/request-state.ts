@@ -22,6 +22,8 @@ export interface Principal {
 export interface RequestState {
   requestId: string;
   startedAt: number;
+  /** The request target as received (path and query), before any mount point rewrites it. */
+  url: string;
   pathname: string;
   search: URLSearchParams;
   operation?: ContractOperation;

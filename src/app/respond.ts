@@ -52,7 +52,7 @@ export function createResponder(runtime: MockRuntime) {
   /** Writes a problem; its body is checked against the Problem schema like any other response. */
   function sendProblem(req: Request, res: Response, error: ProblemError, body?: ProblemBody) {
     const state = requestState(req);
-    const problem = body ?? error.toBody(req.originalUrl);
+    const problem = body ?? error.toBody(requestState(req).url);
     state.problem = problem.type;
     const pointer = problem.errors ? PROBLEM_V0_POINTER : PROBLEM_POINTER;
     const violations = options.responseValidation === 'off' ? [] : validators.validate(pointer, problem);

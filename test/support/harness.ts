@@ -1,5 +1,5 @@
 import request from 'supertest';
-import type { Express } from 'express';
+import type { RequestListener } from 'node:http';
 import { createApp } from '../../src/app/create-app.js';
 import { createRuntime, type MockRuntime } from '../../src/app/runtime.js';
 import type { MockOptions } from '../../src/config/options.js';
@@ -12,7 +12,7 @@ import type { Services } from '../../src/resources/index.js';
  */
 export interface Harness {
   runtime: MockRuntime;
-  app: Express;
+  app: RequestListener;
   services: Services;
   http: ReturnType<typeof request>;
   /** Basic header of the default company's client credentials. */

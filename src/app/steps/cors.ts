@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
+import { requestState } from '../request-state.js';
 
 // The X-Shipmock-* ones are QA diagnostics (README section qa), readable by a browser app under test too.
 const EXPOSED =
@@ -21,7 +22,7 @@ export function cors(options: { origin?: string } = {}) {
 export function preflight(options: { allowedMethods: (path: string) => string[] | undefined }) {
   return function preflightStep(req: Request, res: Response, next: NextFunction) {
     if (req.method !== 'OPTIONS') return next();
-    const methods = options.allowedMethods(req.path);
+    const methods = options.allowedMethods(requestState(req).pathname);
     res.setHeader('Access-Control-Allow-Methods', (methods ?? ['GET', 'POST', 'PUT', 'DELETE']).join(', '));
     res.setHeader('Access-Control-Allow-Headers', String(req.headers['access-control-request-headers'] ?? 'Authorization, Content-Type'));
     res.setHeader('Access-Control-Max-Age', '600');

@@ -16,7 +16,7 @@ export function errorWriter(options: { logger: Logger; responder: Responder }) {
     }
     if (error instanceof ProblemError) return options.responder.sendProblem(req, res, error);
     // Express' own body/URL errors carry a status; anything else is ours.
-    options.logger.error({ err: error, method: req.method, url: req.originalUrl }, 'unexpected error');
+    options.logger.error({ err: error, method: req.method, url: req.url }, 'unexpected error');
     options.responder.sendProblem(req, res, new ProblemError('internal-error', { detail: 'The mock failed unexpectedly; see its log' }));
   };
 }

@@ -78,7 +78,7 @@ export function preferAnswer(options: { contract: Contract; responder: Responder
     }
     if (status >= 400 && example === undefined) {
       const problem = injectedProblem(res, { status, retryAfter: prefs.retryAfter }, { limiter: options.limiter, key, detail: `Answered as asked by Prefer: code=${status}` });
-      const body = problem.toBody(req.originalUrl);
+      const body = problem.toBody(requestState(req).url);
       // The v0 carrier-definition 404 carries `errors` with a string status (spec, Errors).
       if (refersTo(options.contract.document, media?.schema, 'ProblemV0')) body.errors = [{ status: String(status), title: body.title, detail: body.detail }];
       return options.responder.sendProblem(req, res, problem, body);

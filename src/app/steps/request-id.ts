@@ -17,6 +17,7 @@ export function requestId(options: { logger: Logger; now: () => number }) {
     const state = initRequestState(req, {
       requestId: id,
       startedAt: performance.now(),
+      url,
       pathname: q === -1 ? url : url.slice(0, q),
       search: new URLSearchParams(q === -1 ? '' : url.slice(q + 1)),
     });

@@ -187,7 +187,7 @@ function strictAnswer(req: Request, res: Response, validators: ContractValidator
   const problem = new ProblemError('response-validation-failed', {
     detail: `${operation!.operationId} answered outside the contract (validation: strict)`,
     violations: violations.filter((v) => v.in === 'response').map(({ field, message }) => ({ field, message })),
-  }).toBody(req.originalUrl);
+  }).toBody(requestState(req).url);
   res.setHeader('Content-Type', 'application/problem+json');
   for (const name of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) res.removeHeader(name);
   return { status: 500, body: Buffer.from(JSON.stringify(problem)) };
