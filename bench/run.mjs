@@ -64,10 +64,11 @@ async function startShipmock() {
   const t0 = performance.now();
   const child = spawn(process.execPath, [`${root}bin/shipmock.js`, 'serve', '--port', String(port), '--log-level', 'warn', '--rate-limit', '1000000000/60s'], { stdio: 'ignore' });
   const url = `http://127.0.0.1:${port}`;
-  await waitFor(`${url}/__admin/health`);
-  const coldStartMs = performance.now() - t0;
   const creds = JSON.parse(readFileSync(`${root}fixtures/credentials.json`, 'utf8')).companies[0];
   const basic = `Basic ${Buffer.from(`${creds.clientId}:${creds.clientSecret}`).toString('base64')}`;
+  // Cold start = spawn to the first real API answer (a carrier list), as for Prism below.
+  await waitFor(`${url}/v1/carriers`, { headers: { Authorization: basic } });
+  const coldStartMs = performance.now() - t0;
   const json = { 'Content-Type': 'application/json' };
   const post = async (path, auth, body) => (await fetch(url + path, { method: 'POST', headers: { ...json, Authorization: auth }, body: JSON.stringify(body) })).json();
   const company = await post(`/v1/companies/${creds.companyId}/tokens`, basic, { grantType: 'client_credentials' });

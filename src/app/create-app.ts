@@ -1,6 +1,5 @@
 import type { RequestListener } from 'node:http';
-import express, { type Request, type Response } from 'express';
-import { createAdminRouter } from '../admin/admin-router.js';
+import type { Request, Response } from 'express';
 import { createControlPlane, type ControlPlane } from '../admin/control-plane.js';
 import { normalizeTopicAliases } from '../events/topic-aliases.js';
 import { createPrismFallback } from '../prism/prism-fallback.js';
@@ -33,7 +32,7 @@ export interface MockApp {
 /**
  * Builds the HTTP app of one mock instance. The request pipeline, in order — this list is the
  * map of where any behaviour lives. Steps 1–3 run for every request; /__admin is an Express 5
- * app of its own; the API steps 5–13 run as one composed pipeline straight on node:http
+ * app of its own, loaded on its first request (admin-app.ts); the API steps 5–13 run as one composed pipeline straight on node:http
  * (pipeline.ts): Express' per-request prototype swap and router walk cost the hot path ~10 %
  * and the API does its own routing from the contract.
  *
@@ -82,12 +81,9 @@ export function createApp(runtime: MockRuntime): MockApp {
     journalRecorder({ journal: runtime.journal, now: runtime.clock.now, tokens: runtime.tokens, scenarios: runtime.scenarios }),
     cors(),
   ]);
-  const admin = express();
-  admin.disable('x-powered-by');
-  admin.disable('etag');
-  admin.set('query parser', false);
-  admin.use('/__admin', createAdminRouter(runtime, control));
-  admin.use(writeError);
+  // The control plane's Express app loads on first use (see admin-app.ts).
+  let admin: Promise<RequestListener> | undefined;
+  const adminApp = () => (admin ??= import('../admin/admin-app.js').then((m) => m.createAdminApp(runtime, control, writeError)));
   const api = pipeline([
     scenarioFaults({ ...faults, phase: 'request' }),
     rateLimit({ limiter: runtime.rateLimiter, tokens: runtime.tokens }),
@@ -120,7 +116,10 @@ export function createApp(runtime: MockRuntime): MockApp {
     front(req, res, (error?: unknown) => {
       if (error) return fail(error);
       const { pathname } = requestState(req);
-      if (pathname === '/__admin' || pathname.startsWith('/__admin/')) return admin(rawReq, rawRes);
+      if (pathname === '/__admin' || pathname.startsWith('/__admin/')) {
+        adminApp().then((handle) => handle(rawReq, rawRes), fail);
+        return;
+      }
       api(req, res, fail);
     });
   };

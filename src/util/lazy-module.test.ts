@@ -12,6 +12,8 @@ const HEAVY = [
   'pdfkit', 'bwip-js', 'pngjs', 'selfsigned', 'yaml', '@faker-js/faker', 'ajv', 'ajv/dist/2020.js',
   'ajv/dist/standalone/index.js', 'ajv-formats', '@pact-foundation/pact', '@stoplight/prism-http',
   '@stoplight/prism-core', 'pdf-parse', 'autocannon',
+  // Express serves only the control plane (/__admin) and loads with it.
+  'express',
 ];
 const src = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ENTRY_POINTS = ['index.ts', 'cli/main.ts'];

@@ -1,0 +1,21 @@
+import express, { type ErrorRequestHandler, type Express } from 'express';
+import type { MockRuntime } from '../app/runtime.js';
+import { createAdminRouter } from './admin-router.js';
+import type { ControlPlane } from './control-plane.js';
+
+/**
+ * The control plane's Express 5 app (/__admin). Loaded by createApp on the first /__admin
+ * request rather than at start: Express and its dependencies take ~190 ms to import here,
+ * and the API path does not use them.
+ *
+ * @example const admin = createAdminApp(runtime, control, errorWriter(...)); admin(req, res);
+ */
+export function createAdminApp(runtime: MockRuntime, control: ControlPlane, writeError: ErrorRequestHandler): Express {
+  const admin = express();
+  admin.disable('x-powered-by');
+  admin.disable('etag');
+  admin.set('query parser', false);
+  admin.use('/__admin', createAdminRouter(runtime, control));
+  admin.use(writeError);
+  return admin;
+}
