@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -132,6 +132,20 @@ function absolutizeRequires(code: string): string {
   return code.replace(/require\("((?:ajv|ajv-formats)\/[^"]+)"\)/g, (_m, request: string) => `require(${JSON.stringify(require.resolve(request))})`);
 }
 
+/** Entries kept per cache directory: the current contract plus recent edits or custom contracts. */
+const CACHE_ENTRIES_KEPT = 8;
+
+/** Drops all but the most recently written entries, so contract edits do not pile up megabytes. */
+function pruneCache(dir: string): void {
+  const entries = readdirSync(dir)
+    .filter((name) => name.endsWith('.json'))
+    .map((name) => ({ key: name.slice(0, -'.json'.length), at: statSync(join(dir, name)).mtimeMs }))
+    .sort((a, b) => b.at - a.at);
+  for (const { key } of entries.slice(CACHE_ENTRIES_KEPT)) {
+    for (const suffix of ['.json', '.strict.cjs', '.coercing.cjs']) rmSync(join(dir, key + suffix), { force: true });
+  }
+}
+
 function writeCache(key: string, document: OpenApiDocument, code: { strict: string; coercing: string }): void {
   const files: [string, string][] = [
     [`${key}.strict.cjs`, absolutizeRequires(code.strict)],
@@ -148,6 +162,7 @@ function writeCache(key: string, document: OpenApiDocument, code: { strict: stri
         writeFileSync(temp, content);
         renameSync(temp, join(dir, name));
       }
+      pruneCache(dir);
       return;
     } catch {
       // read-only location: try the next one; without any, the next start compiles again
