@@ -1,3 +1,4 @@
+import { ProblemError } from '../errors/problem.js';
 import { json, Router, type NextFunction, type Request, type Response } from 'express';
 import type { MockRuntime } from '../app/runtime.js';
 import { deliveryRoutes } from './delivery-routes.js';
@@ -28,8 +29,8 @@ export function createAdminRouter(runtime: MockRuntime, control: ControlPlane): 
   router.post('/tokens', json(), (req: Request, res: Response) => {
     const level = (req.body as { level?: unknown } | undefined)?.level ?? 'ADMIN';
     if (level !== 'ADMIN') {
-      res.status(400).json({ error: `level must be ADMIN (got ${JSON.stringify(level)}); other levels come from the API's token endpoints` });
-      return;
+      const message = `must be ADMIN (got ${JSON.stringify(level)}); other levels come from the API's token endpoints`;
+      throw new ProblemError('validation-error', { detail: `body/level ${message}`, violations: [{ field: 'body/level', message }] });
     }
     const { token, expiresAt } = runtime.tokens.sign({ lvl: 'ADMIN', sub: 'shipmock-control-plane' }, runtime.options.tokenLifetimes.admin);
     res.json({ accessToken: token, expiresAt, tokenType: 'Bearer' });
@@ -46,6 +47,6 @@ export function createAdminRouter(runtime: MockRuntime, control: ControlPlane): 
 }
 
 /** A control-plane body that is not JSON is the caller's mistake, never a 500. */
-function answerMalformedBody(error: Error, _req: Request, res: Response, _next: NextFunction): void {
-  res.status(400).json({ error: `the body is not valid JSON: ${error.message}` });
+function answerMalformedBody(error: Error, _req: Request, _res: Response, _next: NextFunction): void {
+  throw new ProblemError('malformed-json', { detail: `The body is not valid JSON: ${error.message}`, violations: [{ field: 'body', message: 'is not valid JSON' }] });
 }

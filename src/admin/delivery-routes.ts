@@ -1,3 +1,4 @@
+import { ProblemError } from '../errors/problem.js';
 import { Router, type Request, type Response } from 'express';
 import type { MockRuntime } from '../app/runtime.js';
 import { decodeCursor, DELIVERY_STATUSES, type Delivery, type DeliveryQuery, type DeliveryStatus } from '../events/delivery-log.js';
@@ -48,27 +49,18 @@ export function deliveryRoutes(runtime: MockRuntime): Router {
   const router = Router();
   router.get('/deliveries', (req: Request, res: Response) => {
     const query = parseQuery(queryOf(req.url));
-    if (typeof query === 'string') {
-      res.status(400).json({ error: query });
-      return;
-    }
+    if (typeof query === 'string') throw new ProblemError('validation-error', { detail: query });
     const page = runtime.webhooks.list(query);
     res.json({ ...page, items: page.items.map((d) => view(d, false)), nextCursor: page.nextCursor });
   });
   router.get('/deliveries/:id', (req: Request, res: Response) => {
     const delivery = runtime.webhooks.get(String(req.params.id));
-    if (!delivery) {
-      res.status(404).json({ error: `no delivery ${String(req.params.id)} in the log` });
-      return;
-    }
+    if (!delivery) throw new ProblemError('not-found', { detail: `No delivery ${String(req.params.id)} in the log` });
     res.json(view(delivery, true));
   });
   router.post('/deliveries/:id/redeliver', (req: Request, res: Response) => {
     const result = runtime.webhooks.redeliver(String(req.params.id));
-    if (!result.ok) {
-      res.status(result.reason === 'not-found' ? 404 : 409).json({ error: result.message });
-      return;
-    }
+    if (!result.ok) throw new ProblemError(result.reason === 'not-found' ? 'not-found' : 'conflict', { detail: result.message });
     res.status(202).json(view(result.delivery, true));
   });
   return router;

@@ -19,6 +19,7 @@ export const PROBLEM_TYPES = {
   'not-found': { status: 404, title: 'Resource not found' },
   'route-not-found': { status: 404, title: 'No such operation' },
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
+  conflict: { status: 409, title: 'Conflict with the current state' },
   'payload-too-large': { status: 413, title: 'Payload too large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
   'rate-limited': { status: 429, title: 'Too many requests' },

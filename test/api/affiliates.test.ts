@@ -126,7 +126,9 @@ describe('admin tokens from the control plane', () => {
     const h = harness();
     const res = await h.http.post('/__admin/tokens').set('Content-Type', type).send(body);
     expect(res.status).toBe(400);
-    expect(res.body.error).toEqual(expect.any(String));
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.body.type).toMatch(/^https:\/\/shipmock\.dev\/problems\/(validation-error|malformed-json)$/);
+    expect(res.body.detail).toEqual(expect.any(String));
   });
 
   it('is refused by operations that do not accept Admin tokens (403)', async () => {

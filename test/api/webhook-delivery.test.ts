@@ -379,7 +379,9 @@ describe('webhook delivery', () => {
     for (const bad of ['status=LOST', 'limit=0', 'limit=1001', 'cursor=garbage', 'channel=x', 'status=FAILED&status=DELIVERED']) {
       const res = await h.http.get(`/__admin/deliveries?${bad}`);
       expect(res.status, bad).toBe(400);
-      expect(res.body.error, bad).toEqual(expect.any(String));
+      expect(res.headers['content-type'], bad).toMatch(/^application\/problem\+json/);
+      expect(res.body.type, bad).toBe('https://shipmock.dev/problems/validation-error');
+      expect(res.body.detail, bad).toEqual(expect.any(String));
     }
     expect((await h.http.get('/__admin/deliveries/0b6f5f0e-2a7c-4c43-9a57-3f0d4d6a2b11')).status).toBe(404);
     expect((await h.http.post('/__admin/deliveries/0b6f5f0e-2a7c-4c43-9a57-3f0d4d6a2b11/redeliver')).status).toBe(404);
@@ -394,7 +396,8 @@ describe('webhook delivery', () => {
     const [delivery] = deliveriesOf(h.runtime, channelId);
     const refused = await h.http.post(`/__admin/deliveries/${delivery.id}/redeliver`);
     expect(refused.status).toBe(409);
-    expect(refused.body.error).toContain('RETRYING');
+    expect(refused.body.type).toBe('https://shipmock.dev/problems/conflict');
+    expect(refused.body.detail).toContain('RETRYING');
     r.behaviour = behaviours.succeed();
     await driveDeliveries(h.runtime, finished(channelId, 1));
     expect((await h.http.post(`/__admin/deliveries/${delivery.id}/redeliver`)).status).toBe(202);
