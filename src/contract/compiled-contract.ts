@@ -1,15 +1,12 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import { DEFAULT_CONTRACT_PATH, loadContract, parseYaml, type Contract, type OpenApiDocument } from './load-contract.js';
+import { ajvVersion, readFromCache, requireCached, toCachedModuleSource, writeToCache } from '../util/disk-cache.js';
 import { lazyModule } from '../util/lazy-module.js';
 import { compilePlan, CONTRACT_SCHEMA_ID, type CompiledSchemas } from './validators.js';
 
-const require = createRequire(import.meta.url);
 
 // The compiler is loaded only on a cache miss: a warm start never pays for importing it.
 const ajv2020 = lazyModule<typeof import('ajv/dist/2020.js')>('ajv/dist/2020.js');
@@ -63,13 +60,24 @@ export interface CompiledContract {
 export function loadCompiledContract(source: string | OpenApiDocument = DEFAULT_CONTRACT_PATH): CompiledContract {
   const text = typeof source === 'string' ? readFileSync(source, 'utf8') : JSON.stringify(source);
   const key = createHash('sha256').update(`${CACHE_FORMAT}\n${ajvVersion()}\n${text}`).digest('hex').slice(0, 24);
-  const cached = readCache(key);
+  const cached = readFromCache((dir) => {
+    const document = JSON.parse(readFileSync(join(dir, `${key}.json`), 'utf8')) as OpenApiDocument;
+    const strict = requireCached<Record<string, ValidateFunction>>(join(dir, `${key}.strict.cjs`));
+    const coercing = requireCached<Record<string, ValidateFunction>>(join(dir, `${key}.coercing.cjs`));
+    return { contract: loadContract(document), schemas: { strict, coercing } };
+  });
   if (cached) return { ...cached, source: 'cache' };
 
   const document: OpenApiDocument = typeof source === 'string' ? parseYaml(text) : source;
   const contract = loadContract(document);
   const { schemas, code } = compileAll(contract);
-  writeCache(key, document, code);
+  const dir = writeToCache([
+    [`${key}.strict.cjs`, toCachedModuleSource(code.strict)],
+    [`${key}.coercing.cjs`, toCachedModuleSource(code.coercing)],
+    // The JSON last: a reader that finds it knows the modules are complete.
+    [`${key}.json`, JSON.stringify(document)],
+  ]);
+  if (dir) pruneCache(dir);
   return { contract, schemas, source: 'compiled' };
 }
 
@@ -98,40 +106,6 @@ function compileAll(contract: Contract): { schemas: CompiledSchemas; code: { str
   return { schemas, code: { strict: standaloneCode()(strict, strictMapping), coercing: standaloneCode()(coercing, coercingMapping) } };
 }
 
-function ajvVersion(): string {
-  return (require('ajv/package.json') as { version: string }).version;
-}
-
-/** The package's own node_modules/.cache when writable (tool convention), else the OS temp dir. */
-function cacheDirs(): string[] {
-  const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-  return [process.env.SHIPMOCK_CACHE_DIR, join(packageRoot, 'node_modules', '.cache', 'shipmock'), join(tmpdir(), 'shipmock-cache')].filter(
-    (d): d is string => Boolean(d),
-  );
-}
-
-function readCache(key: string): Omit<CompiledContract, 'source'> | undefined {
-  for (const dir of cacheDirs()) {
-    try {
-      const document = JSON.parse(readFileSync(join(dir, `${key}.json`), 'utf8')) as OpenApiDocument;
-      const strict = require(join(dir, `${key}.strict.cjs`)) as Record<string, ValidateFunction>;
-      const coercing = require(join(dir, `${key}.coercing.cjs`)) as Record<string, ValidateFunction>;
-      return { contract: loadContract(document), schemas: { strict, coercing } };
-    } catch {
-      // not in this directory (or unreadable): try the next, then compile
-    }
-  }
-  return undefined;
-}
-
-/**
- * Generated code requires Ajv's runtime helpers ("ajv/dist/runtime/…", "ajv-formats/…");
- * those are made absolute so the cache may live outside this package's node_modules.
- */
-function absolutizeRequires(code: string): string {
-  return code.replace(/require\("((?:ajv|ajv-formats)\/[^"]+)"\)/g, (_m, request: string) => `require(${JSON.stringify(require.resolve(request))})`);
-}
-
 /** Entries kept per cache directory: the current contract plus recent edits or custom contracts. */
 const CACHE_ENTRIES_KEPT = 8;
 
@@ -143,29 +117,5 @@ function pruneCache(dir: string): void {
     .sort((a, b) => b.at - a.at);
   for (const { key } of entries.slice(CACHE_ENTRIES_KEPT)) {
     for (const suffix of ['.json', '.strict.cjs', '.coercing.cjs']) rmSync(join(dir, key + suffix), { force: true });
-  }
-}
-
-function writeCache(key: string, document: OpenApiDocument, code: { strict: string; coercing: string }): void {
-  const files: [string, string][] = [
-    [`${key}.strict.cjs`, absolutizeRequires(code.strict)],
-    [`${key}.coercing.cjs`, absolutizeRequires(code.coercing)],
-    // The JSON last: a reader that finds it knows the modules are complete.
-    [`${key}.json`, JSON.stringify(document)],
-  ];
-  for (const dir of cacheDirs()) {
-    try {
-      mkdirSync(dir, { recursive: true });
-      for (const [name, content] of files) {
-        // write-then-rename: parallel test workers never read a half-written file
-        const temp = join(dir, `${name}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
-        writeFileSync(temp, content);
-        renameSync(temp, join(dir, name));
-      }
-      pruneCache(dir);
-      return;
-    } catch {
-      // read-only location: try the next one; without any, the next start compiles again
-    }
   }
 }
