@@ -6,6 +6,7 @@ import { createRouteMatcher, type RouteMatcher } from '../contract/route-matcher
 import { createValidators, type ContractValidators, type ParsedParameters } from '../contract/validators.js';
 import { ProblemError, type Violation } from '../errors/problem.js';
 import type { Logger } from '../logging/logger.js';
+import { queryObject, readBody } from '../app/read-request.js';
 import { requestState } from '../app/request-state.js';
 
 /** contract/admin.yaml: the control plane's own OpenAPI document. */
@@ -75,7 +76,7 @@ export function adminContractCheck(options: { admin: AdminContract; responseVali
     const violations: Violation[] = validators.parameters(params);
     const input: AdminInput = { operation, params };
     if (operation.requestBody) {
-      const raw = await readBody(req);
+      const raw = await readBody(req, ADMIN_BODY_LIMIT);
       if (raw.length === 0) {
         if (operation.requestBody.required) violations.push({ field: 'body', message: 'is required' });
       } else {
@@ -129,37 +130,3 @@ function checkJsonAnswers(req: Request, res: Response, operation: ContractOperat
   };
 }
 
-function queryObject(search: URLSearchParams): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of search) {
-    const existing = out[key];
-    out[key] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value];
-  }
-  return out;
-}
-
-function readBody(req: Request): Promise<Buffer> {
-  const declared = Number(req.headers['content-length']);
-  const tooLarge = () => new ProblemError('payload-too-large', { detail: `The control plane accepts bodies up to ${ADMIN_BODY_LIMIT} bytes` });
-  if (Number.isFinite(declared) && declared > ADMIN_BODY_LIMIT) {
-    req.resume();
-    return Promise.reject(tooLarge());
-  }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let failed = false;
-    req.on('data', (chunk: Buffer) => {
-      if (failed) return;
-      size += chunk.length;
-      if (size > ADMIN_BODY_LIMIT) {
-        failed = true;
-        reject(tooLarge());
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => !failed && resolve(Buffer.concat(chunks)));
-    req.on('error', (error) => !failed && reject(error));
-  });
-}

@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { ContractValidators } from '../../contract/validators.js';
 import { ProblemError, type Violation } from '../../errors/problem.js';
+import { drain, queryObject, readBody } from '../read-request.js';
 import { requestState } from '../request-state.js';
 
 export interface ValidateRequestOptions {
@@ -75,50 +76,3 @@ function isJson(contentType: string): boolean {
   return contentType === 'application/json' || (contentType.startsWith('application/') && contentType.endsWith('+json'));
 }
 
-function queryObject(search: URLSearchParams): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of search) {
-    const existing = out[key];
-    out[key] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value];
-  }
-  return out;
-}
-
-function tooLarge(limit: number): ProblemError {
-  return new ProblemError('payload-too-large', { detail: `The body exceeds the limit of ${limit} bytes` });
-}
-
-/** Reads the whole body, refusing early (Content-Length) or midway (streamed) past the limit. */
-function readBody(req: Request, limit: number): Promise<Buffer> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) {
-    req.resume();
-    return Promise.reject(tooLarge(limit));
-  }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let failed = false;
-    req.on('data', (chunk: Buffer) => {
-      if (failed) return;
-      size += chunk.length;
-      if (size > limit) {
-        failed = true;
-        reject(tooLarge(limit));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => !failed && resolve(Buffer.concat(chunks)));
-    req.on('error', (error) => !failed && reject(error));
-  });
-}
-
-function drain(req: Request): Promise<void> {
-  if (req.readableEnded || (!req.headers['content-length'] && !req.headers['transfer-encoding'])) return Promise.resolve();
-  return new Promise((resolve) => {
-    req.on('end', resolve);
-    req.on('error', () => resolve());
-    req.resume();
-  });
-}
