@@ -1,3 +1,5 @@
+import type { CustomsLine } from '../resources/customs-declarations/model.js';
+
 /**
  * What the document renderers need, independent of where the data came from (bookings,
  * dispatches, tests). Renderers are pure: the same input gives the same bytes, which is what
@@ -64,14 +66,8 @@ export interface LabelRendering {
   resolutionDpi?: number;
 }
 
-export interface CustomsFormLine {
-  description: string;
-  quantity: number;
-  value: number;
-  hsCode?: string;
-  originCountryCode?: string;
-  weight?: number;
-}
+/** A line of the customs form: a Customs Declaration line as the API stores it. */
+export type CustomsFormLine = CustomsLine;
 
 /** A CN22/CN23-like customs form for one booking. */
 export interface CustomsFormContent {

@@ -2,6 +2,7 @@ import type { Response } from 'express';
 import { PROBLEM_TYPES, type ProblemSlug } from '../errors/problem-types.js';
 import { ProblemError } from '../errors/problem.js';
 import type { RateLimiter } from '../rate-limit/rate-limiter.js';
+import type { RespondEffect } from './model.js';
 
 /** The problem type an injected answer of a status carries when none is named. */
 const PREFERRED: Record<number, ProblemSlug> = {
@@ -23,15 +24,8 @@ export function defaultProblemSlug(status: number): ProblemSlug | undefined {
   return (Object.keys(PROBLEM_TYPES) as ProblemSlug[]).find((slug) => PROBLEM_TYPES[slug].status === status);
 }
 
-export interface InjectedAnswer {
-  status: number;
-  problem?: string;
-  title?: string;
-  detail?: string;
-  headers?: Record<string, string>;
-  /** Seconds for Retry-After. */
-  retryAfter?: number;
-}
+/** What an injected problem says: the same fields as a scenario's respond effect. */
+export type InjectedAnswer = RespondEffect;
 
 /**
  * Builds the problem of an injected answer (scenario `respond`, Prism-style `Prefer: code=`)
