@@ -14,6 +14,8 @@ const HEAVY = [
   '@stoplight/prism-core', 'pdf-parse', 'autocannon',
   // Express serves only the control plane (/__admin) and loads with it.
   'express',
+  // pino writes the json log format only; pretty output does not need it.
+  'pino',
 ];
 const src = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ENTRY_POINTS = ['index.ts', 'cli/main.ts'];
