@@ -116,6 +116,6 @@ function pruneCache(dir: string): void {
     .map((name) => ({ key: name.slice(0, -'.json'.length), at: statSync(join(dir, name)).mtimeMs }))
     .sort((a, b) => b.at - a.at);
   for (const { key } of entries.slice(CACHE_ENTRIES_KEPT)) {
-    for (const suffix of ['.json', '.strict.cjs', '.coercing.cjs']) rmSync(join(dir, key + suffix), { force: true });
+    for (const suffix of ['.json', '.strict.cjs', '.coercing.cjs', '.strict.cjs.v8', '.coercing.cjs.v8']) rmSync(join(dir, key + suffix), { force: true });
   }
 }
