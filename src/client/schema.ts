@@ -6358,8 +6358,8 @@ export interface operations {
                      *           "updatedAt": "2026-01-15T10:10:00.000Z",
                      *           "status": "BOOKED",
                      *           "mode": "STAGING",
-                     *           "carrierId": "3e9c8d3b-5d0f-4f76-8d8a-6c3a7a9d5e44",
-                     *           "serviceId": "4fad9e4c-6e1a-4a87-9e9b-7d4b8b0e6f55",
+                     *           "carrierId": "b7d5826f-5c81-4b7d-9b9b-1295b178a3f5",
+                     *           "serviceId": "de654c97-1fec-499f-b42e-855ad46040f2",
                      *           "carrierDefinitionId": "50be0f5d-7f2b-4b98-8fac-8e5c9c1f7a66",
                      *           "serviceDefinitionId": "e5d0a1f2-3e4c-4d5e-9f6a-8b9c0d1e2f3a",
                      *           "shipmentChannelId": "f6e1b2a3-4f5d-4e6f-8a7b-9c0d1e2f3a4b",
@@ -6467,11 +6467,11 @@ export interface operations {
                  * @example {
                  *       "shipmentChannelId": "f6e1b2a3-4f5d-4e6f-8a7b-9c0d1e2f3a4b",
                  *       "carrierDefinition": {
-                 *         "carrierId": "3e9c8d3b-5d0f-4f76-8d8a-6c3a7a9d5e44",
+                 *         "carrierId": "b7d5826f-5c81-4b7d-9b9b-1295b178a3f5",
                  *         "name": "My carrier account"
                  *       },
                  *       "serviceDefinition": {
-                 *         "serviceId": "4fad9e4c-6e1a-4a87-9e9b-7d4b8b0e6f55",
+                 *         "serviceId": "de654c97-1fec-499f-b42e-855ad46040f2",
                  *         "name": "Parcel standard"
                  *       },
                  *       "sender": {
@@ -6547,8 +6547,8 @@ export interface operations {
                      *       "updatedAt": "2026-01-15T11:00:00.000Z",
                      *       "status": "DISPATCHED",
                      *       "mode": "STAGING",
-                     *       "carrierId": "3e9c8d3b-5d0f-4f76-8d8a-6c3a7a9d5e44",
-                     *       "serviceId": "4fad9e4c-6e1a-4a87-9e9b-7d4b8b0e6f55",
+                     *       "carrierId": "b7d5826f-5c81-4b7d-9b9b-1295b178a3f5",
+                     *       "serviceId": "de654c97-1fec-499f-b42e-855ad46040f2",
                      *       "carrierDefinitionId": "50be0f5d-7f2b-4b98-8fac-8e5c9c1f7a66",
                      *       "serviceDefinitionId": "e5d0a1f2-3e4c-4d5e-9f6a-8b9c0d1e2f3a",
                      *       "shipmentChannelId": "f6e1b2a3-4f5d-4e6f-8a7b-9c0d1e2f3a4b",
@@ -6863,7 +6863,7 @@ export interface operations {
                      *           "updatedAt": "2026-01-15T17:30:00.000Z",
                      *           "shipmentDispatchId": "94f24d9b-bd6f-4fdc-8de0-c29ada5dbeaa",
                      *           "carrierDefinitionId": "50be0f5d-7f2b-4b98-8fac-8e5c9c1f7a66",
-                     *           "carrierId": "3e9c8d3b-5d0f-4f76-8d8a-6c3a7a9d5e44",
+                     *           "carrierId": "b7d5826f-5c81-4b7d-9b9b-1295b178a3f5",
                      *           "shipmentBookingIds": [
                      *             "9e5b6a7c-8f9d-4e0f-8a1b-3c4d5e6f7a8b"
                      *           ],
@@ -6913,7 +6913,7 @@ export interface operations {
                      *       "updatedAt": "2026-01-15T17:30:00.000Z",
                      *       "shipmentDispatchId": "94f24d9b-bd6f-4fdc-8de0-c29ada5dbeaa",
                      *       "carrierDefinitionId": "50be0f5d-7f2b-4b98-8fac-8e5c9c1f7a66",
-                     *       "carrierId": "3e9c8d3b-5d0f-4f76-8d8a-6c3a7a9d5e44",
+                     *       "carrierId": "b7d5826f-5c81-4b7d-9b9b-1295b178a3f5",
                      *       "shipmentBookingIds": [
                      *         "9e5b6a7c-8f9d-4e0f-8a1b-3c4d5e6f7a8b",
                      *         "fa58adf1-13cf-4f32-8346-28f03ab31400"
