@@ -6,7 +6,7 @@ import { createPrismFallback } from '../prism/prism-fallback.js';
 import { createOperationHandlers, createServices, type Services } from '../resources/index.js';
 import { ProblemError } from '../errors/problem.js';
 import { pipeline } from './pipeline.js';
-import { requestState } from './request-state.js';
+import { isAdminPath, requestState } from './request-state.js';
 import { createResponder, resultViolations } from './respond.js';
 import type { MockRuntime } from './runtime.js';
 import { authenticate } from './steps/authenticate.js';
@@ -117,7 +117,7 @@ export function createApp(runtime: MockRuntime): MockApp {
     front(req, res, (error?: unknown) => {
       if (error) return fail(error);
       const { pathname } = requestState(req);
-      if (pathname === '/__admin' || pathname.startsWith('/__admin/')) {
+      if (isAdminPath(pathname)) {
         adminApp().then((handle) => handle(rawReq, rawRes), fail);
         return;
       }

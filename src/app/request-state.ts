@@ -40,6 +40,11 @@ export interface RequestState {
   scenarioHits?: string[];
 }
 
+/** Whether a path belongs to the control plane (/__admin), which is outside the API's rules. */
+export function isAdminPath(pathname: string): boolean {
+  return pathname === '/__admin' || pathname.startsWith('/__admin/');
+}
+
 const STATE = Symbol('shipmock.request-state');
 
 export function requestState(req: Request): RequestState {

@@ -3,7 +3,7 @@ import type { TokenService } from '../../auth/tokens.js';
 import { PROBLEM_BASE_URI } from '../../errors/problem-types.js';
 import type { Journal, JournalOutcome } from '../../journal/journal.js';
 import type { ScenarioEngine } from '../../scenarios/engine.js';
-import { requestState } from '../request-state.js';
+import { isAdminPath, requestState } from '../request-state.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -15,7 +15,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export function journalRecorder(options: { journal: Journal; now: () => number; tokens: TokenService; scenarios: ScenarioEngine }) {
   return function journalRecorderStep(req: Request, res: Response, next: NextFunction) {
     const state = requestState(req);
-    if (state.pathname === '/__admin' || state.pathname.startsWith('/__admin/')) return next();
+    if (isAdminPath(state.pathname)) return next();
     const arrivedAt = options.now();
     let closed = false;
     res.once('close', () => {
