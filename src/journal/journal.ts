@@ -1,4 +1,4 @@
-import { globToRegExp } from '../scenarios/rule-matcher.js';
+import { globTest } from '../scenarios/linear-pattern.js';
 
 /**
  * The request journal: the last N requests to the API (not to /__admin), newest kept, oldest
@@ -69,12 +69,6 @@ function toMs(value: string | number | undefined): number | undefined {
   return typeof value === 'number' ? value : Date.parse(value);
 }
 
-function pathTest(pattern: string): (path: string) => boolean {
-  if (!pattern.includes('*')) return (path) => path === pattern;
-  const re = globToRegExp(pattern);
-  return (path) => re.test(path);
-}
-
 function statusTest(status: number | string): (value: number | undefined) => boolean {
   const text = String(status).toLowerCase();
   if (/^[1-5]xx$/.test(text)) return (value) => value !== undefined && Math.floor(value / 100) === Number(text[0]);
@@ -114,7 +108,7 @@ export function createJournal(options: { capacity?: number } = {}): Journal {
       const limit = Math.max(0, Math.min(filter.limit ?? DEFAULT_JOURNAL_LIMIT, capacity));
       const since = toMs(filter.since);
       const until = toMs(filter.until);
-      const path = filter.path ? pathTest(filter.path) : undefined;
+      const path = filter.path ? globTest(filter.path) : undefined;
       const status = filter.status !== undefined ? statusTest(filter.status) : undefined;
       const method = filter.method?.toUpperCase();
       const out: JournalEntry[] = [];

@@ -1,3 +1,4 @@
+import { globTest, regexTest, type TextTest } from './linear-pattern.js';
 import type { DomainFacts, RequestMatch } from './model.js';
 
 /** What the request pipeline knows about a request when it asks the scenarios. */
@@ -21,29 +22,8 @@ export interface CompiledMatch {
 
 const list = (value: string | string[] | undefined): string[] | undefined => (value === undefined ? undefined : Array.isArray(value) ? value : [value]);
 
-/** `*` is one path segment (or part of one), `**` any number of segments (`/**` also none). */
-export function globToRegExp(glob: string, options: { segments: boolean } = { segments: true }): RegExp {
-  let out = '';
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i];
-    if (options.segments && c === '/' && glob.startsWith('/**', i) && (i + 3 === glob.length || glob[i + 3] === '/')) {
-      // `/**` also matches no segment at all: /v1/addresses/** matches /v1/addresses too.
-      out += '(?:/.*)?';
-      i += 2;
-    } else if (c === '*' && glob[i + 1] === '*') {
-      out += '.*';
-      i++;
-    } else if (c === '*') out += options.segments ? '[^/]*' : '.*';
-    else out += c.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
-  }
-  return new RegExp(`^${out}$`);
-}
-
-function textMatcher(expected: string): (actual: string) => boolean {
-  if (expected.length > 1 && expected.startsWith('/') && expected.endsWith('/')) {
-    const re = new RegExp(expected.slice(1, -1));
-    return (actual) => re.test(actual);
-  }
+function textMatcher(expected: string): TextTest {
+  if (expected.length > 1 && expected.startsWith('/') && expected.endsWith('/')) return regexTest(expected.slice(1, -1));
   return (actual) => actual === expected;
 }
 
@@ -64,13 +44,13 @@ export function readField(body: unknown, path: string): unknown {
  */
 export function compileMatch(match: RequestMatch = {}): CompiledMatch {
   const methods = list(match.method)?.map((m) => m.toUpperCase());
-  const paths = list(match.path)?.map((p) => globToRegExp(p));
+  const paths = list(match.path)?.map((p) => globTest(p));
   const operationIds = list(match.operationId);
   const carriers = list(match.carrier)?.map((c) => c.toLowerCase());
   const headers = Object.entries(match.headers ?? {}).map(([name, value]) => [name.toLowerCase(), textMatcher(value)] as const);
   const body = Object.entries(match.body ?? {}).map(([field, expected]) => {
-    const test =
-      typeof expected === 'string' ? (actual: unknown) => typeof actual === 'string' && globToRegExp(expected, { segments: false }).test(actual) : (actual: unknown) => actual === expected;
+    const glob = typeof expected === 'string' ? globTest(expected, { segments: false }) : undefined;
+    const test = glob ? (actual: unknown) => typeof actual === 'string' && glob(actual) : (actual: unknown) => actual === expected;
     return [field, test] as const;
   });
 
@@ -78,7 +58,7 @@ export function compileMatch(match: RequestMatch = {}): CompiledMatch {
     needsBody: body.length > 0,
     request(facts) {
       if (methods && !methods.includes(facts.method.toUpperCase())) return false;
-      if (paths && !paths.some((re) => re.test(facts.path))) return false;
+      if (paths && !paths.some((test) => test(facts.path))) return false;
       if (operationIds && (!facts.operationId || !operationIds.includes(facts.operationId))) return false;
       if (match.account && facts.accountId !== match.account) return false;
       for (const [name, test] of headers) {

@@ -3,6 +3,7 @@ import { basename, extname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { lazyModule } from '../util/lazy-module.js';
 import { parseDuration } from '../clock/clock.js';
+import { regexProblem } from './linear-pattern.js';
 import { toViolations } from '../contract/validators.js';
 import { PROBLEM_TYPES } from '../errors/problem-types.js';
 import type { Violation } from '../errors/problem.js';
@@ -199,6 +200,14 @@ export function effectKind(effect: Effect): RuleKind | 'mixed' {
   return domain[0] ?? 'request';
 }
 
+/**
+ * Durations that keep a request or a carrier call waiting are capped like their numeric form in
+ * scenario.schema.json (86,400,000 ms): a longer timer would overflow setTimeout and a request held
+ * for weeks is a stalled connection, not a scenario.
+ */
+const MAX_HOLD_MS = 86_400_000;
+const HOLDS_A_REQUEST = /^(?:latency|carrier\/delay)/;
+
 /** Rules the schema cannot express; each violation names the field. */
 function checkRule(rule: Rule, at: string): Violation[] {
   const out: Violation[] = [];
@@ -225,7 +234,7 @@ function checkRule(rule: Rule, at: string): Violation[] {
     for (const [path, value] of durationsOf(effect)) {
       if (typeof value === 'string') {
         try {
-          parseDuration(value);
+          if (HOLDS_A_REQUEST.test(path) && parseDuration(value) > MAX_HOLD_MS) out.push({ field: `${where}/${path}`, message: 'must be at most one day (P1D)' });
         } catch {
           out.push({ field: `${where}/${path}`, message: 'must be an ISO 8601 duration such as PT2S' });
         }
@@ -239,6 +248,10 @@ function checkRule(rule: Rule, at: string): Violation[] {
   }
   if (kind !== 'request' && (rule.match?.body || rule.match?.headers || rule.match?.path || rule.match?.method)) {
     out.push({ field: `${at}/match`, message: `${kind} effects happen inside the mock, not on a request; match them by account${CARRIER_AWARE.includes(kind) ? ', carrier' : ''} or operationId` });
+  }
+  for (const [name, value] of Object.entries(rule.match?.headers ?? {})) {
+    const problem = value.length > 1 && value.startsWith('/') && value.endsWith('/') ? regexProblem(value.slice(1, -1)) : undefined;
+    if (problem) out.push({ field: `${at}/match/headers/${name}`, message: `is not a regular expression the mock can run (RE2 syntax: no look-around or back-references): ${problem}` });
   }
   for (const bound of ['from', 'until'] as const) {
     const value = rule.when?.[bound];

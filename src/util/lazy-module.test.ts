@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 const HEAVY = [
   'pdfkit', 'bwip-js', 'pngjs', 'selfsigned', 'yaml', '@faker-js/faker', 'ajv', 'ajv/dist/2020.js',
   'ajv/dist/standalone/index.js', 'ajv-formats', '@pact-foundation/pact', '@stoplight/prism-http',
-  '@stoplight/prism-core', 'pdf-parse', 'autocannon',
+  '@stoplight/prism-core', 'pdf-parse', 'autocannon', 're2js',
   // Express serves only the control plane (/__admin) and loads with it.
   'express',
   // pino writes the json log format only; pretty output does not need it.
