@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { jsonShapeProblem } from '../contract/bounds.js';
 import { ProblemError } from '../errors/problem.js';
 
 // Reading a request's query and body, shared by the API pipeline and the control plane.
@@ -51,4 +52,22 @@ export function drain(req: IncomingMessage): Promise<void> {
     req.on('error', () => resolve());
     req.resume();
   });
+}
+
+/**
+ * Parses a JSON body: 400 `malformed-json` when it is not JSON, 400 `validation-error` when it
+ * nests deeper than MAX_JSON_DEPTH or has an object with more than MAX_JSON_KEYS keys (checked
+ * on the bytes first: such bodies hold the event loop in JSON.parse itself; contract/bounds.ts).
+ */
+export function parseJsonBody(raw: Buffer, limits?: Parameters<typeof jsonShapeProblem>[1]): unknown {
+  const shape = jsonShapeProblem(raw, limits);
+  if (shape) throw new ProblemError('validation-error', { detail: `The body ${shape}`, violations: [{ field: 'body', message: shape }] });
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch (error) {
+    throw new ProblemError('malformed-json', {
+      detail: `The body is not valid JSON: ${(error as Error).message}`,
+      violations: [{ field: 'body', message: 'is not valid JSON' }],
+    });
+  }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDuration, parseRateLimit, parseTokenTtls } from './parse-limits.js';
+import { parseByteSize, parseDuration, parseLoginLockout, parseRateLimit, parseTokenTtls } from './parse-limits.js';
 
 describe('parse-limits', () => {
   it.each([
@@ -12,6 +12,18 @@ describe('parse-limits', () => {
 
   it.each(['', '60', '60x', '-5s', '0s', 's'])('refuses the duration %j', (text) => expect(() => parseDuration(text)).toThrow());
 
+  it.each([
+    ['1048576', 1_048_576],
+    ['512kb', 524_288],
+    ['32MB', 33_554_432],
+    ['1.5mb', 1_572_864],
+    ['1gb', 1_073_741_824],
+  ])('parses the size %s', (text, bytes) => expect(parseByteSize(text, '--body-limit')).toBe(bytes));
+
+  it.each(['', '0', '0kb', '-1mb', '2gb', '10tb', 'big', 'Infinity', '1e309'])('refuses the size %j, naming the flag', (text) =>
+    expect(() => parseByteSize(text, '--body-limit')).toThrow(/^--body-limit /),
+  );
+
   it('parses a rate limit', () => {
     expect(parseRateLimit('600/60s')).toEqual({ limit: 600, windowMs: 60_000 });
     expect(parseRateLimit('5/1h')).toEqual({ limit: 5, windowMs: 3_600_000 });
@@ -20,6 +32,12 @@ describe('parse-limits', () => {
   it.each(['600', '/60s', '0/60s', '1.5/60s', 'ten/60s', '600/60'])('refuses the rate limit %j', (text) =>
     expect(() => parseRateLimit(text)).toThrow(),
   );
+
+  it('parses a login lockout and names its own flag when refusing one', () => {
+    expect(parseLoginLockout('10/15m')).toEqual({ failures: 10, windowMs: 900_000 });
+    expect(() => parseLoginLockout('ten/15m')).toThrow(/^--login-lockout "ten\/15m"/);
+    expect(() => parseRateLimit('x', '--address-rate-limit')).toThrow(/^--address-rate-limit "x"/);
+  });
 
   it('parses token lifetimes per level', () => {
     expect(parseTokenTtls(['affiliate=4h', 'ACCOUNT=30m'])).toEqual({ affiliate: 14_400_000, account: 1_800_000 });

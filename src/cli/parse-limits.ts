@@ -16,17 +16,40 @@ export function parseDuration(text: string): number {
   return ms;
 }
 
+const UNIT_BYTES: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
+
+/**
+ * A size flag value: a positive whole number of bytes, or a number with a unit kb|mb|gb (powers
+ * of 1024); at most 1 GiB, since a body is held in memory whole.
+ * @example parseByteSize('32mb') // 33554432
+ */
+export function parseByteSize(text: string, flag: string): number {
+  const match = /^(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?$/i.exec(text.trim());
+  const bytes = match ? Math.floor(Number(match[1]) * UNIT_BYTES[(match[2] ?? 'b').toLowerCase()]) : NaN;
+  if (!(bytes >= 1 && bytes <= UNIT_BYTES.gb)) throw new Error(`${flag} "${text}" must be a size from 1 byte to 1gb, e.g. 512kb or 32mb`);
+  return bytes;
+}
+
 /**
  * `--rate-limit N/<duration>`: N requests per window per credential.
  * @example parseRateLimit('600/60s') // { limit: 600, windowMs: 60000 }
  */
-export function parseRateLimit(text: string): { limit: number; windowMs: number } {
+export function parseRateLimit(text: string, flag = '--rate-limit'): { limit: number; windowMs: number } {
   const slash = text.indexOf('/');
   const limit = Number(text.slice(0, slash));
-  if (slash === -1 || !Number.isInteger(limit) || limit < 1) {
-    throw new Error(`--rate-limit "${text}" must look like 600/60s (a positive whole number of requests per duration)`);
+  if (slash === -1 || !Number.isInteger(limit) || limit < 1 || limit > 2_147_483_647) {
+    throw new Error(`${flag} "${text}" must look like 600/60s (a positive whole number of requests per duration)`);
   }
   return { limit, windowMs: parseDuration(text.slice(slash + 1)) };
+}
+
+/**
+ * `--login-lockout N/<duration>`: N wrong client secrets per client id and address per window.
+ * @example parseLoginLockout('10/15m') // { failures: 10, windowMs: 900000 }
+ */
+export function parseLoginLockout(text: string): { failures: number; windowMs: number } {
+  const { limit, windowMs } = parseRateLimit(text, '--login-lockout');
+  return { failures: limit, windowMs };
 }
 
 /**

@@ -1134,7 +1134,7 @@ export interface paths {
         };
         /**
          * Fetch an Event Channel
-         * @description The webhook secret is never returned; `webhook.signed` tells whether one is set.
+         * @description The webhook secret and header values are never returned; `webhook.signed` tells whether a secret is set, `webhook.headerNames` which headers are.
          */
         get: operations["getEventChannel"];
         /**
@@ -2402,23 +2402,25 @@ export interface components {
         EventType: string;
         Webhook: {
             /**
-             * Format: uri
-             * @description Receiver of the deliveries (http is allowed so that local receivers work).
+             * Format: webhook-url
+             * @description Receiver of the deliveries (http is allowed so that local receivers work): an absolute
+             *     http:// or https:// URL with a host and, if given, a port from 1 to 65535, in printable
+             *     ASCII (percent-encode the rest). `format: webhook-url` is shipmock's own format. When the
+             *     mock runs with `--webhook-hosts`, the host must also be on that list (400 otherwise).
              */
             url: string;
             /** @description Shared secret for the Shipmock-Signature HMAC-SHA256 header. Never returned. */
             secret?: string;
-            /** @description Extra headers sent with every delivery. Content-Type, Content-Length, Host, User-Agent, Connection, Transfer-Encoding and Shipmock-* cannot be set, nor values with control characters (400). */
+            /** @description Extra headers sent with every delivery. Content-Type, Content-Length, Host, User-Agent, Connection, Transfer-Encoding and Shipmock-* cannot be set, nor values with control characters (400). Write-only like the secret; reads show only `headerNames`. */
             headers?: {
                 [key: string]: string;
             };
         };
         WebhookView: {
-            /** Format: uri */
+            /** @description As stored (no format here, so a channel imported from older state still reads). */
             url: string;
-            headers?: {
-                [key: string]: string;
-            };
+            /** @description Names of the extra headers sent with every delivery, in the order given; their values are write-only (they often carry a key) and never returned. */
+            headerNames?: string[];
             /** @description True when a secret is set and deliveries carry Shipmock-Signature. */
             signed: boolean;
         };
@@ -7174,9 +7176,9 @@ export interface operations {
                      *           ],
                      *           "webhook": {
                      *             "url": "https://hooks.example.com/shipping",
-                     *             "headers": {
-                     *               "X-Api-Key": "key-1234"
-                     *             },
+                     *             "headerNames": [
+                     *               "X-Api-Key"
+                     *             ],
                      *             "signed": true
                      *           },
                      *           "enabled": true
@@ -7270,9 +7272,9 @@ export interface operations {
                      *       ],
                      *       "webhook": {
                      *         "url": "https://hooks.example.com/shipping",
-                     *         "headers": {
-                     *           "X-Api-Key": "key-1234"
-                     *         },
+                     *         "headerNames": [
+                     *           "X-Api-Key"
+                     *         ],
                      *         "signed": true
                      *       },
                      *       "enabled": true

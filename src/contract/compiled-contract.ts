@@ -5,6 +5,8 @@ import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import { DEFAULT_CONTRACT_PATH, loadContract, parseYaml, type Contract, type OpenApiDocument } from './load-contract.js';
 import { ajvVersion, readFromCache, requireCached, toCachedModuleSource, writeToCache } from '../util/disk-cache.js';
 import { lazyModule } from '../util/lazy-module.js';
+import { addContractFormats, CONTRACT_FORMATS_FINGERPRINT } from './formats.js';
+import { BOUNDS_DERIVATION_VERSION, boundsDocument } from './bounds.js';
 import { compilePlan, CONTRACT_SCHEMA_ID, type CompiledSchemas } from './validators.js';
 
 
@@ -22,11 +24,12 @@ const OPENAPI_KEYWORDS = [
 ];
 
 /** Bump when the generated code's shape changes, so old cache entries are ignored. */
-const CACHE_FORMAT = 3;
+const CACHE_FORMAT = 4;
 
-export function createAjv(coerce: boolean): Ajv2020 {
+/** `failFast`: stop at the first error (the size pre-checks: one violation is enough there). */
+export function createAjv(coerce: boolean, failFast = false): Ajv2020 {
   const ajv = new (ajv2020().Ajv2020)({
-    allErrors: true,
+    allErrors: !failFast,
     strict: true,
     strictRequired: false,
     strictTypes: false,
@@ -37,6 +40,8 @@ export function createAjv(coerce: boolean): Ajv2020 {
     code: { source: true, lines: false },
   });
   addFormats()(ajv);
+  // Our own formats (webhook-url) are regular expressions: the standalone code embeds them.
+  addContractFormats(ajv);
   for (const keyword of OPENAPI_KEYWORDS) ajv.addKeyword({ keyword });
   return ajv;
 }
@@ -52,19 +57,20 @@ export interface CompiledContract {
  * Loads the contract and its validators. Parsing 10k lines of YAML and compiling ~500
  * validators takes over a second; start-up must stay well under one. So the parsed document
  * and Ajv's standalone code for every validator are cached on disk, keyed by a hash of the
- * contract text: the build warms the cache, and a start with a warm cache only reads JSON and
+ * contract text (with the Ajv version and our formats' expressions): the build warms the cache, and a start with a warm cache only reads JSON and
  * loads one generated module. A miss (an edited or custom contract) compiles and refills it.
  *
  * @example const { contract, schemas } = loadCompiledContract(); // the bundled contract
  */
 export function loadCompiledContract(source: string | OpenApiDocument = DEFAULT_CONTRACT_PATH): CompiledContract {
   const text = typeof source === 'string' ? readFileSync(source, 'utf8') : JSON.stringify(source);
-  const key = createHash('sha256').update(`${CACHE_FORMAT}\n${ajvVersion()}\n${text}`).digest('hex').slice(0, 24);
+  const key = createHash('sha256').update(`${CACHE_FORMAT}.${BOUNDS_DERIVATION_VERSION}\n${ajvVersion()}\n${CONTRACT_FORMATS_FINGERPRINT}\n${text}`).digest('hex').slice(0, 24);
   const cached = readFromCache((dir) => {
     const document = JSON.parse(readFileSync(join(dir, `${key}.json`), 'utf8')) as OpenApiDocument;
     const strict = requireCached<Record<string, ValidateFunction>>(join(dir, `${key}.strict.cjs`));
     const coercing = requireCached<Record<string, ValidateFunction>>(join(dir, `${key}.coercing.cjs`));
-    return { contract: loadContract(document), schemas: { strict, coercing } };
+    const sizes = requireCached<Record<string, ValidateFunction>>(join(dir, `${key}.sizes.cjs`));
+    return { contract: loadContract(document), schemas: { strict, coercing, sizes } };
   });
   if (cached) return { ...cached, source: 'cache' };
 
@@ -74,6 +80,7 @@ export function loadCompiledContract(source: string | OpenApiDocument = DEFAULT_
   const dir = writeToCache([
     [`${key}.strict.cjs`, toCachedModuleSource(code.strict)],
     [`${key}.coercing.cjs`, toCachedModuleSource(code.coercing)],
+    [`${key}.sizes.cjs`, toCachedModuleSource(code.sizes)],
     // The JSON last: a reader that finds it knows the modules are complete.
     [`${key}.json`, JSON.stringify(document)],
   ]);
@@ -81,21 +88,32 @@ export function loadCompiledContract(source: string | OpenApiDocument = DEFAULT_
   return { contract, schemas, source: 'compiled' };
 }
 
-function compileAll(contract: Contract): { schemas: CompiledSchemas; code: { strict: string; coercing: string } } {
+function compileAll(contract: Contract): { schemas: CompiledSchemas; code: { strict: string; coercing: string; sizes: string } } {
   const plan = compilePlan(contract);
   const strict = createAjv(false);
   const coercing = createAjv(true);
   strict.addSchema({ ...contract.document, $id: CONTRACT_SCHEMA_ID });
   coercing.addSchema({ ...contract.document, $id: CONTRACT_SCHEMA_ID });
+  // The size-only shadows of the component schemas, for the body pre-checks (bounds.ts): fail
+  // fast, since Ajv's allErrors concatenates error arrays per $ref call (quadratic over 10,000
+  // oversized items) and one violation says enough.
+  const sizes = createAjv(false, true);
+  sizes.addSchema(boundsDocument(contract.document));
   const strictMapping: Record<string, string> = {};
   const coercingMapping: Record<string, string> = {};
-  const schemas: CompiledSchemas = { strict: {}, coercing: {} };
+  const sizesMapping: Record<string, string> = {};
+  const schemas: CompiledSchemas = { strict: {}, coercing: {}, sizes: {} };
   for (const entry of plan) {
     if (entry.kind === 'pointer') {
       const fn = strict.getSchema(`${CONTRACT_SCHEMA_ID}${entry.pointer}`);
       if (!fn) throw new Error(`no schema at ${entry.pointer}`);
       strictMapping[entry.name] = `${CONTRACT_SCHEMA_ID}${entry.pointer}`;
       schemas.strict[entry.name] = fn;
+    } else if (entry.kind === 'bounds') {
+      const id = `https://shipmock.dev/schemas/${entry.name}.json`;
+      sizes.addSchema({ ...entry.schema, $id: id });
+      sizesMapping[entry.name] = id;
+      schemas.sizes[entry.name] = sizes.getSchema(id)!;
     } else {
       const id = `https://shipmock.dev/schemas/${entry.name}.json`;
       coercing.addSchema({ ...entry.schema, $id: id });
@@ -103,7 +121,14 @@ function compileAll(contract: Contract): { schemas: CompiledSchemas; code: { str
       schemas.coercing[entry.name] = coercing.getSchema(id)!;
     }
   }
-  return { schemas, code: { strict: standaloneCode()(strict, strictMapping), coercing: standaloneCode()(coercing, coercingMapping) } };
+  return {
+    schemas,
+    code: {
+      strict: standaloneCode()(strict, strictMapping),
+      coercing: standaloneCode()(coercing, coercingMapping),
+      sizes: standaloneCode()(sizes, sizesMapping),
+    },
+  };
 }
 
 /** Entries kept per cache directory: the current contract plus recent edits or custom contracts. */
@@ -116,6 +141,6 @@ function pruneCache(dir: string): void {
     .map((name) => ({ key: name.slice(0, -'.json'.length), at: statSync(join(dir, name)).mtimeMs }))
     .sort((a, b) => b.at - a.at);
   for (const { key } of entries.slice(CACHE_ENTRIES_KEPT)) {
-    for (const suffix of ['.json', '.strict.cjs', '.coercing.cjs', '.strict.cjs.v8', '.coercing.cjs.v8']) rmSync(join(dir, key + suffix), { force: true });
+    for (const suffix of ['.json', '.strict.cjs', '.coercing.cjs', '.sizes.cjs', '.strict.cjs.v8', '.coercing.cjs.v8', '.sizes.cjs.v8']) rmSync(join(dir, key + suffix), { force: true });
   }
 }

@@ -1,5 +1,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type { Violation } from '../errors/problem.js';
+import { atPointer, boundsOf, numericType, parseNumericParameter } from './bounds.js';
+import { FORMAT_MESSAGES } from './formats.js';
 import type { Contract, ContractOperation, JsonSchema, ParameterSpec } from './load-contract.js';
 
 export interface ParsedParameters {
@@ -11,8 +13,11 @@ export interface ParsedParameters {
 export interface OperationValidators {
   /** Validates and coerces path/query/header parameters (defaults applied). */
   parameters(input: ParsedParameters): Violation[];
-  /** Validates a JSON request body; undefined when the operation takes none. */
-  body?: (body: unknown) => Violation[];
+  /**
+   * Validates a JSON request body; undefined when the operation takes none. `rawLength` (the
+   * body's size in bytes) lets a small body that fails a size bound still get every violation.
+   */
+  body?: (body: unknown, rawLength?: number) => Violation[];
   /** Validates a response; `null` means the status or media type is not declared. */
   response(status: number, mediaType: string | undefined, body: unknown): Violation[] | null;
 }
@@ -48,6 +53,26 @@ function locationSchema(params: ParameterSpec[], closed: boolean): JsonSchema {
 }
 
 /**
+ * Limits of a violation list, the same as the contract's Violation schema and Problem
+ * properties.violations: a body with 10,000 unknown keys is told about the first 100 of them,
+ * and a megabyte key is named by its first characters.
+ */
+export const MAX_VIOLATIONS = 100;
+export const MAX_FIELD_LENGTH = 500;
+export const MAX_MESSAGE_LENGTH = 1000;
+
+/**
+ * A body this small gets the full validation even when it breaks a size bound: its worst case
+ * (uniqueItems deep-comparing ~450 uuids, patterns over 16 KiB) costs a few milliseconds.
+ */
+export const FULL_VALIDATION_BYTES = 16 * 1024;
+
+/** Cuts text to `max` characters, marking the cut with an ellipsis. */
+export function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}\u2026`;
+}
+
+/**
  * Turns Ajv errors into the mock's violations: `field` is a JSON-pointer-like path prefixed
  * with the location (body, query, path, header), `message` a sentence a person can act on.
  */
@@ -56,6 +81,7 @@ export function toViolations(errors: ErrorObject[] | null | undefined, prefix: s
   const seen = new Set<string>();
   const out: Violation[] = [];
   for (const error of errors) {
+    if (out.length === MAX_VIOLATIONS) break;
     let field = prefix + error.instancePath;
     let message = error.message ?? 'is invalid';
     switch (error.keyword) {
@@ -73,9 +99,11 @@ export function toViolations(errors: ErrorObject[] | null | undefined, prefix: s
       case 'enum':
         message = `must be one of: ${(error.params as { allowedValues: unknown[] }).allowedValues.map(String).join(', ')}`;
         break;
-      case 'format':
-        message = `must be a valid ${(error.params as { format: string }).format}`;
+      case 'format': {
+        const format = (error.params as { format: string }).format;
+        message = FORMAT_MESSAGES[format] ?? `must be a valid ${format}`;
         break;
+      }
       case 'type':
         message = `must be of type ${(error.params as { type: string }).type}`;
         break;
@@ -86,6 +114,8 @@ export function toViolations(errors: ErrorObject[] | null | undefined, prefix: s
         if (errors.length > 1) continue;
         break;
     }
+    field = clip(field, MAX_FIELD_LENGTH);
+    message = clip(message, MAX_MESSAGE_LENGTH);
     const key = `${field}\u0000${message}`;
     if (!seen.has(key)) {
       seen.add(key);
@@ -95,15 +125,22 @@ export function toViolations(errors: ErrorObject[] | null | undefined, prefix: s
   return out;
 }
 
-/** Validator functions by plan name: `strict` for bodies/responses, `coercing` for parameters. */
+/** Validator functions by plan name: `strict` for bodies/responses, `coercing` for parameters, `sizes` for body pre-checks. */
 export interface CompiledSchemas {
   strict: Record<string, ValidateFunction>;
   coercing: Record<string, ValidateFunction>;
+  /** The bodies' size pre-checks (bounds.ts), fail-fast. */
+  sizes: Record<string, ValidateFunction>;
 }
 
 export type PlanEntry =
   | { kind: 'pointer'; name: string; pointer: string }
-  | { kind: 'schema'; name: string; schema: JsonSchema };
+  | { kind: 'schema'; name: string; schema: JsonSchema }
+  /** The size-only pre-check of a body schema (bounds.ts), compiled fail-fast into `sizes`. */
+  | { kind: 'bounds'; name: string; schema: JsonSchema };
+
+/** Plan name of the size pre-check of the body schema whose plan name is `name`. */
+const boundsPlanName = (name: string) => `b_${name}`;
 
 export const PROBLEM_POINTERS = ['#/components/schemas/Problem', '#/components/schemas/ProblemV0'];
 
@@ -133,6 +170,11 @@ export function compilePlan(contract: Contract): PlanEntry[] {
     }
   }
   for (const [pointer, name] of pointers) entries.push({ kind: 'pointer', name, pointer });
+  const bodies = new Set(contract.operations.map((o) => o.requestBody?.schemaPointer).filter((p): p is string => !!p));
+  for (const pointer of bodies) {
+    const bounds = boundsOf(atPointer(contract.document, pointer));
+    entries.push({ kind: 'bounds', name: boundsPlanName(pointers.get(pointer)!), schema: bounds === true ? {} : bounds });
+  }
   return entries;
 }
 
@@ -166,6 +208,11 @@ export function createValidators(contract: Contract, schemas: CompiledSchemas): 
     const headerFn = params('header');
     const bodyPointer = operation.requestBody?.schemaPointer;
     const bodyFn = bodyPointer ? schemaAt(bodyPointer) : undefined;
+    const boundsFn = bodyPointer ? schemas.sizes[boundsPlanName(pointerNames.get(bodyPointer) ?? '')] : undefined;
+    if (bodyPointer && !boundsFn) throw new Error(`no compiled size pre-check for ${bodyPointer}`);
+    const numeric = operation.parameters
+      .map((p) => ({ name: p.name, where: p.in, type: numericType(contract.document, p.schema) }))
+      .filter((p): p is { name: string; where: ParameterSpec['in']; type: 'integer' | 'number' } => p.type !== undefined);
     const responseFns = new Map<number, Map<string, ValidateFunction | null>>();
     for (const [status, spec] of operation.responses) {
       const byMedia = new Map<string, ValidateFunction | null>();
@@ -176,13 +223,33 @@ export function createValidators(contract: Contract, schemas: CompiledSchemas): 
     }
     return {
       parameters(input) {
+        const refused: Violation[] = [];
+        for (const p of numeric) {
+          const values = input[p.where === 'header' ? 'headers' : p.where];
+          const value = values[p.name];
+          if (typeof value !== 'string') continue;
+          const parsed = parseNumericParameter(value, p.type);
+          if (parsed.ok) values[p.name] = parsed.value;
+          else {
+            // Never handed to Ajv's coercion ('Infinity', '0x10', '1e3' …); the default stands in.
+            delete values[p.name];
+            refused.push({ field: `${p.where}/${p.name}`, message: `must be of type ${p.type}` });
+          }
+        }
         return [
+          ...refused,
           ...check(pathFn, input.path, 'path'),
           ...check(queryFn, input.query, 'query'),
           ...check(headerFn, input.headers, 'header'),
         ];
       },
-      body: bodyFn ? (body) => check(bodyFn, body, 'body') : undefined,
+      // Sizes first: only a body within every maxItems/maxLength/maxProperties, or one too small
+      // to be costly, meets the full validator (allErrors runs every keyword, uniqueItems and
+      // patterns included); a larger one is told its first size violation.
+      body: bodyFn
+        ? (body, rawLength = Infinity) =>
+            boundsFn!(body) || rawLength <= FULL_VALIDATION_BYTES ? check(bodyFn, body, 'body') : toViolations(boundsFn!.errors, 'body')
+        : undefined,
       response(status, mediaType, body) {
         const declared = responseFns.get(status);
         if (!declared) return null;

@@ -58,14 +58,20 @@ export class ProblemError extends Error {
       title: this.init.title ?? PROBLEM_TYPES[this.slug].title,
       status: this.status,
     };
-    if (this.init.detail) body.detail = this.init.detail;
-    body.instance = instance;
+    // Within the contract's bounds (Problem: detail 4000, instance 8192, violations 100): a
+    // detail or path built from a client's input must not turn a 400 into an invalid response.
+    if (this.init.detail) body.detail = clip(this.init.detail, 4000);
+    body.instance = instance.slice(0, 8192);
     const properties = { ...this.init.properties };
-    if (this.init.violations?.length) properties.violations = this.init.violations;
+    if (this.init.violations?.length) properties.violations = this.init.violations.slice(0, 100);
     if (Object.keys(properties).length) body.properties = properties;
     if (this.init.errors?.length) body.errors = this.init.errors;
     return body;
   }
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}\u2026`;
 }
 
 /** Shorthand for a 400 `rule-violation` naming the rule and the field it concerns. */

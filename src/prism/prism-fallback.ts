@@ -29,7 +29,7 @@ export function createPrismFallback(options: PrismFallbackOptions): PrismFallbac
       import('@stoplight/prism-http'),
       import('@stoplight/prism-core'),
     ]);
-    const operations = await getHttpOperationsFromSpec(structuredClone(options.contract.document));
+    const operations = await getHttpOperationsFromSpec(capForGeneration(structuredClone(options.contract.document)));
     const logger = createLogger('shipmock-prism', undefined, undefined);
     logger.level = 'silent';
     const config = (dynamic: boolean) => ({
@@ -59,6 +59,25 @@ export function createPrismFallback(options: PrismFallbackOptions): PrismFallbac
       return toResult(await prism.request(input, resources, staticConfig)());
     },
   };
+}
+
+/**
+ * Every value of the contract is bounded (contract/DECISIONS.md, "Bounds"), and Prism's
+ * generator picks sizes anywhere up to the bound: a list of 100 Services with 250 countries
+ * each, a 10 MiB document. For generation only, arrays get at most 3 items (or their
+ * minItems), strings at most 256 characters (or their minLength), open objects 5 keys; what
+ * Prism generates stays within the contract's own bounds.
+ */
+export function capForGeneration<T>(node: T): T {
+  if (Array.isArray(node)) node.forEach(capForGeneration);
+  else if (node && typeof node === 'object') {
+    const s = node as Record<string, any>;
+    if (typeof s.maxItems === 'number') s.maxItems = Math.min(s.maxItems, Math.max(s.minItems ?? 0, 3));
+    if (typeof s.maxLength === 'number') s.maxLength = Math.min(s.maxLength, Math.max(s.minLength ?? 0, 256));
+    if (typeof s.maxProperties === 'number') s.maxProperties = Math.min(s.maxProperties, Math.max(s.minProperties ?? 0, 5));
+    for (const value of Object.values(s)) capForGeneration(value);
+  }
+  return node;
 }
 
 function toResult(result: any): OperationResult {

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { ContractValidators } from '../../contract/validators.js';
 import { ProblemError, type Violation } from '../../errors/problem.js';
-import { drain, queryObject, readBody } from '../read-request.js';
+import { drain, parseJsonBody, queryObject, readBody } from '../read-request.js';
 import { requestState } from '../request-state.js';
 
 export interface ValidateRequestOptions {
@@ -44,17 +44,9 @@ export function validateRequest(options: ValidateRequestOptions) {
             detail: `Send the body as application/json (got ${contentType || 'no Content-Type'})`,
           });
         }
-        let body: unknown;
-        try {
-          body = JSON.parse(raw.toString('utf8'));
-        } catch (error) {
-          throw new ProblemError('malformed-json', {
-            detail: `The body is not valid JSON: ${(error as Error).message}`,
-            violations: [{ field: 'body', message: 'is not valid JSON' }],
-          });
-        }
+        let body = parseJsonBody(raw);
         if (options.normalizeInput) body = options.normalizeInput(operation.operationId, 'body', body);
-        violations.push(...(validators.body?.(body) ?? []));
+        violations.push(...(validators.body?.(body, raw.length) ?? []));
         state.body = body;
       }
     } else {

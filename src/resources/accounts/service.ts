@@ -5,6 +5,9 @@ import type { Page, PageRequest } from '../../store/collection.js';
 import { compact } from '../shared/compact.js';
 import { TEMPORARY_ACCOUNT_LIFETIME_MS, type Account, type AccountInput, type AccountOwner } from './model.js';
 
+/** Accounts one company may hold (contract/DECISIONS.md, bounds). */
+export const MAX_ACCOUNTS_PER_COMPANY = 10_000;
+
 /** An account together with the company that owns it. */
 export interface OwnedAccount {
   companyId: string;
@@ -85,6 +88,13 @@ export function createAccountService(runtime: MockRuntime) {
 
   const self = {
     create(companyId: string, input: AccountInput): Account {
+      // The company usage report lists every account (contract: UsageReport.accounts maxItems).
+      if (accounts(companyId).size >= MAX_ACCOUNTS_PER_COMPANY) {
+        throw new ProblemError('rule-violation', {
+          detail: `A company holds at most ${MAX_ACCOUNTS_PER_COMPANY} accounts; delete one first`,
+          violations: [{ field: 'body', message: `a company holds at most ${MAX_ACCOUNTS_PER_COMPANY} accounts` }],
+        });
+      }
       const now = clock.nowIso();
       const account = build(input, { id: random.uuid(), createdAt: now, updatedAt: now });
       accounts(companyId).insert(account);

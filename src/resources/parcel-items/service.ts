@@ -2,6 +2,10 @@ import type { MockRuntime } from '../../app/runtime.js';
 import { createAccountResources } from '../shared/account-resources.js';
 import type { ParcelService } from '../parcels/service.js';
 import type { ParcelItem, ParcelItemInput } from './model.js';
+import { ruleViolation } from '../../errors/problem.js';
+
+/** Items one Parcel may hold (contract: Parcel.itemIds maxItems; contract/DECISIONS.md). */
+export const MAX_ITEMS_PER_PARCEL = 100;
 
 /**
  * Parcel Items: each names a Parcel of the same account (400 otherwise) and the Parcel's
@@ -29,15 +33,24 @@ export function createParcelItemService(runtime: MockRuntime, deps: { parcels: P
     },
   });
 
+  /** Parcel.itemIds is bounded in the contract (maxItems MAX_ITEMS_PER_PARCEL). */
+  function assertRoom(accountId: string, parcelId: string): void {
+    if ((parcels.find(accountId, parcelId)?.itemIds?.length ?? 0) >= MAX_ITEMS_PER_PARCEL) {
+      throw ruleViolation('body/parcelId', `a Parcel holds at most ${MAX_ITEMS_PER_PARCEL} items`);
+    }
+  }
+
   const self = {
     ...base,
     create(accountId: string, input: ParcelItemInput): ParcelItem {
+      assertRoom(accountId, input.parcelId);
       const item = base.create(accountId, input);
       parcels.attachItem(accountId, item.parcelId, item.id);
       return item;
     },
     replace(accountId: string, id: string, input: ParcelItemInput): ParcelItem {
       const previous = base.get(accountId, id);
+      if (previous.parcelId !== input.parcelId) assertRoom(accountId, input.parcelId);
       const item = base.replace(accountId, id, input);
       if (previous.parcelId !== item.parcelId) {
         parcels.detachItem(accountId, previous.parcelId, id);

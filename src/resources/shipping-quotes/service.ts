@@ -78,7 +78,8 @@ export function createShippingQuoteService(
       );
     }
     // Cheapest first; Array.prototype.sort is stable, so ties keep option creation order.
-    return quotes.sort((a, b) => a.price.amount - b.price.amount);
+    // At most the 100 cheapest (contract: ShippingQuoteBatch.quotes maxItems).
+    return quotes.sort((a, b) => a.price.amount - b.price.amount).slice(0, 100);
   }
 
   function createBatch(accountId: string, receiver: Destination, parcels: QuoteParcel[]): ShippingQuoteBatch {
