@@ -6,13 +6,12 @@ import { createRouteMatcher, type RouteMatcher } from '../contract/route-matcher
 import { createValidators, type ContractValidators, type ParsedParameters } from '../contract/validators.js';
 import { ProblemError, type Violation } from '../errors/problem.js';
 import type { Logger } from '../logging/logger.js';
-import { queryObject, readBody } from '../app/read-request.js';
+import { parseJsonBody, queryObject, readBody } from '../app/read-request.js';
 import { requestState } from '../app/request-state.js';
+import { refuseBrowser } from './admin-access.js';
 
 /** contract/admin.yaml: the control plane's own OpenAPI document. */
 export const ADMIN_CONTRACT_PATH = fileURLToPath(new URL('../../contract/admin.yaml', import.meta.url));
-/** State imports can be large; the API's body limit does not apply to the control plane. */
-export const ADMIN_BODY_LIMIT = 64 * 1024 * 1024;
 
 export interface AdminContract {
   contract: Contract;
@@ -20,6 +19,8 @@ export interface AdminContract {
   routes: RouteMatcher;
   /** Operations whose handlers check their own input (x-shipmock-request-validation: handler). */
   handlerValidated: Set<string>;
+  /** Operations whose answers carry client secrets or tokens (x-shipmock-answers-secrets: true). */
+  secretAnswers: Set<string>;
 }
 
 /** What the contract step parsed and checked for a control-plane handler. */
@@ -35,12 +36,14 @@ export interface AdminInput {
 export function loadAdminContract(): AdminContract {
   const { contract, schemas } = loadCompiledContract(ADMIN_CONTRACT_PATH);
   const handlerValidated = new Set<string>();
+  const secretAnswers = new Set<string>();
   for (const item of Object.values<any>(contract.document.paths ?? {})) {
     for (const op of Object.values<any>(item)) {
       if (op && typeof op === 'object' && op['x-shipmock-request-validation'] === 'handler') handlerValidated.add(op.operationId);
+      if (op && typeof op === 'object' && op['x-shipmock-answers-secrets'] === true) secretAnswers.add(op.operationId);
     }
   }
-  return { contract, validators: createValidators(contract, schemas), routes: createRouteMatcher(contract.operations), handlerValidated };
+  return { contract, validators: createValidators(contract, schemas), routes: createRouteMatcher(contract.operations), handlerValidated, secretAnswers };
 }
 
 export function adminInput(res: Response): AdminInput {
@@ -54,8 +57,10 @@ export function adminInput(res: Response): AdminInput {
  * methods 405; parameters and JSON bodies are validated (400 with violations) unless the
  * operation's handler checks its own input; every JSON answer is checked against the declared
  * response and, with response validation 'error', replaced by a 500 problem when it breaks it.
+ * Bodies are held to the API's body limit (413); operations marked x-shipmock-answers-secrets
+ * refuse browsers (admin-access.ts, refuseBrowser).
  */
-export function adminContractCheck(options: { admin: AdminContract; responseValidation: 'error' | 'warn' | 'off'; logger: Logger }) {
+export function adminContractCheck(options: { admin: AdminContract; responseValidation: 'error' | 'warn' | 'off'; logger: Logger; bodyLimit: number }) {
   const { admin } = options;
   return async function adminContractStep(req: Request, res: Response, next: NextFunction) {
     const path = requestState(req).pathname;
@@ -68,6 +73,7 @@ export function adminContractCheck(options: { admin: AdminContract; responseVali
       });
     }
     const { operation } = match;
+    if (admin.secretAnswers.has(operation.operationId)) refuseBrowser(req, `${req.method} ${path}`);
     checkJsonAnswers(req, res, operation, options);
     if (admin.handlerValidated.has(operation.operationId)) return next();
 
@@ -76,19 +82,16 @@ export function adminContractCheck(options: { admin: AdminContract; responseVali
     const violations: Violation[] = validators.parameters(params);
     const input: AdminInput = { operation, params };
     if (operation.requestBody) {
-      const raw = await readBody(req, ADMIN_BODY_LIMIT);
+      const raw = await readBody(req, options.bodyLimit);
       if (raw.length === 0) {
         if (operation.requestBody.required) violations.push({ field: 'body', message: 'is required' });
       } else {
         const mediaType = String(req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
         input.mediaType = mediaType;
         if (mediaType === 'application/json') {
-          try {
-            input.body = JSON.parse(raw.toString('utf8'));
-          } catch (error) {
-            throw new ProblemError('malformed-json', { detail: `The body is not valid JSON: ${(error as Error).message}`, violations: [{ field: 'body', message: 'is not valid JSON' }] });
-          }
-          violations.push(...(validators.body?.(input.body) ?? []));
+          // Depth only: a state import legitimately holds many thousands of values.
+          input.body = parseJsonBody(raw, { keys: Infinity, values: Infinity });
+          violations.push(...(validators.body?.(input.body, raw.length) ?? []));
         } else if (operation.requestBody.mediaTypes.includes(mediaType)) {
           input.body = raw.toString('utf8');
         } else {

@@ -18,15 +18,27 @@ import { stateRoutes } from './state-routes.js';
  */
 export function createAdminRouter(runtime: MockRuntime, control: ControlPlane): Router {
   const router = Router();
-  // Loopback only, or X-Admin-Key when --admin-key is set (README, section qa).
-  router.use(adminAccess({ adminKey: runtime.options.raw.adminKey }));
-  router.use(adminContractCheck({ admin: loadAdminContract(), responseValidation: runtime.options.responseValidation, logger: runtime.logger }));
+  const admin = loadAdminContract();
+  const { raw, bodyLimit } = runtime.options;
+  // For the user, not for web pages: Host, Origin, key or loopback, no simple POSTs (README, Control plane security).
+  router.use(
+    adminAccess({
+      adminKey: raw.adminKey,
+      origins: raw.adminOrigins,
+      hosts: raw.adminHosts,
+      allowedMethods: (path) => {
+        const match = admin.routes.match('OPTIONS', path);
+        return match.kind === 'method-not-allowed' ? match.allowed : undefined;
+      },
+    }),
+  );
+  router.use(adminContractCheck({ admin, responseValidation: runtime.options.responseValidation, logger: runtime.logger, bodyLimit }));
   router.get('/health', (_req: Request, res: Response) => {
     res.json({ status: 'ok' });
   });
   // An ADMIN bearer token for tests and QA: the API has no endpoint that issues one (spec,
   // Authentication lists Company, Account and Affiliate token endpoints only).
-  router.post('/tokens', json(), (req: Request, res: Response) => {
+  router.post('/tokens', json({ limit: bodyLimit }), (req: Request, res: Response) => {
     const level = (req.body as { level?: unknown } | undefined)?.level ?? 'ADMIN';
     if (level !== 'ADMIN') {
       const message = `must be ADMIN (got ${JSON.stringify(level)}); other levels come from the API's token endpoints`;
@@ -46,7 +58,8 @@ export function createAdminRouter(runtime: MockRuntime, control: ControlPlane): 
   return router;
 }
 
-/** A control-plane body that is not JSON is the caller's mistake, never a 500. */
-function answerMalformedBody(error: Error, _req: Request, _res: Response, _next: NextFunction): void {
+/** A control-plane body that is not JSON (or too large) is the caller's mistake, never a 500. */
+function answerMalformedBody(error: Error & { type?: string; limit?: number }, _req: Request, _res: Response, _next: NextFunction): void {
+  if (error.type === 'entity.too.large') throw new ProblemError('payload-too-large', { detail: `The body exceeds the limit of ${error.limit} bytes` });
   throw new ProblemError('malformed-json', { detail: `The body is not valid JSON: ${error.message}`, violations: [{ field: 'body', message: 'is not valid JSON' }] });
 }

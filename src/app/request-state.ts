@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import type { ContractOperation } from '../contract/load-contract.js';
 import type { ParsedParameters } from '../contract/validators.js';
+import type { Caller } from '../rate-limit/callers.js';
 import type { RateLimitState } from '../rate-limit/rate-limiter.js';
 
 /**
@@ -32,6 +33,8 @@ export interface RequestState {
   body?: unknown;
   /** Key the rate limiter counted this request under. */
   rateLimitKey?: string;
+  /** Who the request counts against: a verified credential or the client address (rate-limit step). */
+  caller?: Caller;
   /** Problem slug of the answer, for the request log. */
   problem?: string;
   /** A scenario's own rate-limit window for this request; the rateLimit step reports it instead. */

@@ -16,6 +16,7 @@ export const PROBLEM_TYPES = {
   'invalid-credentials': { status: 401, title: 'Invalid client credentials' },
   'invalid-token': { status: 401, title: 'Invalid or expired token' },
   forbidden: { status: 403, title: 'Forbidden for this token' },
+  'control-plane-refused': { status: 403, title: 'Control-plane request refused' },
   'not-found': { status: 404, title: 'Resource not found' },
   'route-not-found': { status: 404, title: 'No such operation' },
   'method-not-allowed': { status: 405, title: 'Method not allowed' },

@@ -27,6 +27,8 @@ function conforms(res: { status: number; headers: Record<string, string>; body: 
 
 async function adminCall(h: Harness, method: 'get' | 'post' | 'put' | 'delete', path: string, body?: unknown) {
   const req = h.http[method](path);
+  // A body-less POST must say it is meant (README, Control plane security).
+  if (method === 'post' && body === undefined) req.set('X-Shipmock-Admin', '1');
   const res = body === undefined ? await req : await req.send(body as object);
   conforms(res, method.toUpperCase(), path);
   return res;

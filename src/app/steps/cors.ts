@@ -1,17 +1,20 @@
 import type { NextFunction, Request, Response } from 'express';
-import { requestState } from '../request-state.js';
+import { isAdminPath, requestState } from '../request-state.js';
 
 // The X-Shipmock-* ones are QA diagnostics (README section qa), readable by a browser app under test too.
 const EXPOSED =
   'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, X-Request-Id, ETag, Location, X-Shipmock-Violations, X-Shipmock-Scenario-Hit, X-Shipmock-Source';
 
 /**
- * CORS on every response (spec, Limits: all responses carry Access-Control-Allow-Origin), so a
+ * CORS on every API response (spec, Limits: all responses carry Access-Control-Allow-Origin), so a
  * browser app can call the mock directly. Preflights are answered by the `preflight` step.
+ * Not on the control plane (/__admin): it is for the user, not for any web page, and allows
+ * only the origins given with --admin-origin (src/admin/admin-access.ts).
  */
 export function cors(options: { origin?: string } = {}) {
   const origin = options.origin ?? '*';
-  return function corsStep(_req: Request, res: Response, next: NextFunction) {
+  return function corsStep(req: Request, res: Response, next: NextFunction) {
+    if (isAdminPath(requestState(req).pathname)) return next();
     res.setHeader('Access-Control-Allow-Origin', origin);
     res.setHeader('Access-Control-Expose-Headers', EXPOSED);
     next();
