@@ -1,8 +1,12 @@
 import type { Clock } from '../clock/clock.js';
 
 /**
- * Fixed-window request counting per credential, on the virtual clock (so a test can advance
- * time past a window instead of waiting).
+ * Fixed-window request counting per key, on the virtual clock (so a test can advance time past
+ * a window instead of waiting). The map of windows is bounded: a window that has ended is
+ * dropped the next time the limiter is used (windows are kept in the order they started, so the
+ * sweep stops at the first one still running), and when `maxKeys` windows are running the one
+ * that started first is evicted — an attacker who mints endless keys costs a fixed amount of
+ * memory, and at worst gives some other key a fresh window.
  */
 export interface RateLimitState {
   limit: number;
@@ -12,14 +16,31 @@ export interface RateLimitState {
   limited: boolean;
 }
 
+export interface RateLimitConfig {
+  limit: number;
+  windowMs: number;
+}
+
 export interface RateLimiter {
   /** Counts one request for `key` and reports the window after it. */
   consume(key: string): RateLimitState;
-  /** Reports the window without counting (preflights, 429 bodies). */
+  /** Reports the window without counting (preflights, 429 bodies); stores nothing for an unknown key. */
   peek(key: string): RateLimitState;
-  configure(config: { limit: number; windowMs: number }): void;
-  readonly config: { limit: number; windowMs: number };
+  /** Drops the windows that have ended (consume does this itself). */
+  sweep(): void;
+  /** Drops the window of `key` (a successful login clears its own failures). */
+  forget(key: string): void;
+  configure(config: RateLimitConfig): void;
+  readonly config: RateLimitConfig;
+  /** Windows held right now (ended ones are swept on the next use). */
+  readonly size: number;
   reset(): void;
+}
+
+export interface RateLimiterOptions extends RateLimitConfig {
+  clock: Clock;
+  /** Most windows held at once; beyond it the oldest is evicted. Default 100,000. */
+  maxKeys?: number;
 }
 
 interface Window {
@@ -27,44 +48,71 @@ interface Window {
   count: number;
 }
 
+/** A default that holds every principal of a busy mock: ~100 bytes a window, ~10 MB at most. */
+export const DEFAULT_MAX_KEYS = 100_000;
+
 /** @example createRateLimiter({ clock, limit: 600, windowMs: 60_000 }).consume('company:…') */
-export function createRateLimiter(options: { clock: Clock; limit: number; windowMs: number }): RateLimiter {
-  const config = { limit: options.limit, windowMs: options.windowMs };
+export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
+  const config: RateLimitConfig = { limit: options.limit, windowMs: options.windowMs };
+  const maxKeys = Math.max(1, options.maxKeys ?? DEFAULT_MAX_KEYS);
+  // Insertion order = start order: a renewed window is deleted and set again, to the end.
   const windows = new Map<string, Window>();
 
-  function current(key: string): Window {
-    const now = options.clock.now();
-    let window = windows.get(key);
-    if (!window || now >= window.startedAt + config.windowMs || now < window.startedAt) {
-      window = { startedAt: now, count: 0 };
-      windows.set(key, window);
+  const ended = (window: Window, now: number) => now >= window.startedAt + config.windowMs || now < window.startedAt;
+
+  function sweep(now: number): void {
+    for (const [key, window] of windows) {
+      if (!ended(window, now)) return;
+      windows.delete(key);
     }
-    return window;
   }
 
-  function report(window: Window): RateLimitState {
-    const msLeft = window.startedAt + config.windowMs - options.clock.now();
+  function current(key: string, now: number): Window | undefined {
+    const window = windows.get(key);
+    if (window && !ended(window, now)) return window;
+    if (window) windows.delete(key);
+    return undefined;
+  }
+
+  function report(window: Window | undefined, now: number): RateLimitState {
+    const count = window?.count ?? 0;
+    const msLeft = window ? window.startedAt + config.windowMs - now : config.windowMs;
     return {
       limit: config.limit,
-      remaining: Math.max(0, config.limit - window.count),
+      remaining: Math.max(0, config.limit - count),
       resetSeconds: Math.max(0, Math.ceil(msLeft / 1000)),
-      limited: window.count > config.limit,
+      limited: count > config.limit,
     };
   }
 
   return {
     consume(key) {
-      const window = current(key);
+      const now = options.clock.now();
+      sweep(now);
+      let window = current(key, now);
+      if (!window) {
+        if (windows.size >= maxKeys) windows.delete(windows.keys().next().value!);
+        window = { startedAt: now, count: 0 };
+        windows.set(key, window);
+      }
       window.count++;
-      return report(window);
+      return report(window, now);
     },
-    peek: (key) => report(current(key)),
+    peek(key) {
+      const now = options.clock.now();
+      return report(current(key, now), now);
+    },
+    sweep: () => sweep(options.clock.now()),
+    forget: (key) => void windows.delete(key),
     configure(next) {
       config.limit = next.limit;
       config.windowMs = next.windowMs;
       windows.clear();
     },
     config,
+    get size() {
+      return windows.size;
+    },
     reset: () => windows.clear(),
   };
 }

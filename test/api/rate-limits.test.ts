@@ -56,11 +56,19 @@ describe('rate limits', () => {
   it.each([
     ['a 401', '/v1/addresses', 401],
     ['a 404 route', '/v1/nothing-here', 404],
-  ])('sets the headers on %s too', async (_label, path, status) => {
-    const h = createHarness({ rateLimit: { limit: 5, windowMs: 60_000 } });
+  ])('sets the headers on %s too (an unauthenticated caller counts in its address window, a tenth of the limit)', async (_label, path, status) => {
+    const h = createHarness({ rateLimit: { limit: 50, windowMs: 60_000 } });
     const res = await h.http.get(path);
     expect(res.status).toBe(status);
     expect(limits(res)).toEqual(['5', '4', '60']);
+  });
+
+  it('counts a 404 with a valid token against the token\'s principal', async () => {
+    const h = createHarness({ rateLimit: { limit: 50, windowMs: 60_000 } });
+    const a = await newAccount(h);
+    const res = await h.http.get('/v1/nothing-here').set('Authorization', a.auth);
+    expect(res.status).toBe(404);
+    expect(limits(res)).toEqual(['50', '49', '60']);
   });
 
   it('leaves every X-RateLimit-* header off a 500', async () => {
@@ -75,9 +83,13 @@ describe('rate limits', () => {
     expect(Object.keys(res.headers).filter((name) => name.startsWith('x-ratelimit'))).toEqual([]);
   });
 
-  it('has a default generous enough for any integration test (6000 per minute)', async () => {
+  it('has a default generous enough for any integration test (6000 per minute per credential, 600 per address without one)', async () => {
     const h = createHarness();
-    const res = await h.http.get('/v1/addresses');
+    const a = await newAccount(h);
+    const res = await h.http.get('/v1/addresses').set('Authorization', a.auth);
     expect(limits(res)).toEqual(['6000', '5999', '60']);
+    const anonymous = await h.http.get('/v1/addresses');
+    expect(anonymous.status).toBe(401);
+    expect(limits(anonymous)).toEqual(['600', '599', '60']);
   });
 });

@@ -1,5 +1,4 @@
 import type { NextFunction, Request, Response } from 'express';
-import type { TokenService } from '../../auth/tokens.js';
 import { PROBLEM_BASE_URI } from '../../errors/problem-types.js';
 import type { Journal, JournalOutcome } from '../../journal/journal.js';
 import type { ScenarioEngine } from '../../scenarios/engine.js';
@@ -12,7 +11,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * reset or cut off). Control-plane requests (/__admin) are not recorded: the journal shows what
  * the client under test did, not what the test harness did.
  */
-export function journalRecorder(options: { journal: Journal; now: () => number; tokens: TokenService; scenarios: ScenarioEngine }) {
+export function journalRecorder(options: { journal: Journal; now: () => number; scenarios: ScenarioEngine }) {
   return function journalRecorderStep(req: Request, res: Response, next: NextFunction) {
     const state = requestState(req);
     if (isAdminPath(state.pathname)) return next();
@@ -22,7 +21,9 @@ export function journalRecorder(options: { journal: Journal; now: () => number; 
       closed = true;
       const outcome: JournalOutcome = res.writableFinished ? 'completed' : res.headersSent ? 'truncated' : 'reset';
       const principal = state.principal;
-      const claims = principal ? undefined : peekBearer(req, options.tokens);
+      // Verified claims only (the rate-limit step identified the caller): a forged token naming an
+      // account must not put requests in that account's journal.
+      const claims = principal ? undefined : state.caller?.claims;
       const retryAfter = Number(res.getHeader('retry-after'));
       const query = state.search.toString();
       options.journal.record({
@@ -36,7 +37,7 @@ export function journalRecorder(options: { journal: Journal; now: () => number; 
         latencyMs: Math.round((performance.now() - state.startedAt) * 10) / 10,
         ...defined({
           operationId: state.operation?.operationId,
-          accountId: principal?.accountId ?? claims?.aid ?? (state.params?.path?.['account-id'] as string | undefined),
+          accountId: principal?.accountId ?? claims?.aid ?? (state.caller?.verified ? (state.params?.path?.['account-id'] as string | undefined) : undefined),
           companyId: principal?.companyId ?? claims?.cid,
           credential: state.rateLimitKey,
           problem: state.problem?.startsWith(PROBLEM_BASE_URI) ? state.problem.slice(PROBLEM_BASE_URI.length) : state.problem,
@@ -52,12 +53,6 @@ export function journalRecorder(options: { journal: Journal; now: () => number; 
     // Work the request set off that outlives it (a webhook retried later) is not the request's.
     options.scenarios.runInRequest((hit) => !closed && (state.scenarioHits ??= []).push(hit), () => next());
   };
-}
-
-function peekBearer(req: Request, tokens: TokenService) {
-  const header = req.headers.authorization;
-  if (!header || !/^bearer\s/i.test(header)) return undefined;
-  return tokens.peek(header.slice(header.indexOf(' ') + 1).trim());
 }
 
 function defined<T extends Record<string, unknown>>(values: T): Partial<T> {

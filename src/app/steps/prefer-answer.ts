@@ -7,7 +7,6 @@ import type { RateLimiter } from '../../rate-limit/rate-limiter.js';
 import { injectedProblem } from '../../scenarios/injected-problem.js';
 import { requestState } from '../request-state.js';
 import type { Responder } from '../respond.js';
-import { credentialKey } from './rate-limit.js';
 
 /** The Prism-style preferences shipmock honours (RFC 7240 Prefer header). */
 export interface Preferences {
@@ -67,7 +66,8 @@ export function preferAnswer(options: { contract: Contract; responder: Responder
       throw preferViolation(`code=${status} is not declared for ${operation.operationId} (declared: ${declared.join(', ')})`);
     }
     res.setHeader('X-Shipmock-Source', 'prefer');
-    const key = state.rateLimitKey ?? credentialKey(req, options.tokens);
+    // Set by the rate-limit step, which always runs before this one.
+    const key = state.rateLimitKey!;
     const response = resolve(options.contract.document, operationNode(options.contract.document, operation).responses?.[String(status)]);
     const [mediaType, media] = Object.entries<any>(response?.content ?? {})[0] ?? [];
     const example = media ? pickExample(options.contract.document, media, prefs.example) : undefined;

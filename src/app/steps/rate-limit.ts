@@ -1,22 +1,45 @@
 import type { NextFunction, Request, Response } from 'express';
-import type { TokenService } from '../../auth/tokens.js';
 import { ProblemError } from '../../errors/problem.js';
+import type { Caller, CallerIdentifier } from '../../rate-limit/callers.js';
+import type { LoginLockout } from '../../rate-limit/login-lockout.js';
 import type { RateLimiter, RateLimitState } from '../../rate-limit/rate-limiter.js';
 import { requestState } from '../request-state.js';
 
+export interface RateLimitOptions {
+  limiter: RateLimiter;
+  callers: CallerIdentifier;
+  lockout: LoginLockout;
+}
+
 /**
- * Counts the request against its credential's window and sets X-RateLimit-* on the response.
- * The credential is read without verifying it (that is the auth step's job): the Basic
- * clientId, or the token's subject (account, company or affiliate), or the client address.
- * Preflights are reported, not counted.
+ * Counts the request against its caller's window and sets X-RateLimit-* on the response. The
+ * caller is a verified credential (the token's signature and expiry, or the client id with its
+ * secret, are checked here — cheaply, the token service caches verified signatures), otherwise
+ * the client address in its own, smaller window: a forged token naming an account never counts
+ * against that account (DESIGN, Bad input). Runs before route match and auth, so 401s and 404s
+ * carry the headers too. Wrong client secrets are counted per (client id, address) and lock
+ * that pair after too many (429). Preflights are reported, not counted.
  */
-export function rateLimit(options: { limiter: RateLimiter; tokens: TokenService }) {
+export function rateLimit(options: RateLimitOptions) {
   return function rateLimitStep(req: Request, res: Response, next: NextFunction) {
-    const key = credentialKey(req, options.tokens);
+    const caller = callerOf(req, options.callers);
     const request = requestState(req);
-    request.rateLimitKey = key;
+    if (req.method === 'OPTIONS') {
+      setRateLimitHeaders(res, request.rateLimitOverride ?? options.limiter.peek(caller.key));
+      return next();
+    }
     // A scenario's rate limit (src/scenarios) already counted this request in its own window.
-    const state = request.rateLimitOverride ?? (req.method === 'OPTIONS' ? options.limiter.peek(key) : options.limiter.consume(key));
+    const state = request.rateLimitOverride ?? options.limiter.consume(caller.key);
+    const login = caller.login;
+    if (login?.outcome === 'refused') options.lockout.failed(login.clientId, login.address);
+    if (login?.outcome === 'accepted') options.lockout.succeeded(login.clientId, login.address);
+    if (login?.lock) {
+      setRateLimitHeaders(res, login.lock);
+      throw new ProblemError('rate-limited', {
+        detail: `Too many failed client-credential attempts for this client id from this address; retry after ${login.lock.resetSeconds} s`,
+        headers: { 'Retry-After': String(login.lock.resetSeconds) },
+      });
+    }
     setRateLimitHeaders(res, state);
     if (!state.limited) return next();
     // RFC 6585 §4: a 429 says how long to wait; Retry-After agrees with X-RateLimit-Reset.
@@ -33,22 +56,18 @@ export function setRateLimitHeaders(res: Response, state: RateLimitState): void 
   res.setHeader('X-RateLimit-Reset', String(state.resetSeconds));
 }
 
-export function credentialKey(req: Request, tokens: TokenService): string {
-  const header = req.headers.authorization;
-  if (header) {
-    const space = header.indexOf(' ');
-    const scheme = header.slice(0, space).toLowerCase();
-    const value = header.slice(space + 1).trim();
-    if (scheme === 'bearer') {
-      const claims = tokens.peek(value);
-      if (claims?.aid) return `account:${claims.aid}`;
-      if (claims?.afid) return `affiliate:${claims.afid}`;
-      if (claims?.cid) return `company:${claims.cid}`;
-      if (claims?.sub) return `client:${claims.sub}`;
-    } else if (scheme === 'basic') {
-      const decoded = Buffer.from(value, 'base64').toString('utf8');
-      return `client:${decoded.slice(0, decoded.indexOf(':'))}`;
-    }
-  }
-  return `ip:${req.socket.remoteAddress ?? 'unknown'}`;
+/**
+ * The request's caller, identified once and kept on the request state (scenario faults need it
+ * before this step runs; the journal records its key).
+ */
+export function callerOf(req: Request, callers: CallerIdentifier): Caller {
+  const state = requestState(req);
+  state.caller ??= callers.identify(req.headers.authorization, req.socket.remoteAddress);
+  state.rateLimitKey = state.caller.key;
+  return state.caller;
+}
+
+/** The rate-limit key of the request's caller (see {@link callerOf}). */
+export function credentialKey(req: Request, callers: CallerIdentifier): string {
+  return callerOf(req, callers).key;
 }

@@ -1,8 +1,8 @@
 import type { NextFunction, Request, Response } from 'express';
-import type { TokenService } from '../../auth/tokens.js';
 import type { RouteMatcher } from '../../contract/route-matcher.js';
 import type { ContractValidators } from '../../contract/validators.js';
 import { ProblemError, type Violation } from '../../errors/problem.js';
+import type { CallerIdentifier } from '../../rate-limit/callers.js';
 import type { RateLimiter } from '../../rate-limit/rate-limiter.js';
 import type { FiredEffect, ScenarioEngine } from '../../scenarios/engine.js';
 import { injectedProblem } from '../../scenarios/injected-problem.js';
@@ -11,7 +11,7 @@ import type { RequestFacts } from '../../scenarios/rule-matcher.js';
 import { ScenarioError, toMs } from '../../scenarios/scenario-file.js';
 import type { TokenRevocations } from '../../scenarios/token-revocations.js';
 import { requestState, type RequestState } from '../request-state.js';
-import { credentialKey } from './rate-limit.js';
+import { callerOf, credentialKey } from './rate-limit.js';
 
 export const SCENARIO_HEADER = 'x-shipmock-scenario';
 /** Names the scenario rules that acted on an answer, so a tester sees why it looks the way it does. */
@@ -22,10 +22,11 @@ const MAX_VIOLATIONS_HEADER = 4096;
 
 export interface ScenarioFaultsOptions {
   engine: ScenarioEngine;
-  tokens: TokenService;
   revocations: TokenRevocations;
   routes: RouteMatcher;
   limiter: RateLimiter;
+  /** Who a request counts against: the verified credential, else the client address. */
+  callers: CallerIdentifier;
   validators: ContractValidators;
   now: () => number;
   /**
@@ -47,7 +48,7 @@ export function scenarioFaults(options: ScenarioFaultsOptions) {
     const names = scenarioNames(req.headers[SCENARIO_HEADER]);
     if (names.length === 0 && !engine.hasRequestRules(phase)) return next();
     const state = requestState(req);
-    const key = credentialKey(req, options.tokens);
+    const key = credentialKey(req, options.callers);
     if (phase === 'request') checkNames(names, options, res, key);
     const facts = factsOf(req, state, options);
     const fired = engine.evaluateRequest(facts, phase, { names, scope: facts.accountId ?? key });
@@ -108,6 +109,7 @@ function checkNames(names: string[], options: ScenarioFaultsOptions, res: Respon
 
 /** What is known before routing: the operation is looked up here, the account read from the token or path. */
 function factsOf(req: Request, state: RequestState, options: ScenarioFaultsOptions): RequestFacts {
+  const caller = callerOf(req, options.callers);
   let operationId = state.operation?.operationId;
   let pathParams = state.params?.path;
   if (!state.operation) {
@@ -124,7 +126,9 @@ function factsOf(req: Request, state: RequestState, options: ScenarioFaultsOptio
     method: req.method,
     path: state.pathname,
     operationId,
-    accountId: state.principal?.accountId ?? bearerClaims(req, options.tokens)?.aid ?? (pathParams?.['account-id'] as string | undefined),
+    // Only verified facts scope a rule: a forged token naming another account must not fire or
+    // use up that account's rules (issue 12: nothing a stranger sends is counted against a victim).
+    accountId: state.principal?.accountId ?? caller.claims?.aid ?? (caller.verified ? (pathParams?.['account-id'] as string | undefined) : undefined),
     headers: req.headers,
     body: state.body,
   };
@@ -136,11 +140,6 @@ function bearerToken(req: Request): string | undefined {
   return header.slice(header.indexOf(' ') + 1).trim();
 }
 
-function bearerClaims(req: Request, tokens: TokenService) {
-  const token = bearerToken(req);
-  return token ? tokens.peek(token) : undefined;
-}
-
 /** Effects that change how the rest of the pipeline treats the request. */
 function applyStanding(fired: FiredEffect, req: Request, state: RequestState, key: string, options: ScenarioFaultsOptions): void {
   const { effect } = fired;
@@ -148,8 +147,10 @@ function applyStanding(fired: FiredEffect, req: Request, state: RequestState, ke
     state.rateLimitOverride = req.method === 'OPTIONS' ? fired.limiter.peek(key) : fired.limiter.consume(key);
   }
   if (effect.expireToken) {
+    // A verified token only: expiring by a forged token's claims would expire the real tokens
+    // of the account it names.
     const token = bearerToken(req);
-    const claims = token ? options.tokens.peek(token) : undefined;
+    const claims = callerOf(req, options.callers).claims;
     if (!token || !claims) return;
     const olderThan = typeof effect.expireToken === 'object' ? toMs(effect.expireToken.olderThan) : undefined;
     const issuedAt = typeof claims.iat === 'number' ? claims.iat * 1000 : undefined;

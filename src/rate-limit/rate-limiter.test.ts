@@ -1,0 +1,150 @@
+import { describe, expect, it } from 'vitest';
+import { createClock } from '../clock/clock.js';
+import { createLoginLockout } from './login-lockout.js';
+import { createRateLimiter } from './rate-limiter.js';
+import { createRequestLimits } from './request-limits.js';
+
+const manualClock = () => createClock({ mode: 'manual' });
+
+describe('createRateLimiter', () => {
+  it('counts a fixed window and reports remaining, reset and limited', () => {
+    const clock = manualClock();
+    const limiter = createRateLimiter({ clock, limit: 2, windowMs: 10_000 });
+    expect(limiter.consume('a')).toEqual({ limit: 2, remaining: 1, resetSeconds: 10, limited: false });
+    clock.advance(2_500);
+    expect(limiter.consume('a')).toEqual({ limit: 2, remaining: 0, resetSeconds: 8, limited: false });
+    expect(limiter.consume('a')).toMatchObject({ remaining: 0, limited: true });
+    clock.advance(7_500);
+    expect(limiter.consume('a')).toEqual({ limit: 2, remaining: 1, resetSeconds: 10, limited: false });
+  });
+
+  it('peek stores nothing for a key it has not seen', () => {
+    const limiter = createRateLimiter({ clock: manualClock(), limit: 5, windowMs: 1_000 });
+    expect(limiter.peek('never')).toEqual({ limit: 5, remaining: 5, resetSeconds: 1, limited: false });
+    expect(limiter.size).toBe(0);
+  });
+
+  it('drops windows that ended with no new hit, on the virtual clock, at the next use', () => {
+    const clock = manualClock();
+    const limiter = createRateLimiter({ clock, limit: 5, windowMs: 60_000 });
+    for (let i = 0; i < 1_000; i++) limiter.consume(`idle-${i}`);
+    clock.advance(30_000);
+    limiter.consume('late');
+    expect(limiter.size).toBe(1_001);
+    clock.advance(30_000);
+    limiter.consume('fresh');
+    // The 1,000 idle windows ended at 60 s; 'late' still runs until 90 s.
+    expect(limiter.size).toBe(2);
+    clock.advance(30_000);
+    limiter.sweep();
+    expect(limiter.size).toBe(1);
+    expect(limiter.peek('late').remaining).toBe(5);
+  });
+
+  it('a renewed window moves to the back, so the sweep still stops at the first running one', () => {
+    const clock = manualClock();
+    const limiter = createRateLimiter({ clock, limit: 5, windowMs: 10_000 });
+    limiter.consume('a');
+    clock.advance(5_000);
+    limiter.consume('b');
+    clock.advance(5_000);
+    limiter.consume('a'); // a's window ended at 10 s: a new one starts now and goes last
+    clock.advance(5_000);
+    limiter.sweep(); // b ended at 15 s
+    expect(limiter.size).toBe(1);
+    expect(limiter.peek('a').remaining).toBe(4);
+  });
+
+  it('holds at most maxKeys windows under a flood of 50,000 distinct keys, evicting the oldest', () => {
+    const limiter = createRateLimiter({ clock: manualClock(), limit: 5, windowMs: 60_000, maxKeys: 10_000 });
+    limiter.consume('victim');
+    for (let i = 0; i < 50_000; i++) limiter.consume(`garbage-${i}`);
+    expect(limiter.size).toBe(10_000);
+    expect(limiter.peek('garbage-49999').remaining).toBe(4);
+    // Evicted: at worst a fresh window for an old key, never a wrong count.
+    expect(limiter.peek('victim').remaining).toBe(5);
+  });
+
+  it('clock set backwards starts fresh windows instead of reporting negative resets', () => {
+    const clock = manualClock();
+    const limiter = createRateLimiter({ clock, limit: 3, windowMs: 10_000 });
+    limiter.consume('a');
+    limiter.consume('a');
+    clock.set(clock.now() - 60_000);
+    expect(limiter.consume('a')).toEqual({ limit: 3, remaining: 2, resetSeconds: 10, limited: false });
+    expect(limiter.size).toBe(1);
+  });
+});
+
+describe('createRequestLimits', () => {
+  it('counts ip: keys in the address window (a tenth of the limit by default), the rest per principal', () => {
+    const limits = createRequestLimits({ clock: manualClock(), principal: { limit: 6000, windowMs: 60_000 } });
+    expect(limits.consume('account:a').limit).toBe(6000);
+    expect(limits.consume('ip:203.0.113.7').limit).toBe(600);
+    expect([limits.principals.size, limits.addresses.size, limits.size]).toEqual([1, 1, 2]);
+    limits.configure({ limit: 5, windowMs: 1_000 });
+    expect(limits.consume('ip:203.0.113.7')).toMatchObject({ limit: 1, remaining: 0 });
+  });
+
+  it('keeps an address window set on its own through configure', () => {
+    const limits = createRequestLimits({ clock: manualClock(), principal: { limit: 6000, windowMs: 60_000 }, address: { limit: 42, windowMs: 30_000 } });
+    limits.configure({ limit: 10, windowMs: 1_000 });
+    expect(limits.consume('ip:x')).toEqual({ limit: 42, remaining: 41, resetSeconds: 30, limited: false });
+  });
+
+  it('bounds both maps separately and sweeps the idle one while only the other is used', () => {
+    const clock = manualClock();
+    const limits = createRequestLimits({ clock, principal: { limit: 10, windowMs: 60_000 }, maxPrincipalKeys: 100, maxAddressKeys: 10 });
+    for (let i = 0; i < 1_000; i++) {
+      limits.consume(`ip:10.0.${i >> 8}.${i & 255}`);
+      limits.consume(`account:${i}`);
+    }
+    expect([limits.principals.size, limits.addresses.size]).toEqual([100, 10]);
+    clock.advance(60_000);
+    limits.consume('account:new');
+    expect([limits.principals.size, limits.addresses.size]).toEqual([1, 0]);
+  });
+
+  it('reset clears windows and login locks', () => {
+    const limits = createRequestLimits({ clock: manualClock(), principal: { limit: 10, windowMs: 60_000 }, lockout: { failures: 1, windowMs: 60_000 } });
+    limits.consume('account:a');
+    limits.lockout.failed('client', '10.0.0.1');
+    expect(limits.lockout.locked('client', '10.0.0.1')).toBeDefined();
+    limits.reset();
+    expect(limits.size).toBe(0);
+    expect(limits.lockout.locked('client', '10.0.0.1')).toBeUndefined();
+  });
+});
+
+describe('createLoginLockout', () => {
+  it('locks a (client id, address) pair after N failures until its window ends; other pairs are free', () => {
+    const clock = manualClock();
+    const lockout = createLoginLockout({ clock, failures: 3, windowMs: 900_000 });
+    for (let i = 0; i < 2; i++) lockout.failed('client', '10.0.0.1');
+    expect(lockout.locked('client', '10.0.0.1')).toBeUndefined();
+    lockout.failed('client', '10.0.0.1');
+    expect(lockout.locked('client', '10.0.0.1')).toEqual({ limit: 3, remaining: 0, resetSeconds: 900, limited: true });
+    expect(lockout.locked('client', '10.0.0.2')).toBeUndefined();
+    expect(lockout.locked('other', '10.0.0.1')).toBeUndefined();
+    // The real client's success elsewhere frees nobody.
+    lockout.succeeded('client', '10.0.0.2');
+    expect(lockout.locked('client', '10.0.0.1')).toBeDefined();
+    clock.advance(900_000);
+    expect(lockout.locked('client', '10.0.0.1')).toBeUndefined();
+  });
+
+  it('a success from the same pair clears its failures', () => {
+    const lockout = createLoginLockout({ clock: manualClock(), failures: 2, windowMs: 60_000 });
+    lockout.failed('client', 'a');
+    lockout.succeeded('client', 'a');
+    lockout.failed('client', 'a');
+    expect(lockout.locked('client', 'a')).toBeUndefined();
+  });
+
+  it('keeps pairs apart whatever a client id contains', () => {
+    const lockout = createLoginLockout({ clock: manualClock(), failures: 1, windowMs: 60_000 });
+    lockout.failed('a","b', 'c');
+    expect(lockout.locked('a', 'b","c')).toBeUndefined();
+    expect(lockout.locked('a","b', 'c')).toBeDefined();
+  });
+});
