@@ -61,7 +61,7 @@ export class ProblemError extends Error {
     // Within the contract's bounds (Problem: detail 4000, instance 8192, violations 100): a
     // detail or path built from a client's input must not turn a 400 into an invalid response.
     if (this.init.detail) body.detail = clip(this.init.detail, 4000);
-    body.instance = instance.slice(0, 8192);
+    body.instance = asUriReference(instance).slice(0, 8192);
     const properties = { ...this.init.properties };
     if (this.init.violations?.length) properties.violations = this.init.violations.slice(0, 100);
     if (Object.keys(properties).length) body.properties = properties;
@@ -82,4 +82,21 @@ export function ruleViolation(field: string, message: string): ProblemError {
 /** Shorthand for the 404 that isolation demands: never say whether the id exists elsewhere. */
 export function notFound(what: string, id: string): ProblemError {
   return new ProblemError('not-found', { detail: `${what} ${id} does not exist in this account` });
+}
+
+/**
+ * The request target as a valid RFC 3986 URI reference (the contract's `instance` format): a
+ * client may send `%zz`, a cut-off `%E0%A4%A`, spaces or raw UTF-8, which stay readable but are
+ * percent-encoded (and `#`, `[`, `]`, which a request target cannot hold), so a refusal of bad input is never itself an answer that breaks the contract.
+ *
+ * @example asUriReference('/v1/addresses?x=%zz') // '/v1/addresses?x=%25zz'
+ */
+export function asUriReference(target: string): string {
+  return target.replace(/%(?![0-9A-Fa-f]{2})|[^A-Za-z0-9\-._~:/?@!$&'()*+,;=%]/gu, (char) => {
+    try {
+      return encodeURIComponent(char);
+    } catch {
+      return '%EF%BF%BD'; // a lone surrogate: U+FFFD
+    }
+  });
 }
