@@ -1,7 +1,7 @@
 import { ProblemError } from '../errors/problem.js';
 import { Router, type Request, type Response } from 'express';
 import type { MockRuntime } from '../app/runtime.js';
-import { decodeCursor, DELIVERY_STATUSES, type Delivery, type DeliveryQuery, type DeliveryStatus } from '../events/delivery-log.js';
+import { decodeCursor, DELIVERY_STATUSES, type Delivery, type DeliveryPurge, type DeliveryQuery, type DeliveryStatus } from '../events/delivery-log.js';
 
 const QUERY_KEYS = new Set(['channel_id', 'account_id', 'topic', 'status', 'limit', 'cursor']);
 const DEFAULT_LIMIT = 100;
@@ -9,7 +9,7 @@ const MAX_LIMIT = 1000;
 
 /** A delivery as the control plane shows it; the list leaves out the event (fetch one for it). */
 function view(delivery: Delivery, withEvent: boolean) {
-  const { seq: _seq, event, ...rest } = delivery;
+  const { seq: _seq, roundStart: _roundStart, event, ...rest } = delivery;
   return withEvent ? { ...rest, attemptCount: delivery.attempts.length, event } : { ...rest, attemptCount: delivery.attempts.length };
 }
 
@@ -39,11 +39,25 @@ function parseQuery(query: Record<string, unknown>): DeliveryQuery | string {
   };
 }
 
+const PURGE_KEYS = new Set(['status', 'channel_id', 'account_id', 'topic']);
+const PURGEABLE: readonly DeliveryPurge['status'][] = ['FAILED', 'DELIVERED', 'CANCELLED'];
+
+function parsePurge(query: Record<string, unknown>): DeliveryPurge | string {
+  for (const key of Object.keys(query)) if (!PURGE_KEYS.has(key)) return `unknown query parameter ${key}; use ${[...PURGE_KEYS].join(', ')}`;
+  if (Object.values(query).some((v) => typeof v !== 'string')) return 'each query parameter may be given once';
+  const single = (key: string) => query[key] as string | undefined;
+  const status = single('status');
+  if (status === undefined) return `status is required: one of ${PURGEABLE.join(', ')} (FAILED purges the dead letters)`;
+  if (!PURGEABLE.includes(status as DeliveryPurge['status'])) return `status must be one of ${PURGEABLE.join(', ')}; unfinished deliveries cannot be purged`;
+  return { status: status as DeliveryPurge['status'], channelId: single('channel_id'), accountId: single('account_id'), topic: single('topic') };
+}
+
 /**
  * The webhook delivery log on the control plane:
  *  GET  /deliveries                  newest first; channel_id, account_id, topic, status, limit (≤1000, default 100), cursor
  *  GET  /deliveries/:id              one delivery with every attempt and the event it carries
  *  POST /deliveries/:id/redeliver    a finished delivery gets a new round of attempts (202)
+ *  DELETE /deliveries?status=FAILED   purges dead letters (or DELIVERED / CANCELLED ones); channel_id, account_id, topic narrow it
  */
 export function deliveryRoutes(runtime: MockRuntime): Router {
   const router = Router();
@@ -52,6 +66,15 @@ export function deliveryRoutes(runtime: MockRuntime): Router {
     if (typeof query === 'string') throw new ProblemError('validation-error', { detail: query });
     const page = runtime.webhooks.list(query);
     res.json({ ...page, items: page.items.map((d) => view(d, false)), nextCursor: page.nextCursor });
+  });
+  router.delete('/deliveries', (req: Request, res: Response) => {
+    const filter = parsePurge(queryOf(req.url));
+    if (typeof filter === 'string') {
+      throw new ProblemError('validation-error', { detail: filter, violations: [{ field: 'query', message: filter }] });
+    }
+    const purged = runtime.webhooks.purge(filter);
+    runtime.logger.info({ ...filter, purged }, 'deliveries purged from the log');
+    res.json({ purged });
   });
   router.get('/deliveries/:id', (req: Request, res: Response) => {
     const delivery = runtime.webhooks.get(String(req.params.id));

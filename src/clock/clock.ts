@@ -15,6 +15,14 @@ export interface ClockOptions {
   mode?: ClockMode;
   /** Start time (epoch ms or ISO string). Default: now (real) or 2026-01-01T00:00:00Z (manual). */
   start?: number | string;
+  /** Told of an error thrown by a timer's function (the runtime logs it). */
+  onTimerError?: (error: unknown) => void;
+}
+
+/** Timer functions that threw: counted and the latest kept, shown by GET /__admin/clock. */
+export interface TimerFailures {
+  count: number;
+  last?: { at: string; error: string };
 }
 
 export interface Clock {
@@ -27,6 +35,23 @@ export interface Clock {
   setTimer(atMs: number, fn: () => void): () => void;
   /** Cancels every pending timer (on shutdown). */
   dispose(): void;
+  /** Timers whose function threw; the others still fired. */
+  timerFailures(): TimerFailures;
+  /** What a durable store saves: the offset from wall time (`real`) or the frozen time (`manual`). */
+  snapshot(): ClockSnapshot;
+  /**
+   * Puts saved time back. In `real` mode the saved offset is kept, so virtual time ran on while
+   * the mock was stopped, as a real server's would; a manual clock resumes where it stood.
+   */
+  restore(saved: ClockSnapshot): void;
+}
+
+export interface ClockSnapshot {
+  mode: ClockMode;
+  /** real: virtual minus wall time, in ms. */
+  offsetMs?: number;
+  /** manual: the frozen virtual time, epoch ms. */
+  nowMs?: number;
 }
 
 interface PendingTimer {
@@ -49,6 +74,7 @@ export function createClock(options: ClockOptions = {}): Clock {
   let offset = mode === 'real' ? start - Date.now() : 0;
   let frozen = start;
   const timers = new Set<PendingTimer>();
+  const failures: TimerFailures = { count: 0 };
 
   const now = (): number => (mode === 'real' ? Date.now() + offset : frozen);
 
@@ -63,10 +89,23 @@ export function createClock(options: ClockOptions = {}): Clock {
     timer.handle.unref();
   }
 
+  // A timer fires from a real timeout, a microtask or inside advance/set: a throw would crash the
+  // process or break the request that moved the clock and skip the timers due after it. So it is
+  // caught, counted (GET /__admin/clock) and reported; the owner records its own consequences.
   function fire(timer: PendingTimer): void {
     if (!timers.delete(timer)) return;
     if (timer.handle) clearTimeout(timer.handle);
-    timer.fn();
+    try {
+      timer.fn();
+    } catch (error) {
+      failures.count++;
+      failures.last = { at: new Date(now()).toISOString(), error: error instanceof Error ? error.message : String(error) };
+      try {
+        options.onTimerError?.(error);
+      } catch {
+        // a failing reporter must not undo the catch
+      }
+    }
   }
 
   function fireDue(): void {
@@ -112,6 +151,17 @@ export function createClock(options: ClockOptions = {}): Clock {
     dispose() {
       for (const timer of timers) if (timer.handle) clearTimeout(timer.handle);
       timers.clear();
+    },
+    timerFailures: () => ({ ...failures, ...(failures.last ? { last: { ...failures.last } } : {}) }),
+    snapshot: () => (mode === 'real' ? { mode, offsetMs: offset } : { mode, nowMs: frozen }),
+    restore(saved) {
+      // A file written in the other mode still gives back the virtual time it had.
+      const target = saved.mode === 'real' ? Date.now() + (saved.offsetMs ?? 0) : (saved.nowMs ?? now());
+      if (mode === 'real' && saved.mode === 'real') offset = saved.offsetMs ?? offset;
+      else if (mode === 'real') offset = target - Date.now();
+      else frozen = target;
+      fireDue();
+      rearmAll();
     },
   };
 }

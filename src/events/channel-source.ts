@@ -4,18 +4,23 @@ import type { EventEnvelope } from './event-bus.js';
 
 /** Collection names in the account scope, shared by the Event Channel service and delivery. */
 export const EVENT_CHANNELS = 'event-channels';
-/** Webhook secrets live apart from the channels so no read path and no event payload can leak them. */
+/**
+ * Webhook secrets and extra-header values (write-only) live apart from the channels, so no read
+ * path and no EVENT_CHANNEL event payload can leak them.
+ */
 export const EVENT_CHANNEL_SECRETS = 'event-channel-secrets';
 
 /** What delivery needs to know of an Event Channel (the stored EventChannel has more). */
 export interface SubscribedChannel extends Entity {
   topics: string[];
   enabled: boolean;
+  /** `headers` only in channels stored by an older shipmock (imported state); now kept in ChannelSecret. */
   webhook: { url: string; headers?: Record<string, string> };
 }
 
 export interface ChannelSecret extends Entity {
-  secret: string;
+  secret?: string;
+  headers?: Record<string, string>;
 }
 
 /** A channel as delivery sees it at one moment: where to post, with what, signed with what. */
@@ -43,15 +48,18 @@ export interface ChannelSource {
  */
 export function createChannelSource(store: Store): ChannelSource {
   const channels = (accountId: string) => store.account(accountId).collection<SubscribedChannel>(EVENT_CHANNELS);
-  const secretOf = (accountId: string, channelId: string) =>
-    store.account(accountId).collection<ChannelSecret>(EVENT_CHANNEL_SECRETS).get(channelId)?.secret;
-  const toTarget = (accountId: string, channel: SubscribedChannel): DeliveryTarget => ({
-    accountId,
-    channelId: channel.id,
-    url: channel.webhook.url,
-    headers: { ...channel.webhook.headers },
-    secret: secretOf(accountId, channel.id),
-  });
+  const secretsOf = (accountId: string, channelId: string) =>
+    store.account(accountId).collection<ChannelSecret>(EVENT_CHANNEL_SECRETS).get(channelId);
+  const toTarget = (accountId: string, channel: SubscribedChannel): DeliveryTarget => {
+    const secrets = secretsOf(accountId, channel.id);
+    return {
+      accountId,
+      channelId: channel.id,
+      url: channel.webhook.url,
+      headers: { ...(secrets?.headers ?? channel.webhook.headers) },
+      secret: secrets?.secret,
+    };
+  };
 
   function accountsOf(event: EventEnvelope): string[] {
     if (event.accountId) return [event.accountId];

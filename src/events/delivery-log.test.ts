@@ -42,8 +42,9 @@ describe('delivery log', () => {
     const stillPending = delivery('a', 'PENDING');
     log.add(stillPending);
     expect(log.size()).toBe(3);
-    // once finished, the cap is enforced again
-    pending.status = 'FAILED';
+    // once finished, the cap is enforced again (a delivered one; dead letters have their own cap)
+    pending.status = 'DELIVERED';
+    log.noteStatus(pending);
     log.enforceCaps('a');
     expect(log.size()).toBe(2);
     expect(log.get(pending.id)).toBeUndefined();
@@ -70,6 +71,45 @@ describe('delivery log', () => {
     expect(log.query({ topic: 'TRACKER', limit: 10 }).items).toEqual([ds[3]]);
     expect(log.query({ accountId: 'acc-b', limit: 10 }).items).toEqual([ds[2]]);
     expect(log.query({ channelId: 'nope', limit: 10 }).items).toEqual([]);
+  });
+
+  it('keeps dead letters past the caps while evicting delivered ones, and counts them apart', () => {
+    const log = createDeliveryLog({ capPerChannel: 3, capTotal: 5, deadLetterCap: 100 });
+    const dead = Array.from({ length: 10 }, () => delivery('a', 'FAILED'));
+    const done = Array.from({ length: 10 }, () => delivery('a'));
+    [...dead, ...done].forEach((d) => log.add(d));
+    for (const d of dead) expect(log.get(d.id)).toBe(d);
+    expect(log.query({ channelId: 'a', status: 'DELIVERED', limit: 100 }).items.map((d) => d.id)).toEqual(done.slice(-3).reverse().map((d) => d.id));
+    expect(log.query({ limit: 1 })).toMatchObject({ evicted: 7, deadLettersEvicted: 0, counts: { FAILED: 10, DELIVERED: 3 } });
+  });
+
+  it('drops the oldest dead letter past the dead-letter cap and reports it', () => {
+    const dropped: string[] = [];
+    const log = createDeliveryLog({ capPerChannel: 100, capTotal: 100, deadLetterCap: 2, onDeadLetterEvicted: (d) => dropped.push(d.id) });
+    const dead = [delivery('a', 'FAILED'), delivery('b', 'FAILED'), delivery('a', 'FAILED')];
+    dead.forEach((d) => log.add(d));
+    expect(dropped).toEqual([dead[0].id]);
+    expect(log.get(dead[0].id)).toBeUndefined();
+    expect(log.query({ limit: 10 })).toMatchObject({ deadLettersEvicted: 1, evicted: 0, counts: { FAILED: 2 } });
+  });
+
+  it('a redelivered dead letter counts against the normal caps again; a purge drops one status only', () => {
+    const log = createDeliveryLog({ capPerChannel: 100, capTotal: 100, deadLetterCap: 1 });
+    const first = delivery('a', 'FAILED');
+    log.add(first);
+    first.status = 'PENDING';
+    log.noteStatus(first);
+    const second = delivery('a', 'FAILED');
+    log.add(second);
+    // the cap of 1 holds only `second` now: `first` is no dead letter any more, so both stay
+    expect(log.get(first.id)).toBe(first);
+    expect(log.deadLetters()).toBe(1);
+    log.add(delivery('b', 'DELIVERED'));
+    expect(log.purge({ status: 'FAILED', channelId: 'b' })).toBe(0);
+    expect(log.purge({ status: 'FAILED' })).toBe(1);
+    expect(log.get(second.id)).toBeUndefined();
+    expect(log.size()).toBe(2);
+    expect(log.deadLetters()).toBe(0);
   });
 
   it('drops deliveries without counting them as evicted', () => {

@@ -195,3 +195,104 @@ describe('webhook dispatcher', () => {
     expect(t.calls).toHaveLength(1);
   });
 });
+
+describe('webhook dispatcher: nothing escapes background work', () => {
+  function withTransport(transport: WebhookTransport, options: WebhookOptions = {}) {
+    const clock = createClock({ mode: 'manual' });
+    const random = createRandom(1);
+    const store = createStore();
+    const events = createEventBus({ clock, random });
+    const dispatcher = createWebhookDispatcher({
+      clock,
+      random,
+      events,
+      channels: createChannelSource(store),
+      logger: createLogger({ level: 'silent', format: 'json' }),
+      options: resolveWebhookOptions({ maxAttempts: 2, ...options }),
+      transport,
+    });
+    const channels = store.account('acc').collection<SubscribedChannel>(EVENT_CHANNELS);
+    return { clock, events, dispatcher, channels };
+  }
+
+  /** Fails the test on any uncaught exception or unhandled rejection while `run` goes on. */
+  async function noUncaught(run: () => Promise<void>): Promise<void> {
+    const escaped: unknown[] = [];
+    const record = (error: unknown) => escaped.push(error);
+    process.on('uncaughtException', record);
+    process.on('unhandledRejection', record);
+    try {
+      await run();
+      await flush();
+    } finally {
+      process.off('uncaughtException', record);
+      process.off('unhandledRejection', record);
+    }
+    expect(escaped).toEqual([]);
+  }
+
+  it.each([
+    ['throws synchronously', () => { throw new TypeError('boom: sync'); }, 'boom: sync'],
+    ['rejects', () => Promise.reject(Object.assign(new Error('boom: async'), { code: 'EBOOM' })), 'boom: async'],
+  ])('a transport that %s is a failed attempt, retried, then a dead letter', async (_how, post, message) => {
+    await noUncaught(async () => {
+      const t = withTransport({ post: post as WebhookTransport['post'], close: () => undefined });
+      t.channels.insert({ id: 'ch', topics: ['ADDRESS'], enabled: true, webhook: { url: 'http://hooks.test/x' } });
+      t.events.publish({ topic: 'ADDRESS', type: 'CREATED', accountId: 'acc', payload: {} });
+      await flush();
+      t.clock.advance(60_000);
+      await flush();
+      const [delivery] = t.dispatcher.list({ limit: 10 }).items;
+      expect(delivery.status).toBe('FAILED');
+      expect(delivery.attempts).toHaveLength(2);
+      expect(delivery.attempts[0]).toMatchObject({ error: message });
+    });
+  });
+
+  it.each([
+    ['https://', 'INVALID_URL'],
+    ['http://127.0.0.1:99999/x', 'INVALID_URL'],
+    ['not a url', 'INVALID_URL'],
+    ['ftp://files.test/x', 'INVALID_URL'],
+  ])('a stored URL %s never reaches the transport: %s attempts, then FAILED', async (url, errorCode) => {
+    await noUncaught(async () => {
+      const posted: string[] = [];
+      const t = withTransport({ post: async (u) => (posted.push(u), { statusCode: 204, latencyMs: 0 }), close: () => undefined });
+      t.channels.insert({ id: 'ch', topics: ['ADDRESS'], enabled: true, webhook: { url } });
+      t.events.publish({ topic: 'ADDRESS', type: 'CREATED', accountId: 'acc', payload: {} });
+      await flush();
+      t.clock.advance(60_000);
+      await flush();
+      const [delivery] = t.dispatcher.list({ limit: 10 }).items;
+      expect(posted).toEqual([]);
+      expect(delivery).toMatchObject({ status: 'FAILED', attempts: [{ errorCode, url }, { errorCode, url }] });
+      expect(delivery.attempts[0].error).toContain(JSON.stringify(url));
+    });
+  });
+
+  it('a header value with CR/LF from old state is an INVALID_HEADER attempt, not a split request', async () => {
+    const posted: string[] = [];
+    const t = withTransport({ post: async (u) => (posted.push(u), { statusCode: 204, latencyMs: 0 }), close: () => undefined }, { maxAttempts: 1 });
+    t.channels.insert({ id: 'ch', topics: ['ADDRESS'], enabled: true, webhook: { url: 'http://hooks.test/x', headers: { 'X-Key': 'a\r\nX-Evil: 1' } } });
+    t.events.publish({ topic: 'ADDRESS', type: 'CREATED', accountId: 'acc', payload: {} });
+    await flush();
+    expect(posted).toEqual([]);
+    expect(t.dispatcher.list({ limit: 1 }).items[0]).toMatchObject({ status: 'FAILED', attempts: [{ errorCode: 'INVALID_HEADER' }] });
+  });
+
+  it('re-checks --webhook-hosts on every attempt; a replaced URL fixes the next retry', async () => {
+    const posted: string[] = [];
+    const t = withTransport({ post: async (u) => (posted.push(u), { statusCode: 204, latencyMs: 0 }), close: () => undefined }, { allowedHosts: ['*.allowed.test'] });
+    t.channels.insert({ id: 'ch', topics: ['ADDRESS'], enabled: true, webhook: { url: 'http://elsewhere.test/x' } });
+    t.events.publish({ topic: 'ADDRESS', type: 'CREATED', accountId: 'acc', payload: {} });
+    await flush();
+    const [delivery] = t.dispatcher.list({ limit: 1 }).items;
+    expect(delivery).toMatchObject({ status: 'RETRYING', attempts: [{ errorCode: 'HOST_NOT_ALLOWED' }] });
+    expect(delivery.attempts[0].error).toContain('elsewhere.test');
+    t.channels.update({ id: 'ch', topics: ['ADDRESS'], enabled: true, webhook: { url: 'http://hooks.allowed.test/x' } });
+    t.clock.advance(60_000);
+    await flush();
+    expect(posted).toEqual(['http://hooks.allowed.test/x']);
+    expect(delivery.status).toBe('DELIVERED');
+  });
+});

@@ -2,14 +2,17 @@ import type { Clock } from '../clock/clock.js';
 import type { Logger } from '../logging/logger.js';
 import type { Random } from '../random/random.js';
 import type { ChannelSource, DeliveryTarget } from './channel-source.js';
-import { createDeliveryLog, isFinished, type Delivery, type DeliveryPage, type DeliveryQuery, type DeliveryStatus } from './delivery-log.js';
+import { createDeliveryLog, isFinished, type Delivery, type DeliveryPage, type DeliveryRecords, type DeliveryPurge, type DeliveryQuery, type DeliveryStatus } from './delivery-log.js';
+import { createHostAllowlist, type HostAllowlist } from './host-allowlist.js';
 import type { EventBus, EventEnvelope } from './event-bus.js';
 import { backoffDelay } from './retry-schedule.js';
 import type { ResolvedWebhookOptions } from './webhook-options.js';
-import { createWebhookTransport, type WebhookTransport } from './webhook-post.js';
+import { createWebhookTransport, type PostOutcome, type WebhookTransport } from './webhook-post.js';
 import { signatureHeader } from './webhook-signature.js';
 
 export interface WebhookDispatcher {
+  /** --webhook-hosts: checked when a channel is created or replaced, and again on every attempt. */
+  readonly allowlist: HostAllowlist;
   /** The delivery log, newest first (GET /__admin/deliveries). */
   list(query: DeliveryQuery): DeliveryPage;
   get(id: string): Delivery | undefined;
@@ -18,6 +21,8 @@ export interface WebhookDispatcher {
    * queue. Refused when unknown (not-found), still unfinished or its channel is gone (conflict).
    */
   redeliver(id: string): RedeliverResult;
+  /** Drops finished deliveries of one status (e.g. the dead letters) from the log; returns how many. */
+  purge(filter: DeliveryPurge): number;
   /** The channel was deleted: queued and waiting deliveries become CANCELLED; one in flight finishes. */
   cancelChannel(channelId: string, reason?: string): void;
   /** Forgets deliveries (and stops their queues) of one account, or of all. */
@@ -35,6 +40,11 @@ export interface WebhookDispatcherDeps {
   options: ResolvedWebhookOptions;
   /** Injected by tests; real HTTP by default. */
   transport?: WebhookTransport;
+  /**
+   * Where deliveries are kept (the runtime: a collection of `store.system`). What they hold at
+   * creation is picked up: queues resume, waiting retries are re-armed. Default: memory only.
+   */
+  records?: () => DeliveryRecords;
 }
 
 export type RedeliverResult = { ok: true; delivery: Delivery } | { ok: false; reason: 'not-found' | 'conflict'; message: string };
@@ -58,22 +68,50 @@ interface ChannelQueue {
  * seeded jitter (retry-schedule.ts), waiting on the mock clock: real time in `real` mode, and
  * immediately when a test advances the clock.
  *
+ * Every change of a delivery is written to `records` (a store collection: with --data it commits
+ * with the request that queued it, or on the next turn for background changes). A dispatcher
+ * created over records that hold deliveries carries on with them: PENDING ones queue again in
+ * their order, a RETRYING one waits for its `nextAttemptAt`, and one that was IN_FLIGHT when the
+ * process died is sent again with the same attempt number (its answer was lost; receivers
+ * de-duplicate on Shipmock-Delivery-Id). Dead letters stay in the log, redeliverable.
+ *
  * @example
  * const dispatcher = createWebhookDispatcher({ clock, random, events, channels, logger, options });
  * dispatcher.list({ status: 'FAILED', limit: 20 });
  */
 export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDispatcher {
   const { clock, options, logger } = deps;
-  const ids = deps.random.derive('webhook-deliveries');
+  // A named stream: its position is saved with the state, so delivery ids never repeat after a restart.
+  const ids = deps.random.stream('webhook-deliveries');
   const transport = deps.transport ?? createWebhookTransport({ timeoutMs: options.timeoutMs, maxSockets: options.maxSockets });
-  const log = createDeliveryLog({ capPerChannel: options.logCapPerChannel, capTotal: options.logCapTotal });
+  const allowlist = createHostAllowlist(options.allowedHosts.length ? options.allowedHosts : undefined);
+  const log = createDeliveryLog({
+    capPerChannel: options.logCapPerChannel,
+    capTotal: options.logCapTotal,
+    deadLetterCap: options.deadLetterCap,
+    records: deps.records,
+    onDeadLetterEvicted: (delivery) =>
+      logger.warn(
+        { deliveryId: delivery.id, channelId: delivery.channelId, eventId: delivery.eventId, deadLetterCap: options.deadLetterCap },
+        'dead letter dropped: more dead letters than webhooks.deadLetterCap; redeliver or purge them (DELETE /__admin/deliveries?status=FAILED)',
+      ),
+  });
   const queues = new Map<string, ChannelQueue>();
-  /** Index of the first attempt of a delivery's current round (0, or where a redelivery began). */
-  const roundStart = new Map<string, number>();
   let seq = 0;
   let disposed = false;
 
   const unsubscribe = deps.events.subscribe(onEvent);
+  resume(log.load());
+
+  /** Picks up the deliveries the records held at creation (a durable mock restarted). */
+  function resume(saved: Delivery[]): void {
+    for (const delivery of saved) seq = Math.max(seq, delivery.seq);
+    const owed = saved.filter((delivery) => !isFinished(delivery.status));
+    // The one that held its channel's queue (in flight or waiting out a backoff) goes first.
+    const holding = owed.filter((delivery) => delivery.status !== 'PENDING');
+    for (const delivery of [...holding, ...owed.filter((delivery) => delivery.status === 'PENDING')]) enqueue(delivery);
+    if (owed.length) logger.info({ deliveries: owed.length, retrying: holding.length }, 'webhook deliveries resumed');
+  }
 
   function onEvent(event: EventEnvelope): void {
     if (disposed) return;
@@ -125,32 +163,68 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
       return;
     }
     queue.active = next;
+    // Only after a restart does a queue start with a delivery waiting out its backoff.
+    if (next.status === 'RETRYING' && next.nextAttemptAt) return waitForRetry(queue, next, Date.parse(next.nextAttemptAt));
     attempt(queue, next);
+  }
+
+  function waitForRetry(queue: ChannelQueue, delivery: Delivery, dueAt: number): void {
+    queue.cancelTimer = clock.setTimer(dueAt, () => {
+      queue.cancelTimer = undefined;
+      attempt(queue, delivery);
+    });
   }
 
   function setStatus(delivery: Delivery, status: DeliveryStatus): void {
     delivery.status = status;
     delivery.updatedAt = clock.nowIso();
     if (status !== 'RETRYING') delete delivery.nextAttemptAt;
+    log.noteStatus(delivery);
   }
 
   function finish(queue: ChannelQueue, delivery: Delivery, status: DeliveryStatus, reason?: string): void {
     setStatus(delivery, status);
     if (reason) delivery.reason = reason;
-    roundStart.delete(delivery.id);
+    delete delivery.roundStart;
     if (queue.active === delivery) queue.active = undefined;
     log.enforceCaps(delivery.channelId);
     if (status === 'FAILED') {
-      logger.warn({ deliveryId: delivery.id, channelId: delivery.channelId, eventId: delivery.eventId, attempts: delivery.attempts.length }, 'webhook delivery failed (dead letter)');
+      const last = delivery.attempts[delivery.attempts.length - 1];
+      logger.warn(
+        { deliveryId: delivery.id, channelId: delivery.channelId, eventId: delivery.eventId, attempts: delivery.attempts.length, lastError: last?.error },
+        'webhook delivery failed (dead letter)',
+      );
     }
     queueMicrotask(() => pump(queue));
   }
 
+  /**
+   * One attempt. Delivery is background work nobody awaits, so nothing may escape from here: a
+   * URL or header that cannot go on the wire (state imported from an older mock, a host not on
+   * --webhook-hosts), a transport that throws or rejects — each becomes a failed attempt on the
+   * delivery (GET /__admin/deliveries), retried like a receiver's failure, since replacing the
+   * channel fixes the next attempt. Only a bug in this bookkeeping itself is left, and that is
+   * logged and ends the delivery FAILED with the error as its reason.
+   */
   function attempt(queue: ChannelQueue, delivery: Delivery): void {
+    try {
+      send(queue, delivery);
+    } catch (error) {
+      giveUp(queue, delivery, error);
+    }
+  }
+
+  function send(queue: ChannelQueue, delivery: Delivery): void {
     const target = deps.channels.target(delivery.accountId, delivery.channelId);
     if (!target || queue.deleted) return finish(queue, delivery, 'CANCELLED', 'the Event Channel was deleted');
     const number = delivery.attempts.length + 1;
     const at = clock.now();
+    setStatus(delivery, 'IN_FLIGHT');
+    const refused = refuseTarget(target.url, target.headers);
+    if (refused) {
+      logger.warn({ deliveryId: delivery.id, channelId: delivery.channelId, url: target.url, error: refused.error }, 'webhook attempt not sent');
+      return settle(queue, delivery, number, at, target.url, { ...refused, latencyMs: 0 });
+    }
     const body = JSON.stringify(delivery.event);
     const headers: Record<string, string> = {
       ...target.headers,
@@ -160,23 +234,67 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
       'Shipmock-Delivery-Attempt': String(number),
     };
     if (target.secret) headers['Shipmock-Signature'] = signatureHeader(target.secret, Math.floor(at / 1000), body);
-    setStatus(delivery, 'IN_FLIGHT');
-    void transport.post(target.url, headers, body).then((outcome) => {
-      if (disposed || log.get(delivery.id) !== delivery) return;
-      delivery.attempts.push({ attempt: number, at: new Date(at).toISOString(), url: target.url, ...outcome });
-      const ok = outcome.statusCode !== undefined && outcome.statusCode >= 200 && outcome.statusCode < 300;
-      if (ok) return finish(queue, delivery, 'DELIVERED');
-      if (queue.deleted) return finish(queue, delivery, 'CANCELLED', 'the Event Channel was deleted');
-      const inRound = delivery.attempts.length - (roundStart.get(delivery.id) ?? 0);
-      if (inRound >= options.maxAttempts) return finish(queue, delivery, 'FAILED');
-      const dueAt = clock.now() + backoffDelay({ seed: deps.random.seed, ...options }, delivery.id, inRound);
-      setStatus(delivery, 'RETRYING');
-      delivery.nextAttemptAt = new Date(dueAt).toISOString();
-      queue.cancelTimer = clock.setTimer(dueAt, () => {
-        queue.cancelTimer = undefined;
-        attempt(queue, delivery);
-      });
-    });
+    let sent: Promise<PostOutcome>;
+    try {
+      sent = transport.post(target.url, headers, body);
+    } catch (error) {
+      sent = Promise.reject(error);
+    }
+    sent
+      .catch((error: unknown): PostOutcome => ({ errorCode: errorCodeOf(error), error: messageOf(error), latencyMs: 0 }))
+      .then((outcome) => settle(queue, delivery, number, at, target.url, outcome))
+      .catch((error: unknown) => giveUp(queue, delivery, error));
+  }
+
+  /** Why a target cannot be posted to at all, checked before anything goes on the wire. */
+  function refuseTarget(url: string, headers: Record<string, string>): { errorCode: string; error: string } | undefined {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      return { errorCode: 'INVALID_URL', error: `${JSON.stringify(url)} is not an absolute URL` };
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+      return { errorCode: 'INVALID_URL', error: `${JSON.stringify(url)} is not an http:// or https:// URL` };
+    }
+    if (!parsed.hostname) return { errorCode: 'INVALID_URL', error: `${JSON.stringify(url)} has no host` };
+    const notAllowed = allowlist.check(parsed);
+    if (notAllowed) return { errorCode: 'HOST_NOT_ALLOWED', error: notAllowed };
+    for (const [name, value] of Object.entries(headers)) {
+      if (!HEADER_NAME.test(name) || typeof value !== 'string' || !HEADER_VALUE.test(value)) {
+        return { errorCode: 'INVALID_HEADER', error: `extra header ${JSON.stringify(name)} cannot be sent (not a token name, or a value with control characters)` };
+      }
+    }
+    return undefined;
+  }
+
+  function settle(queue: ChannelQueue, delivery: Delivery, number: number, at: number, url: string, outcome: PostOutcome): void {
+    if (disposed || log.get(delivery.id) !== delivery) return;
+    delivery.attempts.push({ attempt: number, at: new Date(at).toISOString(), url, ...outcome });
+    const ok = outcome.statusCode !== undefined && outcome.statusCode >= 200 && outcome.statusCode < 300;
+    if (ok) return finish(queue, delivery, 'DELIVERED');
+    if (queue.deleted) return finish(queue, delivery, 'CANCELLED', 'the Event Channel was deleted');
+    const inRound = delivery.attempts.length - (delivery.roundStart ?? 0);
+    if (inRound >= options.maxAttempts) return finish(queue, delivery, 'FAILED');
+    const dueAt = clock.now() + backoffDelay({ seed: deps.random.seed, ...options }, delivery.id, inRound);
+    delivery.nextAttemptAt = new Date(dueAt).toISOString();
+    setStatus(delivery, 'RETRYING');
+    waitForRetry(queue, delivery, dueAt);
+  }
+
+  /** The last resort: the delivery ends FAILED (redeliverable) with the error, and the queue moves on. */
+  function giveUp(queue: ChannelQueue, delivery: Delivery, error: unknown): void {
+    logger.error({ err: error, deliveryId: delivery.id, channelId: delivery.channelId }, 'webhook delivery broke');
+    if (disposed || log.get(delivery.id) !== delivery || isFinished(delivery.status)) {
+      if (queue.active === delivery) queue.active = undefined;
+      return;
+    }
+    try {
+      finish(queue, delivery, 'FAILED', `the mock could not deliver: ${messageOf(error)}`);
+    } catch (again) {
+      logger.error({ err: again, deliveryId: delivery.id }, 'webhook delivery bookkeeping failed');
+      if (queue.active === delivery) queue.active = undefined;
+    }
   }
 
   function cancelQueue(queue: ChannelQueue, reason: string): void {
@@ -198,7 +316,9 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   }
 
   return {
+    allowlist,
     list: (query) => log.query(query),
+    purge: (filter) => log.purge(filter),
     get: (id) => log.get(id),
     redeliver(id) {
       const delivery = log.get(id);
@@ -209,10 +329,11 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
       if (!deps.channels.target(delivery.accountId, delivery.channelId)) {
         return { ok: false, reason: 'conflict', message: `the Event Channel ${delivery.channelId} of delivery ${id} no longer exists` };
       }
-      roundStart.set(delivery.id, delivery.attempts.length);
+      delivery.roundStart = delivery.attempts.length;
       delivery.redeliveries++;
       delete delivery.reason;
       setStatus(delivery, 'PENDING');
+      log.requeue(delivery);
       const queue = queueOf(delivery.channelId);
       queue.deleted = false;
       queue.waiting.push(delivery);
@@ -232,12 +353,13 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
         queues.delete(queue.channelId);
       }
       log.drop(matches);
-      for (const id of [...roundStart.keys()]) if (!log.get(id)) roundStart.delete(id);
     },
     dispose() {
       if (disposed) return;
       disposed = true;
       unsubscribe();
+      // A shutdown is no cancellation the store should keep: the next start resumes them.
+      log.detach();
       for (const queue of queues.values()) {
         queue.cancelTimer?.();
         for (const delivery of [queue.active, ...queue.waiting]) {
@@ -251,4 +373,17 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
       transport.close();
     },
   };
+}
+
+/** RFC 9110 §5.6.2 token; values as Node's http accepts them (no CR, LF or other controls). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+function errorCodeOf(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === 'string' && code ? code : 'ERROR';
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

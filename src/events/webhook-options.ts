@@ -1,3 +1,5 @@
+import { createHostAllowlist } from './host-allowlist.js';
+
 /**
  * Tuning of webhook delivery. The defaults are the documented behaviour (README section
  * `events`, contract/DECISIONS.md "Webhook delivery"); tests shorten the timeout.
@@ -11,15 +13,28 @@ export interface WebhookOptions {
   retryBaseMs?: number;
   /** Jitter as a fraction of each backoff, drawn from the seeded random (±). Default 0.2. */
   jitter?: number;
-  /** Deliveries kept in the log per channel. Default 1 000. */
+  /** Deliveries kept in the log per channel, dead letters not counted. Default 1 000. */
   logCapPerChannel?: number;
-  /** Deliveries kept in the log in all. Default 10 000. */
+  /** Deliveries kept in the log in all, dead letters not counted. Default 10 000. */
   logCapTotal?: number;
+  /**
+   * Dead letters (FAILED deliveries) kept until redelivered or purged; past it the oldest is
+   * dropped with a warning. Default 10 000.
+   */
+  deadLetterCap?: number;
+  /**
+   * Hosts webhooks may point at (`--webhook-hosts`): `host`, `*.suffix`, either with `:port`
+   * (src/events/host-allowlist.ts). Unset: any host. An empty list is refused.
+   */
+  allowedHosts?: string[];
   /** Sockets open at once across all receivers. Default 64. */
   maxSockets?: number;
 }
 
-export type ResolvedWebhookOptions = Required<WebhookOptions>;
+export type ResolvedWebhookOptions = Required<Omit<WebhookOptions, 'allowedHosts'>> & {
+  /** Normalised entries; empty when any host is allowed. */
+  allowedHosts: string[];
+};
 
 export const WEBHOOK_DEFAULTS: ResolvedWebhookOptions = {
   timeoutMs: 10_000,
@@ -28,20 +43,32 @@ export const WEBHOOK_DEFAULTS: ResolvedWebhookOptions = {
   jitter: 0.2,
   logCapPerChannel: 1_000,
   logCapTotal: 10_000,
+  deadLetterCap: 10_000,
   maxSockets: 64,
+  allowedHosts: [],
 };
 
 /** @example resolveWebhookOptions({ timeoutMs: 200 }).maxAttempts // 6 */
 export function resolveWebhookOptions(options: WebhookOptions = {}): ResolvedWebhookOptions {
-  const resolved = { ...WEBHOOK_DEFAULTS, ...stripUndefined(options) };
+  const { allowedHosts, ...numbers } = options;
+  const resolved: ResolvedWebhookOptions = { ...WEBHOOK_DEFAULTS, ...stripUndefined(numbers), allowedHosts: [] };
   for (const [key, value] of Object.entries(resolved)) {
-    if (!Number.isFinite(value) || value < 0) throw new RangeError(`webhooks.${key} must be a non-negative number`);
+    if (key !== 'allowedHosts' && (typeof value !== 'number' || !Number.isFinite(value) || value < 0)) {
+      throw new RangeError(`webhooks.${key} must be a non-negative number`);
+    }
+  }
+  if (allowedHosts !== undefined) {
+    if (!Array.isArray(allowedHosts) || allowedHosts.length === 0) {
+      throw new RangeError('webhooks.allowedHosts must list at least one host; leave it out to allow any host');
+    }
+    // Throws a RangeError naming a malformed entry.
+    resolved.allowedHosts = [...createHostAllowlist(allowedHosts).entries];
   }
   if (resolved.maxAttempts < 1) throw new RangeError('webhooks.maxAttempts must be at least 1');
   if (resolved.jitter >= 1) throw new RangeError('webhooks.jitter must be below 1');
   return resolved;
 }
 
-function stripUndefined(options: WebhookOptions): WebhookOptions {
-  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
+function stripUndefined<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<T>;
 }

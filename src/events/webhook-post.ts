@@ -44,11 +44,11 @@ export function createWebhookTransport(options: { timeoutMs: number; maxSockets:
         inFlight.delete(request);
         resolve({ ...outcome, latencyMs: latency() });
       };
-      const target = new URL(url);
-      const transport = target.protocol === 'https:' ? https : http;
-      const agent = target.protocol === 'https:' ? agents['https:'] : agents['http:'];
       let request: http.ClientRequest;
       try {
+        const target = new URL(url);
+        const transport = target.protocol === 'https:' ? https : http;
+        const agent = target.protocol === 'https:' ? agents['https:'] : agents['http:'];
         request = transport.request(target, {
           method: 'POST',
           agent,

@@ -32,7 +32,7 @@ describe('event channels', () => {
     return res.body.id as string;
   }
 
-  it('creates a channel and never returns the secret, only whether one is set', async () => {
+  it('creates a channel and never returns the secret or header values, only whether a secret is set and which headers', async () => {
     const id = await create(a);
     const res = await h.http.get(`/v1/event-channels/${id}`).set('Authorization', a.auth);
     expect(res.status).toBe(200);
@@ -42,10 +42,11 @@ describe('event channels', () => {
       updatedAt: '2026-01-01T00:00:00.000Z',
       name: 'Booking updates',
       topics: ['SHIPMENT_BOOKING', 'TRACKER'],
-      webhook: { url: 'http://127.0.0.1:9/hook', headers: { 'X-Api-Key': 'key-1234' }, signed: true },
+      webhook: { url: 'http://127.0.0.1:9/hook', headerNames: ['X-Api-Key'], signed: true },
       enabled: true,
     });
     expect(JSON.stringify(res.body)).not.toContain(SECRET);
+    expect(JSON.stringify(res.body)).not.toContain('key-1234');
   });
 
   it('publishes EVENT_CHANNEL events without the secret', async () => {
@@ -53,6 +54,7 @@ describe('event channels', () => {
     const event = published.find((e) => e.topic === 'EVENT_CHANNEL' && e.payload.id === id);
     expect(event).toMatchObject({ type: 'CREATED', accountId: a.accountId });
     expect(JSON.stringify(event)).not.toContain(SECRET);
+    expect(JSON.stringify(event)).not.toContain('key-1234');
   });
 
   it('replaces in full: an omitted secret removes signing, an omitted enabled becomes true', async () => {
@@ -66,6 +68,7 @@ describe('event channels', () => {
     const res = await h.http.get(`/v1/event-channels/${id}`).set('Authorization', a.auth);
     expect(res.body).toMatchObject({ name: 'Renamed', topics: ['ADDRESS'], webhook: { url: 'https://hooks.example.com/x', signed: false }, enabled: true });
     expect(res.body.webhook.headers).toBeUndefined();
+    expect(res.body.webhook.headerNames).toBeUndefined();
     expect(res.body.updatedAt).not.toBe(res.body.createdAt);
   });
 

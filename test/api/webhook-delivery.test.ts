@@ -2,13 +2,12 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Delivery } from '../../src/events/delivery-log.js';
 import { backoffDelay } from '../../src/events/retry-schedule.js';
 import { startMock } from '../../src/server/start-mock.js';
 import { companyToken, createHarness, newAccount, type Harness, type TestAccount } from '../support/harness.js';
+import { schemaErrors } from '../support/shipping-fixtures.js';
 import {
   autoAdvanceClock,
   behaviours,
@@ -34,15 +33,6 @@ async function loadReadmeVerifier(): Promise<Verify> {
   const file = join(mkdtempSync(join(tmpdir(), 'shipmock-readme-')), 'verify.mjs');
   writeFileSync(file, block[1]);
   return (await import(pathToFileURL(file).href)).verifyShipmockSignature as Verify;
-}
-
-/** Checks a received body against a schema of the contract (the webhook payloads are not operation schemas). */
-function schemaErrors(h: Harness, name: string, value: unknown) {
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
-  (addFormats as unknown as { default: (ajv: Ajv2020) => void }).default(ajv);
-  ajv.addSchema({ ...(h.runtime.contract.document as object), $id: 'contract' });
-  const validate = ajv.getSchema(`contract#/components/schemas/${name}`)!;
-  return validate(value) ? [] : validate.errors;
 }
 
 function addressBody(name: string) {
@@ -215,7 +205,7 @@ describe('webhook delivery', () => {
       .set('Authorization', account.auth)
       .send({ name: 'hooks', topics: ['ADDRESS'], webhook: { url: r.url, secret: SECRET } });
     expect(put.status).toBe(204);
-    const redeliver = await h.http.post(`/__admin/deliveries/${delivery.id}/redeliver`);
+    const redeliver = await h.http.post(`/__admin/deliveries/${delivery.id}/redeliver`).set('X-Shipmock-Admin', '1');
     expect(redeliver.status).toBe(202);
     expect(redeliver.body).toMatchObject({ id: delivery.id, status: 'PENDING', redeliveries: 1 });
     const [hit] = await r.waitFor(() => true);
@@ -243,7 +233,7 @@ describe('webhook delivery', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(r.received).toHaveLength(1);
     // a cancelled delivery of a deleted channel cannot be redelivered
-    expect((await h.http.post(`/__admin/deliveries/${first.id}/redeliver`)).status).toBe(409);
+    expect((await h.http.post(`/__admin/deliveries/${first.id}/redeliver`).set('X-Shipmock-Admin', '1')).status).toBe(409);
   });
 
   it('cancels what is owed to the channels of a deleted account', async () => {
@@ -384,7 +374,7 @@ describe('webhook delivery', () => {
       expect(res.body.detail, bad).toEqual(expect.any(String));
     }
     expect((await h.http.get('/__admin/deliveries/0b6f5f0e-2a7c-4c43-9a57-3f0d4d6a2b11')).status).toBe(404);
-    expect((await h.http.post('/__admin/deliveries/0b6f5f0e-2a7c-4c43-9a57-3f0d4d6a2b11/redeliver')).status).toBe(404);
+    expect((await h.http.post('/__admin/deliveries/0b6f5f0e-2a7c-4c43-9a57-3f0d4d6a2b11/redeliver').set('X-Shipmock-Admin', '1')).status).toBe(404);
   });
 
   it('redelivers a delivered event again (same event id), but not one still pending', async () => {
@@ -394,13 +384,13 @@ describe('webhook delivery', () => {
     await createAddress();
     await waitUntil(() => deliveriesOf(h.runtime, channelId)[0]?.status === 'RETRYING');
     const [delivery] = deliveriesOf(h.runtime, channelId);
-    const refused = await h.http.post(`/__admin/deliveries/${delivery.id}/redeliver`);
+    const refused = await h.http.post(`/__admin/deliveries/${delivery.id}/redeliver`).set('X-Shipmock-Admin', '1');
     expect(refused.status).toBe(409);
     expect(refused.body.type).toBe('https://shipmock.dev/problems/conflict');
     expect(refused.body.detail).toContain('RETRYING');
     r.behaviour = behaviours.succeed();
     await driveDeliveries(h.runtime, finished(channelId, 1));
-    expect((await h.http.post(`/__admin/deliveries/${delivery.id}/redeliver`)).status).toBe(202);
+    expect((await h.http.post(`/__admin/deliveries/${delivery.id}/redeliver`).set('X-Shipmock-Admin', '1')).status).toBe(202);
     await waitUntil(() => r.acknowledged().length === 2);
     expect(r.acknowledged().map((x) => x.eventId)).toEqual([delivery.eventId, delivery.eventId]);
   });

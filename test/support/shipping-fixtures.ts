@@ -1,5 +1,6 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { addContractFormats } from '../../src/contract/formats.js';
 import type { EventEnvelope } from '../../src/events/event-bus.js';
 import { catalogueIds } from '../../src/catalogue/load-catalogue.js';
 import type { Harness, TestAccount } from './harness.js';
@@ -51,6 +52,7 @@ export async function createServiceDefinition(h: Harness, account: TestAccount, 
 export function schemaErrors(h: Harness, name: string, value: unknown): unknown[] {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   (addFormats as unknown as { default: (ajv: Ajv2020) => void }).default(ajv);
+  addContractFormats(ajv);
   ajv.addSchema({ ...(h.runtime.contract.document as object), $id: 'contract' });
   const validate = ajv.getSchema(`contract#/components/schemas/${name}`)!;
   return validate(value) ? [] : (validate.errors ?? []);

@@ -3,6 +3,7 @@ export interface WebhookInput {
   url: string;
   /** Write-only: stored apart from the channel (collection event-channel-secrets), never returned. */
   secret?: string;
+  /** Write-only like the secret: values stored with it; reads show `headerNames`. */
   headers?: Record<string, string>;
 }
 
@@ -13,14 +14,14 @@ export interface EventChannelInput {
   enabled?: boolean;
 }
 
-/** As stored and as returned: the webhook shows `signed` instead of the secret. */
+/** As stored and as returned: the webhook shows `signed` instead of the secret, `headerNames` instead of the headers. */
 export interface EventChannel {
   id: string;
   createdAt: string;
   updatedAt: string;
   name: string;
   topics: string[];
-  webhook: { url: string; headers?: Record<string, string>; signed: boolean };
+  webhook: { url: string; headerNames?: string[]; signed: boolean };
   enabled: boolean;
 }
 

@@ -1,7 +1,10 @@
 import type { MockRuntime } from '../../app/runtime.js';
 import { ruleViolation } from '../../errors/problem.js';
 import { EVENT_CHANNEL_SECRETS, EVENT_CHANNELS, type ChannelSecret } from '../../events/channel-source.js';
+import type { HostAllowlist } from '../../events/host-allowlist.js';
+import type { Page, PageRequest } from '../../store/collection.js';
 import { createAccountResources } from '../shared/account-resources.js';
+import { compact } from '../shared/compact.js';
 import type { EventChannel, EventChannelInput } from './model.js';
 
 /**
@@ -25,6 +28,34 @@ function checkWebhookHeaders(headers: Record<string, string> | undefined): void 
 }
 
 /**
+ * The contract's `webhook-url` format does the structural check (400 validation-error); what a
+ * pattern cannot judge (an IPv6 literal) is parsed here as delivery will parse it, and the host
+ * is held to --webhook-hosts when that is set.
+ */
+function checkWebhookUrl(url: string, allowlist: HostAllowlist): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw ruleViolation('body/webhook/url', `body/webhook/url ${JSON.stringify(url)} is not a URL a webhook can be posted to`);
+  }
+  if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || !parsed.hostname) {
+    throw ruleViolation('body/webhook/url', 'body/webhook/url must be an absolute http:// or https:// URL with a host');
+  }
+  const refused = allowlist.check(parsed);
+  if (refused) throw ruleViolation('body/webhook/url', `body/webhook/url: ${refused}`);
+}
+
+/** A channel as reads show it; one stored by an older shipmock still had its header values inline. */
+function view(channel: EventChannel): EventChannel {
+  const legacy = (channel.webhook as { headers?: Record<string, string> }).headers;
+  if (!legacy) return channel;
+  const { headers: _values, ...webhook } = channel.webhook as EventChannel['webhook'] & { headers?: Record<string, string> };
+  const headerNames = Object.keys(legacy);
+  return { ...channel, webhook: headerNames.length ? { ...webhook, headerNames } : webhook };
+}
+
+/**
  * Event Channels: account-scoped CRUD (events on topic EVENT_CHANNEL) whose webhook secret is
  * kept in a separate collection, so neither a read nor an EVENT_CHANNEL event payload can leak
  * it. Deleting a channel cancels what is still queued for it (runtime.webhooks).
@@ -35,46 +66,66 @@ function checkWebhookHeaders(headers: Record<string, string> | undefined): void 
  */
 export function createEventChannelService(runtime: MockRuntime) {
   const secrets = (accountId: string) => runtime.store.account(accountId).collection<ChannelSecret>(EVENT_CHANNEL_SECRETS);
+  const allowlist = runtime.webhooks.allowlist;
   const base = createAccountResources<EventChannelInput, EventChannel>(runtime, {
     collection: EVENT_CHANNELS,
     topic: 'EVENT_CHANNEL',
     label: 'Event Channel',
-    check: (_accountId, input) => checkWebhookHeaders(input.webhook.headers),
+    check: (_accountId, input) => {
+      checkWebhookUrl(input.webhook.url, allowlist);
+      checkWebhookHeaders(input.webhook.headers);
+    },
     build: (input, meta) => ({
       ...meta,
       name: input.name,
       topics: input.topics,
-      webhook: { url: input.webhook.url, headers: input.webhook.headers, signed: input.webhook.secret !== undefined },
+      webhook: {
+        url: input.webhook.url,
+        headerNames: input.webhook.headers && Object.keys(input.webhook.headers).length ? Object.keys(input.webhook.headers) : undefined,
+        signed: input.webhook.secret !== undefined,
+      },
       enabled: input.enabled ?? true,
     }),
   });
 
-  // The first delivery attempt runs asynchronously (a microtask later), so a secret stored right
-  // after create/replace is always in place before anything is signed with it.
-  function storeSecret(accountId: string, channelId: string, secret: string | undefined): void {
+  // The first delivery attempt runs asynchronously (a microtask later), so a secret (and header
+  // values) stored right after create/replace are always in place before anything is sent.
+  function storeSecrets(accountId: string, channelId: string, webhook: EventChannelInput['webhook']): void {
     const collection = secrets(accountId);
     collection.delete(channelId);
-    if (secret !== undefined) collection.insert({ id: channelId, secret });
+    const { secret, headers } = webhook;
+    if (secret !== undefined || headers !== undefined) collection.insert(compact({ id: channelId, secret, headers }));
   }
 
   return {
     ...base,
+    get: (accountId: string, id: string): EventChannel => view(base.get(accountId, id)),
+    find(accountId: string, id: string): EventChannel | undefined {
+      const found = base.find(accountId, id);
+      return found && view(found);
+    },
+    list(accountId: string, page: PageRequest<EventChannel>): Page<EventChannel> {
+      const found = base.list(accountId, page);
+      return { ...found, items: found.items.map(view) };
+    },
+    all: (accountId: string): EventChannel[] => base.all(accountId).map(view),
+    slice: (accountId: string, start: number, end: number): EventChannel[] => base.slice(accountId, start, end).map(view),
     create(accountId: string, input: EventChannelInput): EventChannel {
       const channel = base.create(accountId, input);
-      storeSecret(accountId, channel.id, input.webhook.secret);
+      storeSecrets(accountId, channel.id, input.webhook);
       return channel;
     },
-    /** Full replacement: an omitted secret removes signing (contract/DECISIONS.md). */
+    /** Full replacement: an omitted secret removes signing, omitted headers remove them (contract/DECISIONS.md). */
     replace(accountId: string, id: string, input: EventChannelInput): EventChannel {
       const channel = base.replace(accountId, id, input);
-      storeSecret(accountId, id, input.webhook.secret);
+      storeSecrets(accountId, id, input.webhook);
       return channel;
     },
     remove(accountId: string, id: string): EventChannel {
       const channel = base.remove(accountId, id);
       secrets(accountId).delete(id);
       runtime.webhooks.cancelChannel(id);
-      return channel;
+      return view(channel);
     },
   };
 }
