@@ -5,7 +5,9 @@
 // processes on 127.0.0.1. Options (env): BENCH_DURATION seconds per run (10), BENCH_CONNECTIONS (50),
 // BENCH_CHECK=1 to exit non-zero when a target of issue 2 is missed.
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -59,10 +61,11 @@ function autocannon(url, { method = 'GET', headers = {}, body } = {}) {
 // ---------------------------------------------------------------------------------------------
 const address = { name: 'Erika Mustermann', street: 'Hauptstrasse 5', city: 'Berlin', postalCode: '10115', countryCode: 'DE' };
 
-async function startShipmock() {
+/** `extra`: more serve flags; the durable row passes --data with a fresh SQLite file. */
+async function startShipmock(extra = [], name = 'shipmock') {
   const port = await freePort();
   const t0 = performance.now();
-  const child = spawn(process.execPath, [`${root}bin/shipmock.js`, 'serve', '--port', String(port), '--log-level', 'warn', '--rate-limit', '1000000000/60s'], { stdio: 'ignore' });
+  const child = spawn(process.execPath, [`${root}bin/shipmock.js`, 'serve', '--port', String(port), '--log-level', 'warn', '--rate-limit', '1000000000/60s', ...extra], { stdio: 'ignore' });
   const url = `http://127.0.0.1:${port}`;
   const creds = JSON.parse(readFileSync(`${root}fixtures/credentials.json`, 'utf8')).companies[0];
   const basic = `Basic ${Buffer.from(`${creds.clientId}:${creds.clientSecret}`).toString('base64')}`;
@@ -80,7 +83,7 @@ async function startShipmock() {
   const auth = `Bearer ${token.accessToken}`;
   const created = await post('/v1/addresses', auth, address);
   const getBody = await (await fetch(`${url}/v1/addresses/${created.id}`, { headers: { Authorization: auth } })).text();
-  return { name: 'shipmock', child, url, auth, getPath: `/v1/addresses/${created.id}`, getBody, coldStartMs };
+  return { name, child, url, auth, getPath: `/v1/addresses/${created.id}`, getBody, coldStartMs };
 }
 
 async function startPrism() {
@@ -125,16 +128,18 @@ async function coldStarts(runs = 5) {
 }
 
 const shipmock = await startShipmock();
+// The durable store (issue 13): every POST commits a SQLite transaction before it answers.
+const durable = await startShipmock(['--data', join(mkdtempSync(join(tmpdir(), 'shipmock-bench-')), 'bench.db')], 'shipmock --data');
 const prism = await startPrism();
 const bare = await startBareExpress(shipmock.getBody);
 const results = {};
 try {
-  for (const target of [shipmock, prism, bare]) {
+  for (const target of [shipmock, durable, prism, bare]) {
     process.stderr.write(`benchmarking ${target.name} (${duration} s × 2, -c ${connections})…\n`);
     results[target.name] = measure(target);
   }
 } finally {
-  for (const t of [shipmock, prism, bare]) t.child.kill('SIGKILL');
+  for (const t of [shipmock, durable, prism, bare]) t.child.kill('SIGKILL');
 }
 const coldStartMs = await coldStarts();
 
@@ -150,6 +155,8 @@ const checks = [
   ['shipmock / prism, POST', ratio(s.post.rps, results.prism.post.rps), s.post.rps >= 2 * results.prism.post.rps],
   ['shipmock / bare express, GET', ratio(s.get.rps, results['bare express'].get.rps), s.get.rps >= 0.85 * results['bare express'].get.rps],
   ['shipmock / bare express, POST', ratio(s.post.rps, results['bare express'].post.rps), s.post.rps >= 0.85 * results['bare express'].post.rps],
+  ['shipmock --data / in memory, GET', ratio(results['shipmock --data'].get.rps, s.get.rps), results['shipmock --data'].get.rps >= 0.9 * s.get.rps],
+  ['shipmock --data / in memory, POST', ratio(results['shipmock --data'].post.rps, s.post.rps), results['shipmock --data'].post.rps >= 0.7 * s.post.rps],
   ['cold start to first answer (median of 5), ms', Math.round(coldStartMs), coldStartMs <= 500],
   ['prism cold start, ms', Math.round(prism.coldStartMs), true],
 ];

@@ -13,7 +13,15 @@ mkdirSync(outDir, { recursive: true });
 const extra = process.argv.slice(2);
 
 const projects = [
-  { name: 'unit-api', dirs: ['src', 'test/api', 'test/contract-lint', 'test/e2e', 'test/reliability', 'test/examples'] },
+  { name: 'unit-api', dirs: ['src', 'test/api', 'test/contract-lint', 'test/e2e', 'test/reliability', 'test/examples', 'test/durability'] },
+  // A representative part of the API tests again on the durable store (SQLite file per harness).
+  {
+    name: 'unit-api',
+    report: 'unit-api-sqlite',
+    dirs: ['test/api'],
+    env: { SHIPMOCK_TEST_STORE: 'sqlite' },
+    files: ['test/api/accounts.test.ts', 'test/api/parcels.test.ts', 'test/api/shipment-bookings.test.ts', 'test/api/event-channels.test.ts', 'test/api/isolation.test.ts', 'test/api/trackers.test.ts', 'test/api/admin-control.test.ts'],
+  },
   { name: 'pact-consumer', dirs: ['test/contract/consumer'] },
   { name: 'pact-provider', dirs: ['test/contract/provider'] },
 ];
@@ -38,11 +46,11 @@ let failed = 0;
 let broken = false;
 for (const project of projects) {
   if (!project.dirs.some(hasTests)) continue;
-  const outputFile = join(outDir, `${project.name}.json`);
+  const outputFile = join(outDir, `${project.report ?? project.name}.json`);
   const result = spawnSync(
     'npx',
-    ['vitest', 'run', '--project', project.name, '--reporter=default', '--reporter=json', `--outputFile=${outputFile}`, ...extra],
-    { cwd: root, stdio: 'inherit', env: { ...process.env, FORCE_COLOR: process.env.CI ? '0' : process.env.FORCE_COLOR } },
+    ['vitest', 'run', '--project', project.name, '--reporter=default', '--reporter=json', `--outputFile=${outputFile}`, ...(project.files ?? []), ...extra],
+    { cwd: root, stdio: 'inherit', env: { ...process.env, ...project.env, FORCE_COLOR: process.env.CI ? '0' : process.env.FORCE_COLOR } },
   );
   if (!existsSync(outputFile)) {
     broken = true;

@@ -22,6 +22,8 @@ export interface MockState {
   clock: { now: string };
   /** Position of the seeded random stream. */
   random: number;
+  /** Positions of the named streams (tracking numbers, delivery ids): numbers never repeat after an import. */
+  randomStreams?: Record<string, number>;
   companies: CompanyCredentials[];
   store: StoreSnapshot;
   scenarios: ScenarioSnapshot;
@@ -37,6 +39,7 @@ export function exportState(runtime: MockRuntime): MockState {
     seed: runtime.options.seed,
     clock: { now: runtime.clock.nowIso() },
     random: runtime.random.snapshot(),
+    randomStreams: runtime.random.state().streams,
     companies: runtime.credentials.companies.map((c) => ({ ...c })),
     store: runtime.store.snapshot(),
     scenarios: runtime.scenarios.snapshot(),
@@ -69,9 +72,45 @@ function apply(runtime: MockRuntime, state: MockState, now: number): void {
     const known = runtime.credentials.company(company.companyId);
     if (!known && !runtime.credentials.companies.some((c) => c.clientId === company.clientId)) runtime.credentials.addCompany({ ...company });
   }
-  runtime.random.restore(state.random);
+  runtime.random.restoreState({ position: state.random, streams: state.randomStreams ?? {} });
   runtime.rateLimiter.reset();
   runtime.webhooks.reset();
   runtime.journal.clear();
   runtime.clock.set(now);
+}
+
+/**
+ * The state as JSON text in pieces of about 64 KB, so that a big export (GET /__admin/state)
+ * can give other clients a turn between pieces instead of blocking them for the whole export.
+ * Joined, the pieces are exactly one JSON document equal to `state`.
+ *
+ * @example for (const piece of stateJsonChunks(exportState(runtime))) res.write(piece);
+ */
+export function* stateJsonChunks(state: MockState, pieceSize = 64 * 1024): Generator<string> {
+  const { store, ...head } = state;
+  let out = `${JSON.stringify(head).slice(0, -1)},"store":{"version":${JSON.stringify(store.version)},"scopes":{`;
+  let firstScope = true;
+  for (const [key, scope] of Object.entries(store.scopes)) {
+    out += `${firstScope ? '' : ','}${JSON.stringify(key)}:{"collections":{`;
+    firstScope = false;
+    let firstCollection = true;
+    for (const [name, collection] of Object.entries(scope.collections)) {
+      out += `${firstCollection ? '' : ','}${JSON.stringify(name)}:{"nextSeq":${JSON.stringify(collection.nextSeq)},"items":[`;
+      firstCollection = false;
+      for (let i = 0; i < collection.items.length; i++) {
+        out += (i ? ',' : '') + JSON.stringify(collection.items[i]);
+        if (out.length >= pieceSize) {
+          yield out;
+          out = '';
+        }
+      }
+      out += ']}';
+    }
+    out += `},"values":${JSON.stringify(scope.values)}}`;
+    if (out.length >= pieceSize) {
+      yield out;
+      out = '';
+    }
+  }
+  yield `${out}}}}`;
 }

@@ -4,7 +4,7 @@ import type { Random } from '../random/random.js';
 import type { CarrierConnection, CarrierDefinitionRef } from './connection.js';
 import type { CarrierInterceptors } from './interceptors.js';
 import { createProductionConnection } from './production.js';
-import { createSimulatedCarrier, type SimulatedCarrier } from './simulated-carrier.js';
+import { createSimulatedCarrier, memoryIssuedNumbers, type IssuedNumbers, type SimulatedCarrier } from './simulated-carrier.js';
 import { createSimulatedCarrierNetwork, type SimulatedCarrierNetwork } from './simulated-network.js';
 import { createStagingConnection } from './staging.js';
 
@@ -17,6 +17,7 @@ export type {
   CarrierLocation,
   CarrierTrackingEvent,
   CarrierTrackingRequest,
+  IssuedNumbers,
   SimulatedCarrier,
 } from './simulated-carrier.js';
 export type { CarrierCallRecord, SimulatedCarrierNetwork } from './simulated-network.js';
@@ -38,8 +39,10 @@ export interface Carriers {
  * const carriers = createCarriers({ catalogue, clock, random, interceptors });
  * const result = await carriers.forDefinition(carrierDefinition).book({ accountId, serviceId, parcels, sender, receiver });
  */
-export function createCarriers(deps: { catalogue: Catalogue; clock: Clock; random: Random; interceptors: CarrierInterceptors }): Carriers {
+export function createCarriers(deps: { catalogue: Catalogue; clock: Clock; random: Random; interceptors: CarrierInterceptors; issued?: IssuedNumbers }): Carriers {
   const network = createSimulatedCarrierNetwork({ clock: deps.clock, interceptors: deps.interceptors });
+  // One registry for every carrier of this instance (a carrier object per lookup must not reissue).
+  const issued = deps.issued ?? memoryIssuedNumbers();
   const simulatedById = new Map<string, SimulatedCarrier>();
 
   function simulated(carrierId: string): SimulatedCarrier {
@@ -47,7 +50,7 @@ export function createCarriers(deps: { catalogue: Catalogue; clock: Clock; rando
     if (!found) {
       const entry = deps.catalogue.carrier(carrierId);
       if (!entry) throw new Error(`no carrier ${carrierId} in the catalogue`);
-      simulatedById.set(carrierId, (found = createSimulatedCarrier(entry, deps)));
+      simulatedById.set(carrierId, (found = createSimulatedCarrier(entry, { ...deps, issued })));
     }
     return found;
   }

@@ -86,14 +86,33 @@ const MAX_DRAWS = 1000;
  * const dpd = createSimulatedCarrier(catalogue.carrierByCode('DPD')!, { catalogue, clock, random });
  * dpd.book({ accountId, serviceId, parcels: [{ parcelId, weightKg: 2 }], sender: { countryCode: 'DE' }, receiver: { countryCode: 'FR' } }, 'STAGING')
  */
-export function createSimulatedCarrier(entry: CarrierEntry, deps: { catalogue: Catalogue; clock: Clock; random: Random }): SimulatedCarrier {
+/**
+ * The numbers a carrier has handed out (tracking numbers, reference serials), kept in the
+ * store so that a restarted mock never issues one again. Keys are `<carrier>:<side>:<number>`.
+ */
+export interface IssuedNumbers {
+  has(key: string): boolean;
+  add(key: string): void;
+}
+
+/** An IssuedNumbers kept in memory only (unit tests, one-off carriers). */
+export function memoryIssuedNumbers(): IssuedNumbers {
+  const set = new Set<string>();
+  return { has: (key) => set.has(key), add: (key) => void set.add(key) };
+}
+
+export function createSimulatedCarrier(
+  entry: CarrierEntry,
+  deps: { catalogue: Catalogue; clock: Clock; random: Random; issued?: IssuedNumbers },
+): SimulatedCarrier {
   const carrier = entry.view;
-  // Separate streams per side: test bookings never shift the live numbers of a seed.
+  // Separate streams per side: test bookings never shift the live numbers of a seed. Named
+  // streams: their positions are saved with the state, so a restart continues them.
   const streams: Record<CarrierSide, Random> = {
-    PRODUCTION: deps.random.derive(`tracking:${carrier.code}`),
-    STAGING: deps.random.derive(`tracking:${carrier.code}:staging`),
+    PRODUCTION: deps.random.stream(`tracking:${carrier.code}`),
+    STAGING: deps.random.stream(`tracking:${carrier.code}:staging`),
   };
-  const issued: Record<CarrierSide, Set<string>> = { PRODUCTION: new Set(), STAGING: new Set() };
+  const issued = deps.issued ?? memoryIssuedNumbers();
 
   function reject(message: string): never {
     throw new CarrierError('REJECTED', `${carrier.name}: ${message}`, { carrierCode: carrier.code });
@@ -108,8 +127,9 @@ export function createSimulatedCarrier(entry: CarrierEntry, deps: { catalogue: C
   function drawUnique(side: CarrierSide, draw: (random: Random) => string): string {
     for (let i = 0; i < MAX_DRAWS; i++) {
       const value = draw(streams[side]);
-      if (!issued[side].has(value)) {
-        issued[side].add(value);
+      const key = `${carrier.code}:${side}:${value}`;
+      if (!issued.has(key)) {
+        issued.add(key);
         return value;
       }
     }

@@ -20,10 +20,30 @@ export interface Random {
   readonly faker: Faker;
   /** An independent stream derived from this seed and a label (stable per label). */
   derive(label: string): Random;
+  /**
+   * The named stream of a label: the same sequence `derive(label)` starts, but one object per
+   * label whose position is part of `state()`, so a restarted mock continues it (tracking
+   * numbers, delivery ids) instead of issuing its numbers again.
+   */
+  stream(label: string): Random;
+  /** Positions of this stream and of every named stream (durable state). */
+  state(): RandomState;
+  /** Continues this stream and the named streams from `state()`. */
+  restoreState(state: RandomState): void;
   /** Position of the stream (state export, src/admin/state.ts). */
   snapshot(): number;
   /** Continues the stream from a snapshot, so ids generated after a state import never repeat stored ones. */
   restore(position: number): void;
+}
+
+export interface RandomState {
+  position: number;
+  streams: Record<string, number>;
+}
+
+export interface RandomOptions {
+  /** Called on every draw (a durable store schedules a commit so no drawn id is issued twice). */
+  onDraw?: () => void;
 }
 
 /** mulberry32: tiny, fast, good enough for mock data, and reproducible across platforms. */
@@ -61,10 +81,19 @@ const HEX = '0123456789abcdef';
  * const random = createRandom(42);
  * random.uuid(); // the same value for every run with seed 42
  */
-export function createRandom(seed: number): Random {
+export function createRandom(seed: number, options: RandomOptions = {}): Random {
   const stream = mulberry32(seed);
-  const next = stream.next;
+  const { onDraw } = options;
+  const next = onDraw
+    ? () => {
+        onDraw();
+        return stream.next();
+      }
+    : stream.next;
   let faker: Faker | undefined;
+  const streams = new Map<string, Random>();
+  // Positions restored before their stream was first asked for (streams are created lazily).
+  const pending = new Map<string, number>();
   const random: Random = {
     seed,
     next,
@@ -90,6 +119,30 @@ export function createRandom(seed: number): Random {
       return faker;
     },
     derive: (label) => createRandom(hashString(`${seed}:${label}`)),
+    stream(label) {
+      let found = streams.get(label);
+      if (!found) {
+        streams.set(label, (found = createRandom(hashString(`${seed}:${label}`), options)));
+        const position = pending.get(label);
+        if (position !== undefined) found.restore(position);
+        pending.delete(label);
+      }
+      return found;
+    },
+    state() {
+      const positions: Record<string, number> = Object.fromEntries(pending);
+      for (const [label, named] of streams) positions[label] = named.snapshot();
+      return { position: stream.position(), streams: positions };
+    },
+    restoreState(state) {
+      random.restore(state.position);
+      pending.clear();
+      for (const [label, position] of Object.entries(state.streams ?? {})) {
+        const named = streams.get(label);
+        if (named) named.restore(position);
+        else pending.set(label, position);
+      }
+    },
     snapshot: () => stream.position(),
     restore(position) {
       stream.seek(position);

@@ -11,7 +11,9 @@ import { eventChannelRoutes } from './event-channels/routes.js';
 import { createEventChannelService } from './event-channels/service.js';
 import { createShippingOperations, shippingOperationRoutes } from './shipping-operations.js';
 import { createShipments, shipmentRoutes } from './shipments.js';
-import { createCarriers } from '../carriers/index.js';
+import { createCarriers, type IssuedNumbers } from '../carriers/index.js';
+import type { Entity } from '../store/collection.js';
+import type { Store } from '../store/store.js';
 import { carrierDefinitionRoutes } from './carrier-definitions/routes.js';
 import { createCarrierDefinitionService } from './carrier-definitions/service.js';
 import { catalogueRoutes } from './catalogue/routes.js';
@@ -28,6 +30,12 @@ import { createTokenIssuer } from './tokens/service.js';
  * receive them here (bookings need parcels, addresses, definitions, …).
  * Add a family: build its service below, then spread its routes in createOperationHandlers.
  */
+/** Issued carrier numbers live in the store's global scope: they outlive a restart of a durable mock. */
+function issuedNumbersIn(store: Store): IssuedNumbers {
+  const numbers = () => store.global.collection<Entity>('issued-carrier-numbers');
+  return { has: (key) => numbers().has(key), add: (key) => void numbers().insert({ id: key }) };
+}
+
 export function createServices(runtime: MockRuntime) {
   const accounts = createAccountService(runtime);
   const tokens = createTokenIssuer(runtime, accounts);
@@ -38,7 +46,13 @@ export function createServices(runtime: MockRuntime) {
   // Carrier data and configuration. `carriers` is the simulated carriers layer bookings send
   // to: carriers.forDefinition(carrierDefinition).book(…) (STAGING sandbox or PRODUCTION network).
   const catalogue = createCatalogueService(runtime);
-  const carriers = createCarriers({ catalogue: runtime.catalogue, clock: runtime.clock, random: runtime.random, interceptors: runtime.carrierInterceptors });
+  const carriers = createCarriers({
+    catalogue: runtime.catalogue,
+    clock: runtime.clock,
+    random: runtime.random,
+    interceptors: runtime.carrierInterceptors,
+    issued: issuedNumbersIn(runtime.store),
+  });
   const carrierDefinitions = createCarrierDefinitionService(runtime, {
     serviceDefinitionsOf: (accountId, carrierDefinitionId) => serviceDefinitions.referencing(accountId, carrierDefinitionId),
   });

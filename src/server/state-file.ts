@@ -1,9 +1,34 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { MockState } from '../admin/state.js';
+import type { Store } from '../store/store.js';
 
 /**
- * --state-file: the state a mock loads at start (when the file exists) and saves on shutdown.
+ * --data: the durable store of a mock (src/store/sqlite-store.ts, loaded only when asked for).
+ * The token signing secret is kept in the file beside the state (it is as secret as the client
+ * secrets already there, and the file is 0600), so tokens issued before a restart stay valid;
+ * --token-secret, when given, wins and replaces the saved one.
+ *
+ * @example const { store, tokenSecret } = await openDataFile('/var/lib/shipmock/mock.db');
+ */
+export async function openDataFile(path: string, options: { tokenSecret?: string; onError?: (error: Error) => void } = {}): Promise<{ store: Store; tokenSecret: string }> {
+  const { openSqliteStore } = await import('../store/sqlite-store.js');
+  const store = openSqliteStore(path, { onError: options.onError });
+  let tokenSecret = options.tokenSecret ?? randomBytes(32).toString('hex');
+  store.part('token-secret', {
+    snapshot: () => tokenSecret,
+    restore(saved) {
+      if (options.tokenSecret === undefined && typeof saved === 'string') tokenSecret = saved;
+    },
+  });
+  store.commit();
+  return { store, tokenSecret };
+}
+
+/**
+ * --state-file: the state a mock loads at start (when the file exists) and saves on shutdown,
+ * as readable JSON (GET /__admin/state plus the token secret). Not crash-safe: a killed process
+ * saves nothing; --data is the durable store.
  * Next to the state the file keeps the token signing secret (never part of GET /__admin/state),
  * so tokens issued before a restart stay valid after it.
  */
@@ -24,9 +49,13 @@ export function readStateFile(path: string, tokenSecret?: string): StateFile {
   return { state: state as MockState, tokenSecret: tokenSecret ?? saved ?? randomBytes(32).toString('hex') };
 }
 
-/** Writes atomically (temp file, then rename): a crash mid-write never leaves half a state. */
+/**
+ * Writes atomically (temp file, then rename): a crash mid-write never leaves half a state.
+ * Mode 0600: the file holds client secrets, webhook secrets and the token secret.
+ */
 export function writeStateFile(path: string, state: MockState, tokenSecret: string): void {
   const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify({ ...state, tokenSecret }, null, 2)}\n`);
+  writeFileSync(temp, `${JSON.stringify({ ...state, tokenSecret }, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(temp, 0o600);
   renameSync(temp, path);
 }

@@ -34,10 +34,19 @@ export interface CollectionSnapshot<T> {
   items: [number, T][];
 }
 
+/**
+ * Told about every write of a collection with the slot's sequence (a durable store records what
+ * to commit, keyed by sequence). The memory store passes none, so the in-memory path pays one
+ * undefined check per write.
+ */
+export type CollectionWatcher = (id: string, seq: number) => void;
+
 export class Collection<T extends Entity> {
   private slots: Slot<T>[] = [];
   private readonly byId = new Map<string, Slot<T>>();
   private nextSeq = 1;
+
+  constructor(private readonly watcher?: CollectionWatcher) {}
 
   get size(): number {
     return this.byId.size;
@@ -56,6 +65,7 @@ export class Collection<T extends Entity> {
     const slot = { seq: this.nextSeq++, value };
     this.slots.push(slot);
     this.byId.set(value.id, slot);
+    this.watcher?.(value.id, slot.seq);
     return value;
   }
 
@@ -64,6 +74,7 @@ export class Collection<T extends Entity> {
     const slot = this.byId.get(value.id);
     if (!slot) throw new Error(`no item ${value.id}`);
     slot.value = value;
+    this.watcher?.(value.id, slot.seq);
     return value;
   }
 
@@ -72,6 +83,7 @@ export class Collection<T extends Entity> {
     if (!slot) return undefined;
     this.byId.delete(id);
     this.slots.splice(this.indexAfter(slot.seq - 1), 1);
+    this.watcher?.(id, slot.seq);
     return slot.value;
   }
 
@@ -118,6 +130,16 @@ export class Collection<T extends Entity> {
       lastSeq = slot.seq;
     }
     return { items };
+  }
+
+  /** Insertion sequence of an item (durable stores keep it, so cursors survive a restart). */
+  seqOf(id: string): number | undefined {
+    return this.byId.get(id)?.seq;
+  }
+
+  /** The sequence the next insert gets (deletes never hand a sequence out twice). */
+  get sequence(): number {
+    return this.nextSeq;
   }
 
   snapshot(): CollectionSnapshot<T> {

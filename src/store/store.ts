@@ -6,21 +6,49 @@ import { Collection, type CollectionSnapshot, type Entity } from './collection.j
  * State lives in scopes: `account:<id>` (the isolation unit of the spec), `company:<id>`, and
  * `global`. A scope is created lazily on first use and holds named collections plus a small
  * key/value map for counters. `reset(accountId)` drops one account's scope; `reset()` all.
+ *
+ * Every read and write of the domain goes through this interface. The memory store is the
+ * working set of every engine: a durable store (src/store/sqlite-store.ts) watches the writes
+ * and makes them durable on `commit()`, which the HTTP layer calls before it answers.
  */
 export class Scope {
   private readonly collections = new Map<string, Collection<any>>();
   /** Small per-scope values (usage counters, settings) that are not lists of resources. */
-  readonly values = new Map<string, unknown>();
+  readonly values: Map<string, unknown>;
+
+  constructor(private readonly watcher?: ScopeWatcher) {
+    this.values = watcher ? new WatchedMap((key) => watcher.value(key)) : new Map();
+  }
 
   collection<T extends Entity>(name: string): Collection<T> {
     let collection = this.collections.get(name);
-    if (!collection) this.collections.set(name, (collection = new Collection<T>()));
+    if (!collection) {
+      const watcher = this.watcher;
+      collection = new Collection<T>(watcher && ((id, seq) => watcher.item(name, id, seq)));
+      this.collections.set(name, collection);
+    }
     return collection as Collection<T>;
+  }
+
+  /** Names of the collections this scope has created so far. */
+  collectionNames(): string[] {
+    return [...this.collections.keys()];
+  }
+
+  /** The collection if it exists, without creating it. */
+  existing<T extends Entity>(name: string): Collection<T> | undefined {
+    return this.collections.get(name) as Collection<T> | undefined;
   }
 
   snapshot(): ScopeSnapshot {
     const collections: Record<string, CollectionSnapshot<Entity>> = {};
-    for (const [name, collection] of this.collections) collections[name] = collection.snapshot();
+    for (const [name, collection] of this.collections) {
+      const data = collection.snapshot();
+      // A collection is created by its first read; one never written to is not state (a refused
+      // request that looked up an unknown id must leave the export as it was).
+      if (data.items.length === 0 && data.nextSeq === 1) continue;
+      collections[name] = data;
+    }
     return { collections, values: Object.fromEntries(this.values) };
   }
 
@@ -29,6 +57,27 @@ export class Scope {
     this.values.clear();
     for (const [name, data] of Object.entries(snapshot.collections)) this.collection(name).restore(data);
     for (const [key, value] of Object.entries(snapshot.values)) this.values.set(key, value);
+  }
+}
+
+/** A Map that reports every key it changes (Scope.values of a durable store). */
+class WatchedMap extends Map<string, unknown> {
+  constructor(private readonly changed?: (key: string) => void) {
+    super();
+  }
+  override set(key: string, value: unknown): this {
+    super.set(key, value);
+    // Map's constructor calls set before `changed` exists.
+    this.changed?.(key);
+    return this;
+  }
+  override delete(key: string): boolean {
+    const had = super.delete(key);
+    if (had) this.changed?.(key);
+    return had;
+  }
+  override clear(): void {
+    for (const key of [...this.keys()]) this.delete(key);
   }
 }
 
@@ -42,46 +91,131 @@ export interface StoreSnapshot {
   scopes: Record<string, ScopeSnapshot>;
 }
 
+/** What a durable store is told about each write of one scope. */
+export interface ScopeWatcher {
+  /** An item was inserted, updated or deleted; `seq` is its slot's insertion sequence. */
+  item(collection: string, id: string, seq: number): void;
+  value(key: string): void;
+}
+
+/**
+ * What a durable store is told about the writes of a memory store: items and values that
+ * changed, scopes that were dropped or replaced wholesale.
+ */
+export interface StoreWatcher {
+  scope(key: string): ScopeWatcher;
+  /** The scope was dropped or replaced (reset, import): its stored rows are all stale. */
+  replaced(key: string): void;
+}
+
+/**
+ * State that lives beside the collections: the random source's positions, the clock, active
+ * scenarios, token revocations, companies. A durable store saves every registered part with
+ * each commit (when its snapshot changed) and restores the saved value when it is registered.
+ */
+export interface StatePart {
+  snapshot(): unknown;
+  restore(saved: unknown): void;
+}
+
 export interface Store {
   account(accountId: string): Scope;
   /** Whether the account's scope exists, without creating it (readers of deleted accounts). */
   hasAccount(accountId: string): boolean;
+  /** Ids of every account scope (start-up work such as re-arming tracker timers). */
+  accountIds(): string[];
   company(companyId: string): Scope;
   readonly global: Scope;
+  /**
+   * State of the mock's own machinery rather than of resources: the webhook delivery queue and
+   * log. Durable like every scope (a --data mock resumes its retries after a restart), but left
+   * out of `snapshot()` — GET /__admin/state carries resources, not deliveries — and dropped by
+   * `restore()` and `reset()` of everything, as the deliveries always were.
+   */
+  readonly system: Scope;
   /** Drops one account's state, or everything when no id is given. */
   reset(accountId?: string): void;
   snapshot(): StoreSnapshot;
   restore(snapshot: StoreSnapshot): void;
+  /** True when writes outlive the process (`commit` does work). */
+  readonly durable: boolean;
+  /**
+   * Registers state kept beside the collections under a stable name. A durable store hands the
+   * saved value to `part.restore` right away (if the file has one) and saves it on each commit.
+   */
+  part(name: string, part: StatePart): void;
+  /**
+   * Makes every write since the last commit durable as one transaction. The HTTP layer calls it
+   * before writing any response; background work gets it scheduled by `touch`. No-op in memory.
+   */
+  commit(): void;
+  /** Asks for a commit soon (state parts changed outside a request). No-op in memory. */
+  touch(): void;
+  /** Commits and releases the engine (file handles); the store is unusable after. */
+  close(): void;
 }
 
+/** The in-memory working set, optionally watched by a durable store. */
+export interface MemoryStore extends Store {
+  /** Every scope key with its scope (durable stores read the working set when they commit). */
+  scopeEntries(): IterableIterator<[string, Scope]>;
+  /** The scope of a key if it exists, without creating it. */
+  existingScope(key: string): Scope | undefined;
+}
+
+/** The key of `Store.system`; a durable store loads it back like any scope. */
+export const SYSTEM_SCOPE = 'system';
+
 /** @example const store = createStore(); store.account(id).collection<Address>('addresses') */
-export function createStore(): Store {
+export function createStore(watcher?: StoreWatcher): MemoryStore {
   const scopes = new Map<string, Scope>();
   const scope = (key: string): Scope => {
     let found = scopes.get(key);
-    if (!found) scopes.set(key, (found = new Scope()));
+    if (!found) scopes.set(key, (found = new Scope(watcher?.scope(key))));
     return found;
   };
   return {
     account: (accountId) => scope(`account:${accountId}`),
     hasAccount: (accountId) => scopes.has(`account:${accountId}`),
+    accountIds: () => [...scopes.keys()].filter((key) => key.startsWith('account:')).map((key) => key.slice('account:'.length)),
     company: (companyId) => scope(`company:${companyId}`),
     get global() {
       return scope('global');
     },
+    get system() {
+      return scope(SYSTEM_SCOPE);
+    },
     reset(accountId) {
-      if (accountId === undefined) scopes.clear();
-      else scopes.delete(`account:${accountId}`);
+      if (accountId === undefined) {
+        if (watcher) for (const key of scopes.keys()) watcher.replaced(key);
+        scopes.clear();
+      } else {
+        const key = `account:${accountId}`;
+        if (scopes.delete(key)) watcher?.replaced(key);
+      }
     },
     snapshot() {
       const out: Record<string, ScopeSnapshot> = {};
-      for (const [key, value] of scopes) out[key] = value.snapshot();
+      for (const [key, value] of scopes) if (key !== SYSTEM_SCOPE) out[key] = value.snapshot();
       return { version: 1, scopes: out };
     },
     restore(snapshot) {
       if (snapshot?.version !== 1) throw new Error('unsupported state snapshot version');
+      if (watcher) for (const key of scopes.keys()) watcher.replaced(key);
       scopes.clear();
-      for (const [key, data] of Object.entries(snapshot.scopes)) scope(key).restore(data);
+      for (const [key, data] of Object.entries(snapshot.scopes)) {
+        // An import brings resources only (see `system`); a durable store loads that scope itself.
+        if (key === SYSTEM_SCOPE) continue;
+        watcher?.replaced(key);
+        scope(key).restore(data);
+      }
     },
+    durable: false,
+    part() {},
+    commit() {},
+    touch() {},
+    close() {},
+    scopeEntries: () => scopes.entries(),
+    existingScope: (key) => scopes.get(key),
   };
 }

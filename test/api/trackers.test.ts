@@ -127,6 +127,21 @@ describe('trackers', () => {
     runtime.dispose();
   });
 
+  it('resumes pending steps after PUT /__admin/state, as a restart does: scans are published with nobody reading', async () => {
+    const { h } = await booked();
+    const exported = await h.http.get('/__admin/state').expect(200);
+    const other = createHarness();
+    const seen: EventEnvelope[] = [];
+    other.runtime.events.subscribe((e) => seen.push(e));
+    await other.http.put('/__admin/state').set('X-Shipmock-Admin', '1').send(exported.body).expect(204);
+    await other.http.post('/__admin/clock/advance').set('X-Shipmock-Admin', '1').send({ duration: 'PT11H' }).expect(200);
+    expect(trackerSteps(seen)).toEqual(['PICKED_UP', 'IN_TRANSIT']);
+    await other.http.post('/__admin/clock/advance').set('X-Shipmock-Admin', '1').send({ duration: 'P30D' }).expect(200);
+    expect(trackerSteps(seen)).toEqual(JOURNEY.slice(1));
+    other.runtime.dispose();
+    h.runtime.dispose();
+  });
+
   it('creates trackers by tracking number: existing → same id, unknown or foreign → 400, wrong carrier → 400', async () => {
     const { h, account, booking } = await booked();
     const other = await newAccount(h, { alias: 'B' });

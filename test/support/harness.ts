@@ -2,7 +2,12 @@ import request from 'supertest';
 import type { RequestListener } from 'node:http';
 import { createApp } from '../../src/app/create-app.js';
 import { createRuntime, type MockRuntime } from '../../src/app/runtime.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { MockOptions } from '../../src/config/options.js';
+import { openSqliteStore } from '../../src/store/sqlite-store.js';
+import type { Store } from '../../src/store/store.js';
 import { createLogger } from '../../src/logging/logger.js';
 import type { Services } from '../../src/resources/index.js';
 
@@ -22,8 +27,18 @@ export interface Harness {
 
 const silent = createLogger({ level: 'silent', format: 'json' });
 
+/**
+ * SHIPMOCK_TEST_STORE=sqlite runs the harness on the durable store: a fresh SQLite file per
+ * harness (in the OS temp dir), every response committed to it, as `--data` does.
+ */
+function testStore(): Store | undefined {
+  if (process.env.SHIPMOCK_TEST_STORE !== 'sqlite') return undefined;
+  const dir = mkdtempSync(join(tmpdir(), 'shipmock-harness-'));
+  return openSqliteStore(join(dir, 'mock.db'));
+}
+
 export function createHarness(options: MockOptions = {}): Harness {
-  const runtime = createRuntime({ seed: 1, clock: { mode: 'manual' }, responseValidation: 'error', ...options }, silent);
+  const runtime = createRuntime({ seed: 1, clock: { mode: 'manual' }, responseValidation: 'error', ...options }, silent, { store: testStore() });
   const { app, services } = createApp(runtime);
   const company = runtime.credentials.defaultCompany;
   return {

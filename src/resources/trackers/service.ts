@@ -197,6 +197,23 @@ export function createTrackerService(runtime: MockRuntime, deps: { carriers: Car
       return view(found);
     },
 
+    /**
+     * Re-arms the timer of every tracker with scans still to come (after a durable mock
+     * restarts, or a state import): pending tracker steps resume, and those that fell due while
+     * the mock was stopped are recorded (with their events) at once.
+     */
+    resume(): number {
+      let armed = 0;
+      for (const accountId of store.accountIds()) {
+        for (const tracker of trackers(accountId).values()) {
+          if (tracker.events.length >= tracker.plan.length) continue;
+          catchUp(accountId, tracker);
+          armed++;
+        }
+      }
+      return armed;
+    },
+
     /** The id of the tracker following a tracking number, if there is one. */
     trackerIdOf(accountId: string, trackingNumber: string): string | undefined {
       return parcels(accountId).get(trackingNumber)?.trackerId;

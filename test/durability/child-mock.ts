@@ -1,0 +1,99 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** The real `shipmock` command (bin/shipmock.js → dist/, built by `npm run build`). */
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const bin = fileURLToPath(new URL('../../bin/shipmock.js', import.meta.url));
+
+export interface ChildMock {
+  child: ChildProcess;
+  url: string;
+  companyId: string;
+  basic: string;
+  output(): string;
+  /** SIGKILL: no shutdown code runs. */
+  kill(): Promise<void>;
+  /** SIGTERM: a clean shutdown; resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Starts `shipmock serve --port 0 …args` as a child process and waits for its banner. */
+export function startChild(args: string[]): Promise<ChildMock> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--log-level', 'warn', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`no start within 15 s:\n${out}`)), 15_000);
+    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+    child.stdout!.on('data', (chunk) => {
+      out += chunk;
+      const match = /listening on (\S+)[\s\S]*company id\s+(\S+)[\s\S]*client id\s+(\S+)[\s\S]*client secret\s+(\S+)/.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolve({
+          child,
+          url: match[1],
+          companyId: match[2],
+          basic: `Basic ${Buffer.from(`${match[3]}:${match[4]}`).toString('base64')}`,
+          output: () => out,
+          async kill() {
+            child.kill('SIGKILL');
+            await exited;
+          },
+          async stop() {
+            child.kill('SIGTERM');
+            return exited;
+          },
+        });
+      }
+    });
+    child.stderr!.on('data', (chunk) => (out += chunk));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited ${code} before listening:\n${out}`));
+    });
+  });
+}
+
+/** Runs the CLI to its exit (for start-up errors). */
+export function runToExit(args: string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [bin, 'serve', '--port', '0', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout!.on('data', (chunk) => (out += chunk));
+    child.stderr!.on('data', (chunk) => (out += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output: out });
+    });
+  });
+}
+
+export interface Answer {
+  status: number;
+  body: any;
+}
+
+/** One HTTP call; throws on network errors (a killed mock), which callers treat as "not acknowledged". */
+export async function call(url: string, method: string, path: string, options: { auth?: string; body?: unknown; admin?: boolean } = {}): Promise<Answer> {
+  const headers: Record<string, string> = {};
+  if (options.auth) headers.Authorization = options.auth;
+  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
+  if (options.admin) headers['X-Shipmock-Admin'] = '1';
+  const res = await fetch(`${url}${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    // not JSON (documents)
+  }
+  return { status: res.status, body };
+}
+
+/** Fails loudly unless the answer has the expected status. */
+export async function expectStatus(promise: Promise<Answer>, status: number, what: string): Promise<any> {
+  const answer = await promise;
+  if (answer.status !== status) throw new Error(`${what}: ${answer.status} ${JSON.stringify(answer.body)}`);
+  return answer.body;
+}

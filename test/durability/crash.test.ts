@@ -1,0 +1,255 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { catalogueIds } from '../../src/catalogue/load-catalogue.js';
+import { createRandom } from '../../src/random/random.js';
+import { call, expectStatus, startChild, type ChildMock } from './child-mock.js';
+
+/**
+ * Issue 13: a mock on a SQLite --data file is killed with SIGKILL at random moments (seeded:
+ * SHIPMOCK_CRASH_SEED reproduces a run) during a write-heavy run, restarted on the same file,
+ * and checked against what the client saw acknowledged: every acknowledged write is there,
+ * nothing half done is visible, no id or tracking number is issued twice, bookings still book.
+ */
+const SEED = Number(process.env.SHIPMOCK_CRASH_SEED ?? Date.now() % 1_000_000);
+const KILLS = 5;
+const dhl = catalogueIds.carrier('DHL_PARCEL');
+const dhlPaket = catalogueIds.service('DHL_PARCEL', 'DHL_PAKET');
+const berlin = { name: 'Erika Mustermann', street: 'Hauptstraße 5', city: 'Berlin', postalCode: '10115', countryCode: 'DE' };
+const munich = { name: 'Max Muster', street: 'Marienplatz 1', city: 'München', postalCode: '80331', countryCode: 'DE' };
+
+interface Kit {
+  serviceDefinitionId: string;
+  shipmentChannelId: string;
+  senderId: string;
+  receiverId: string;
+}
+
+/** What the client saw acknowledged, over every run of the mock. */
+interface Ledger {
+  accounts: Map<string, { auth: string }>;
+  kits: Map<string, Kit>;
+  addresses: Map<string, string>;
+  channels: Map<string, string>;
+  bookings: Map<string, { accountId: string; trackingNumbers?: string[] }>;
+  clockNow?: number;
+  /** Every id and tracking number ever acknowledged: a repeat is a reissued id. */
+  issued: Set<string>;
+  reused: string[];
+  acknowledged: number;
+}
+
+describe('durable state survives kill -9 (SQLite --data)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'shipmock-crash-'));
+  const data = join(dir, 'crash.db');
+  let mock: ChildMock | undefined;
+  afterAll(async () => {
+    await mock?.kill();
+  });
+
+  it(`loses no acknowledged write over ${KILLS} kill points (seed ${SEED})`, async () => {
+    console.log(`crash test seed ${SEED} (SHIPMOCK_CRASH_SEED=${SEED} repeats it)`);
+    const random = createRandom(SEED);
+    const ledger: Ledger = { accounts: new Map(), kits: new Map(), addresses: new Map(), channels: new Map(), bookings: new Map(), issued: new Set(), reused: [], acknowledged: 0 };
+    const issue = (value: string) => {
+      if (ledger.issued.has(value)) ledger.reused.push(value);
+      ledger.issued.add(value);
+    };
+    const report: string[] = [];
+
+    for (let run = 0; run < KILLS; run++) {
+      mock = await startChild(['--data', data, '--seed', '7', '--clock', 'manual', '--clock-start', '2026-03-02T08:00:00Z']);
+      const recovered = await verify(mock, ledger);
+      report.push(`run ${run}: ${recovered.checked} acknowledged writes checked, ${recovered.missing.length} missing`);
+      expect(recovered.missing).toEqual([]);
+      const killAfter = 150 + Math.floor(random.next() * 1200);
+      const before = ledger.acknowledged;
+      await writeUntilKilled(mock, ledger, random, issue, killAfter);
+      report.push(`  killed after ${killAfter} ms: ${ledger.acknowledged - before} writes acknowledged in this run`);
+    }
+
+    // The last restart: everything there, and bookings still book with new numbers (no 500).
+    mock = await startChild(['--data', data, '--seed', '7', '--clock', 'manual']);
+    const final = await verify(mock, ledger);
+    expect(final.missing).toEqual([]);
+    const companyAuth = await companyToken(mock);
+    const [accountId] = [...ledger.kits.keys()];
+    expect(accountId).toBeDefined();
+    for (let i = 0; i < 3; i++) {
+      const booking = await book(mock, ledger, accountId, issue, companyAuth);
+      expect(booking.trackingNumbers.length).toBeGreaterThan(0);
+    }
+    report.push(`final: ${final.checked} acknowledged writes recovered of ${ledger.acknowledged} acknowledged; ids reused: ${ledger.reused.length}`);
+    console.log(report.join('\n'));
+    expect(ledger.reused).toEqual([]);
+    expect(await mock.stop()).toBe(0);
+    mock = undefined;
+  }, 90_000);
+});
+
+async function companyToken(mock: ChildMock): Promise<string> {
+  const body = await expectStatus(call(mock.url, 'POST', `/v1/companies/${mock.companyId}/tokens`, { auth: mock.basic, body: { grantType: 'client_credentials' } }), 200, 'company token');
+  return `Bearer ${body.accessToken}`;
+}
+
+/** Checks every acknowledged write through HTTP; tokens issued before the kill must still work. */
+async function verify(mock: ChildMock, ledger: Ledger): Promise<{ checked: number; missing: string[] }> {
+  const missing: string[] = [];
+  let checked = 0;
+  const companyAuth = await companyToken(mock);
+  const expectFound = async (path: string, auth: string) => {
+    checked++;
+    const answer = await call(mock.url, 'GET', path, { auth });
+    if (answer.status !== 200) missing.push(`${path} → ${answer.status}`);
+    return answer.body;
+  };
+  for (const accountId of ledger.accounts.keys()) await expectFound(`/v1/accounts/${accountId}`, companyAuth);
+  for (const [id, accountId] of ledger.addresses) await expectFound(`/v1/addresses/${id}`, ledger.accounts.get(accountId)!.auth);
+  for (const [id, accountId] of ledger.channels) await expectFound(`/v1/event-channels/${id}`, ledger.accounts.get(accountId)!.auth);
+  for (const [id, booking] of ledger.bookings) {
+    const body = await expectFound(`/v1/shipment-bookings/${id}`, ledger.accounts.get(booking.accountId)!.auth);
+    if (booking.trackingNumbers && JSON.stringify(body?.trackingNumbers) !== JSON.stringify(booking.trackingNumbers)) {
+      missing.push(`booking ${id}: tracking numbers ${JSON.stringify(body?.trackingNumbers)}, acknowledged ${JSON.stringify(booking.trackingNumbers)}`);
+    }
+  }
+  // Nothing half done: every booking the mock shows (acknowledged or not) has its label documents.
+  for (const [accountId, { auth }] of ledger.accounts) {
+    const list = await call(mock.url, 'GET', '/v1/shipment-bookings?limit=100', { auth });
+    if (list.status !== 200) missing.push(`list bookings of ${accountId} → ${list.status}`);
+    for (const booking of list.body?.items ?? []) {
+      for (const documentId of booking.documentIds ?? []) await expectFound(`/v1/documents/${documentId}`, auth);
+      if (booking.status === 'BOOKED' && !booking.trackingNumbers?.length) missing.push(`booking ${booking.id} is BOOKED without tracking numbers`);
+    }
+  }
+  if (ledger.clockNow !== undefined) {
+    checked++;
+    const clock = await call(mock.url, 'GET', '/__admin/clock', { admin: true });
+    if (!(clock.body?.epochMs >= ledger.clockNow)) missing.push(`clock ${clock.body?.now} is before the acknowledged ${new Date(ledger.clockNow).toISOString()}`);
+  }
+  return { checked, missing };
+}
+
+async function book(mock: ChildMock, ledger: Ledger, accountId: string, issue: (value: string) => void, companyAuth: string): Promise<{ id: string; trackingNumbers: string[] }> {
+  const { auth } = ledger.accounts.get(accountId)!;
+  let kit = ledger.kits.get(accountId);
+  if (!kit) {
+    const create = async (path: string, body: unknown) => {
+      const created = await expectStatus(call(mock.url, 'POST', path, { auth, body }), 201, `POST ${path}`);
+      issue(created.id);
+      ledger.acknowledged++;
+      return created.id as string;
+    };
+    const carrierDefinitionId = await create('/v1/carrier-definitions', { carrierId: dhl, name: 'DHL test' });
+    const serviceDefinitionId = await create('/v1/service-definitions', { carrierDefinitionId, serviceId: dhlPaket, name: 'DHL Paket' });
+    const shipmentChannelId = await create('/v1/shipment-channels', { name: 'PDF channel', documentRendering: { labelFormat: 'PDF', labelSize: 'A6' } });
+    const senderId = await create('/v1/addresses', berlin);
+    ledger.addresses.set(senderId, accountId);
+    const receiverId = await create('/v1/addresses', munich);
+    ledger.addresses.set(receiverId, accountId);
+    kit = { serviceDefinitionId, shipmentChannelId, senderId, receiverId };
+    ledger.kits.set(accountId, kit);
+  }
+  const parcel = await expectStatus(call(mock.url, 'POST', '/v1/parcels', { auth, body: { weight: 2.5, reference: 'P-1' } }), 201, 'POST /v1/parcels');
+  issue(parcel.id);
+  ledger.acknowledged++;
+  const created = await expectStatus(
+    call(mock.url, 'POST', '/v1/shipment-bookings', {
+      auth,
+      body: {
+        serviceDefinitionId: kit.serviceDefinitionId,
+        shipmentChannelId: kit.shipmentChannelId,
+        parties: [
+          { role: 'SENDER', entityType: 'ADDRESS', id: kit.senderId },
+          { role: 'RECEIVER', entityType: 'ADDRESS', id: kit.receiverId },
+        ],
+        parcelIds: [parcel.id],
+        reference: 'ORDER-1',
+      },
+    }),
+    201,
+    'POST /v1/shipment-bookings',
+  );
+  issue(created.id);
+  ledger.acknowledged++;
+  const entry: { accountId: string; trackingNumbers?: string[] } = { accountId };
+  ledger.bookings.set(created.id, entry);
+  const got = await expectStatus(call(mock.url, 'GET', `/v1/shipment-bookings/${created.id}`, { auth }), 200, 'GET booking');
+  entry.trackingNumbers = got.trackingNumbers;
+  for (const number of got.trackingNumbers) issue(`tracking:${number}`);
+  void companyAuth;
+  return { id: created.id, trackingNumbers: got.trackingNumbers };
+}
+
+/** Four clients write until the mock is killed `killAfter` ms in; failed calls are not acknowledged. */
+async function writeUntilKilled(mock: ChildMock, ledger: Ledger, random: ReturnType<typeof createRandom>, issue: (value: string) => void, killAfter: number): Promise<void> {
+  const companyAuth = await companyToken(mock);
+  let killed = false;
+  const newAccount = async () => {
+    const created = await expectStatus(
+      call(mock.url, 'POST', '/v1/accounts', {
+        auth: companyAuth,
+        body: {
+          alias: 'Warehouse',
+          company: { name: 'Muster GmbH', vatNumber: 'DE123456789', countryCode: 'DE', city: 'Berlin', postalCode: '10115', address: 'Hauptstrasse 5' },
+          contact: { name: 'Erika Mustermann', email: 'erika@example.com', phone: '+49301234567' },
+        },
+      }),
+      201,
+      'POST /v1/accounts',
+    );
+    issue(created.id);
+    ledger.acknowledged++;
+    // The account token: used after the restarts too (the token secret is in the file).
+    const token = await expectStatus(call(mock.url, 'POST', `/v1/accounts/${created.id}/tokens`, { auth: mock.basic, body: { grantType: 'client_credentials' } }), 200, 'account token');
+    ledger.accounts.set(created.id, { auth: `Bearer ${token.accessToken}` });
+  };
+  const someAccount = () => {
+    const ids = [...ledger.accounts.keys()];
+    return ids[Math.floor(random.next() * ids.length)];
+  };
+  const worker = async () => {
+    while (!killed) {
+      try {
+        const roll = random.next();
+        if (ledger.accounts.size === 0 || roll < 0.08) await newAccount();
+        else if (roll < 0.5) {
+          const accountId = someAccount();
+          const created = await expectStatus(call(mock.url, 'POST', '/v1/addresses', { auth: ledger.accounts.get(accountId)!.auth, body: { ...berlin, name: `Person ${roll}` } }), 201, 'POST /v1/addresses');
+          issue(created.id);
+          ledger.acknowledged++;
+          ledger.addresses.set(created.id, accountId);
+        } else if (roll < 0.6) {
+          const accountId = someAccount();
+          const created = await expectStatus(
+            call(mock.url, 'POST', '/v1/event-channels', { auth: ledger.accounts.get(accountId)!.auth, body: { name: 'hooks', topics: ['ADDRESS'], webhook: { url: 'https://hooks.example.com/x' } } }),
+            201,
+            'POST /v1/event-channels',
+          );
+          issue(created.id);
+          ledger.acknowledged++;
+          ledger.channels.set(created.id, accountId);
+        } else if (roll < 0.66) {
+          // A minute, not an hour: tokens live 4 h of virtual time, and a run acknowledges hundreds of writes.
+          const moved = await expectStatus(call(mock.url, 'POST', '/__admin/clock/advance', { admin: true, body: { duration: 'PT1M' } }), 200, 'advance clock');
+          ledger.acknowledged++;
+          ledger.clockNow = Math.max(ledger.clockNow ?? 0, moved.epochMs);
+        } else {
+          await book(mock, ledger, someAccount(), issue, companyAuth);
+        }
+      } catch (error) {
+        // A call cut by the kill was never acknowledged; anything else is a real failure.
+        if (killed) return;
+        throw error;
+      }
+    }
+  };
+  const timer = new Promise<void>((resolve) =>
+    setTimeout(async () => {
+      killed = true;
+      await mock.kill();
+      resolve();
+    }, killAfter),
+  );
+  await Promise.all([worker(), worker(), worker(), worker(), timer]);
+}
