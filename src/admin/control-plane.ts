@@ -1,6 +1,6 @@
 import type { MockRuntime } from '../app/runtime.js';
 import type { CompanyCredentials } from '../auth/credentials.js';
-import { parseDuration } from '../clock/clock.js';
+import { parseDuration, type TimerFailures } from '../clock/clock.js';
 import type { JournalEntry, JournalFilter } from '../journal/journal.js';
 import { assertHonouredRetryAfter, checkRetryAfter, type RetryAfterReport } from '../journal/retry-after.js';
 import type { ActivateOptions, ActivationView } from '../scenarios/engine.js';
@@ -10,6 +10,8 @@ export interface ClockView {
   now: string;
   epochMs: number;
   mode: 'real' | 'manual';
+  /** Only once a timer's function has thrown (logged; the other timers still fired). */
+  timerFailures?: TimerFailures;
 }
 
 export interface NewCompany {
@@ -71,15 +73,26 @@ export interface ControlPlane {
   };
 }
 
+export interface ControlPlaneOptions {
+  /**
+   * Called after a state import (PUT /__admin/state, --state-file) has put the state in place:
+   * re-arms what it has pending, as a start on a --data file does (tracker steps).
+   */
+  onImported?: () => void;
+}
+
 /** @example const control = createControlPlane(runtime); control.clock.advance('PT4H'); */
-export function createControlPlane(runtime: MockRuntime): ControlPlane {
+export function createControlPlane(runtime: MockRuntime, options: ControlPlaneOptions = {}): ControlPlane {
   const { clock } = runtime;
   // Companies added at run time get ids from their own stream: adding one does not shift resource ids.
-  const companyIds = runtime.random.derive('control-plane-companies');
+  const companyIds = runtime.random.stream('control-plane-companies');
   // A full reset also restarts the seeded id stream: every test after a reset sees the same ids,
   // whatever ran before it (nothing stored is left that the restarted stream could collide with).
   const startOfStream = runtime.random.snapshot();
-  const clockView = (): ClockView => ({ now: clock.nowIso(), epochMs: clock.now(), mode: clock.mode });
+  const clockView = (): ClockView => {
+    const failures = clock.timerFailures();
+    return { now: clock.nowIso(), epochMs: clock.now(), mode: clock.mode, ...(failures.count ? { timerFailures: failures } : {}) };
+  };
   const everything = (filter: JournalFilter = {}) => runtime.journal.find({ limit: runtime.journal.capacity, ...filter });
 
   return {
@@ -96,7 +109,10 @@ export function createControlPlane(runtime: MockRuntime): ControlPlane {
     },
     state: {
       export: () => exportState(runtime),
-      import: (state) => importState(runtime, state),
+      import(state) {
+        importState(runtime, state);
+        options.onImported?.();
+      },
     },
     clock: {
       now: clockView,

@@ -8,6 +8,7 @@ import { ProblemError } from '../errors/problem.js';
 import { pipeline } from './pipeline.js';
 import { isAdminPath, requestState } from './request-state.js';
 import { createResponder, resultViolations } from './respond.js';
+import { commitBeforeRespond } from './commit-before-respond.js';
 import type { MockRuntime } from './runtime.js';
 import { authenticate } from './steps/authenticate.js';
 import { cors, preflight } from './steps/cors.js';
@@ -37,13 +38,18 @@ export interface MockApp {
  * contract, and Express' per-request prototype swap and router walk cost it over two thirds of
  * its throughput (README, Performance).
  *
+ *  0. commit         with a durable store (--data): the request's writes commit as one
+ *                      transaction before any response is written (commit-before-respond.ts)
  *  1. requestId        X-Request-Id, URL split once, request log line
  *  2. journal          records the request in the journal when its connection is done (not /__admin)
- *  3. cors             Access-Control-Allow-Origin on every response
- *  4. /__admin         control plane (contract/admin.yaml), outside the API's rules
+ *  3. cors             Access-Control-Allow-Origin on every API response (/__admin: only
+ *                      --admin-origin origins, src/admin/admin-access.ts)
+ *  4. /__admin         control plane (contract/admin.yaml), outside the API's rules; Host,
+ *                      Origin, admin key and no simple POSTs checked first (admin-access.ts)
  *  5. scenarioFaults   active scenarios' request rules: latency, injected problem, connection
  *                      reset, damaged body, own rate limit, forced token expiry, strict echo
- *  6. rateLimit        per-credential window (or the scenario's), X-RateLimit-*, 429 + Retry-After
+ *  6. rateLimit        window of the verified credential, else of the client address (or the
+ *                      scenario's); X-RateLimit-*, 429 + Retry-After; locks wrong client secrets
  *  7. preflight        OPTIONS answered from the contract's methods
  *  8. routeMatch       contract operation for method + path (404 / 405 problems)
  *  9. authenticate     token level vs the operation's security (401 / 403)
@@ -60,7 +66,8 @@ export function createApp(runtime: MockRuntime): MockApp {
   const responder = createResponder(runtime);
   const writeError = errorWriter({ logger: runtime.logger, responder });
 
-  const control = createControlPlane(runtime);
+  // An imported state's pending tracker steps resume (those due at its clock are recorded now).
+  const control = createControlPlane(runtime, { onImported: () => services.trackers.resume() });
   const prism = createPrismFallback({
     contract: runtime.contract,
     seed: runtime.options.seed,
@@ -68,10 +75,10 @@ export function createApp(runtime: MockRuntime): MockApp {
   });
   const faults: Omit<ScenarioFaultsOptions, 'phase'> = {
     engine: runtime.scenarios,
-    tokens: runtime.tokens,
     revocations: runtime.tokenRevocations,
     routes: runtime.routes,
     limiter: runtime.rateLimiter,
+    callers: runtime.callers,
     validators: runtime.validators,
     now: runtime.clock.now,
   };
@@ -79,7 +86,7 @@ export function createApp(runtime: MockRuntime): MockApp {
   const stateful = runtime.options.stateful;
   const front = pipeline([
     requestId({ logger: runtime.logger, now: runtime.clock.now }),
-    journalRecorder({ journal: runtime.journal, now: runtime.clock.now, tokens: runtime.tokens, scenarios: runtime.scenarios }),
+    journalRecorder({ journal: runtime.journal, now: runtime.clock.now, scenarios: runtime.scenarios }),
     cors(),
   ]);
   // The control plane's Express app loads on first use (see admin-app.ts).
@@ -87,7 +94,7 @@ export function createApp(runtime: MockRuntime): MockApp {
   const adminApp = () => (admin ??= import('../admin/admin-app.js').then((m) => m.createAdminApp(runtime, control, writeError)));
   const api = pipeline([
     scenarioFaults({ ...faults, phase: 'request' }),
-    rateLimit({ limiter: runtime.rateLimiter, tokens: runtime.tokens }),
+    rateLimit({ limiter: runtime.rateLimiter, callers: runtime.callers, lockout: runtime.loginLockout }),
     preflight({ allowedMethods: (path) => allowedMethods(runtime, path) }),
     routeMatch({ routes: runtime.routes }),
     authenticate({
@@ -107,11 +114,14 @@ export function createApp(runtime: MockRuntime): MockApp {
     }),
   ]);
 
+  // Durable store only: the request's writes are committed before its response is written.
+  const commit = commitBeforeRespond({ store: runtime.store, logger: runtime.logger });
   const app: RequestListener = (rawReq, rawRes) => {
     // The steps only use node's request/response plus the request state; Express' typings are
     // kept for them so the same steps also run inside the admin app.
     const req = rawReq as Request;
     const res = rawRes as Response;
+    commit?.(rawRes);
     const fail = (error: unknown) =>
       writeError(error ?? new ProblemError('internal-error', { detail: 'No pipeline step answered the request' }), req, res, () => {});
     front(req, res, (error?: unknown) => {

@@ -1,4 +1,4 @@
-import { BUILT_IN_CREDENTIALS_PATH, createCredentialRegistry, readCredentialsFile, type CredentialRegistry } from '../auth/credentials.js';
+import { BUILT_IN_CREDENTIALS_PATH, createCredentialRegistry, readCredentialsFile, type CompanyCredentials, type CredentialRegistry } from '../auth/credentials.js';
 import { createTokenService, type TokenService } from '../auth/tokens.js';
 import { createCarrierInterceptors, type CarrierInterceptors } from '../carriers/interceptors.js';
 import { loadCatalogue } from '../catalogue/load-catalogue.js';
@@ -11,11 +11,14 @@ import { createValidators, type ContractValidators } from '../contract/validator
 import { createRouteMatcher, type RouteMatcher } from '../contract/route-matcher.js';
 import { createChannelSource } from '../events/channel-source.js';
 import { createEventBus, type EventBus } from '../events/event-bus.js';
+import type { Delivery } from '../events/delivery-log.js';
 import { createWebhookDispatcher, type WebhookDispatcher } from '../events/webhook-dispatcher.js';
 import { resolveWebhookOptions } from '../events/webhook-options.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import { createRandom, type Random } from '../random/random.js';
-import { createRateLimiter, type RateLimiter } from '../rate-limit/rate-limiter.js';
+import { createCallerIdentifier, type CallerIdentifier } from '../rate-limit/callers.js';
+import type { LoginLockout } from '../rate-limit/login-lockout.js';
+import { createRequestLimits, type RequestLimits } from '../rate-limit/request-limits.js';
 import { createStore, type Store } from '../store/store.js';
 import { createJournal, type Journal } from '../journal/journal.js';
 import { scenarioCarrierInterceptor } from '../scenarios/carrier-faults.js';
@@ -40,7 +43,12 @@ export interface MockRuntime {
   events: EventBus;
   tokens: TokenService;
   credentials: CredentialRegistry;
-  rateLimiter: RateLimiter;
+  /** Request windows: per verified credential, and per client address for everyone else. */
+  rateLimiter: RequestLimits;
+  /** Wrong client secrets per (client id, address), locking the pair after too many. */
+  loginLockout: LoginLockout;
+  /** Who a request counts against (verifies the token or client credentials). */
+  callers: CallerIdentifier;
   logger: Logger;
   /** Webhook delivery of bus events to Event Channels, and its delivery log. */
   webhooks: WebhookDispatcher;
@@ -56,20 +64,34 @@ export interface MockRuntime {
   dispose(): void;
 }
 
-export function createRuntime(input: MockOptions = {}, logger?: Logger): MockRuntime {
+/** The collection of `store.system` that holds the webhook deliveries (queue, retries, dead letters). */
+const WEBHOOK_DELIVERIES = 'webhook-deliveries';
+
+/** What the composition root may hand in instead of building it (startMock: a durable store). */
+export interface RuntimeDeps {
+  /** The store; default an in-memory one. A durable store gets the state parts registered. */
+  store?: Store;
+}
+
+export function createRuntime(input: MockOptions = {}, logger?: Logger, deps: RuntimeDeps = {}): MockRuntime {
   const options = resolveOptions(input);
   const log = logger ?? createLogger({ level: options.logLevel, format: options.logFormat });
   const { contract, schemas } = loadCompiledContract(input.contract);
-  const clock = createClock(input.clock);
-  const random = createRandom(options.seed);
+  // A timer that throws (tracker progression, account expiry, webhook retry) is logged and
+  // counted on GET /__admin/clock instead of crashing the process.
+  const clock = createClock({ ...input.clock, onTimerError: (error) => log.error({ err: error }, 'clock timer failed') });
+  const store = deps.store ?? createStore();
+  // A durable store commits soon after any draw, so an id handed out by background work (a
+  // delivery id) is saved before it can be seen, even when no request follows.
+  const random = createRandom(options.seed, store.durable ? { onDraw: store.touch } : {});
   const credentials = createCredentialRegistry(input.credentials ?? readCredentialsFile(BUILT_IN_CREDENTIALS_PATH));
   const company = credentials.defaultCompany;
   if (input.companyId) company.companyId = input.companyId;
   if (input.clientId) company.clientId = input.clientId;
   if (input.clientSecret) company.clientSecret = input.clientSecret;
-  const store = createStore();
   const tokenRevocations = createTokenRevocations(clock);
   const scenarios = createScenarioEngine({ clock, random, loader: createScenarioLoader() });
+  registerStateParts(store, { random, clock, scenarios, tokenRevocations, credentials });
   for (const entry of input.scenarios ?? []) {
     const { scenario, ...scope } = typeof entry === 'string' ? { scenario: entry } : entry;
     scenarios.activate(scenario, { ...scope, source: 'start' });
@@ -86,9 +108,14 @@ export function createRuntime(input: MockOptions = {}, logger?: Logger): MockRun
     channels: createChannelSource(store),
     logger: log,
     options: webhookOptions,
+    // The queue, waiting retries and dead letters are store state: durable with --data.
+    records: () => store.system.collection<Delivery>(WEBHOOK_DELIVERIES),
     // Scenario webhook effects (failing receiver, timeouts, lost acknowledgements) per attempt.
     transport: withScenarioWebhookFaults(createWebhookTransport({ timeoutMs: webhookOptions.timeoutMs, maxSockets: webhookOptions.maxSockets }), scenarios),
   });
+  const tokens = withRevocations(createTokenService({ secret: input.tokenSecret, now: clock.now }), tokenRevocations);
+  const rateLimiter = createRequestLimits({ clock, principal: options.rateLimit, address: options.addressRateLimit, lockout: options.loginLockout });
+  const loginLockout = rateLimiter.lockout;
   return {
     options,
     contract,
@@ -98,9 +125,11 @@ export function createRuntime(input: MockOptions = {}, logger?: Logger): MockRun
     random,
     store,
     events,
-    tokens: withRevocations(createTokenService({ secret: input.tokenSecret, now: clock.now }), tokenRevocations),
+    tokens,
     credentials,
-    rateLimiter: createRateLimiter({ clock, ...options.rateLimit }),
+    rateLimiter,
+    loginLockout,
+    callers: createCallerIdentifier({ tokens, credentials, lockout: loginLockout, limiter: rateLimiter }),
     logger: log,
     webhooks,
     catalogue: loadCatalogue(),
@@ -111,6 +140,37 @@ export function createRuntime(input: MockOptions = {}, logger?: Logger): MockRun
     dispose() {
       webhooks.dispose();
       clock.dispose();
+      store.close();
     },
   };
+}
+
+/**
+ * The state beside the collections that a durable store saves with each commit (and gives back
+ * here, at start): random positions (ids never repeat), the clock, active scenarios with their
+ * counters, forced token expiries, companies added at run time. Registered before the start
+ * scenarios are activated, so --scenario flags apply on top of the saved ones.
+ */
+function registerStateParts(
+  store: Store,
+  parts: { random: Random; clock: Clock; scenarios: ScenarioEngine; tokenRevocations: TokenRevocations; credentials: CredentialRegistry },
+): void {
+  if (!store.durable) return;
+  const { random, clock, scenarios, tokenRevocations, credentials } = parts;
+  store.part('random', { snapshot: () => random.state(), restore: (saved) => random.restoreState(saved as ReturnType<Random['state']>) });
+  store.part('clock', { snapshot: () => clock.snapshot(), restore: (saved) => clock.restore(saved as ReturnType<Clock['snapshot']>) });
+  store.part('scenarios', { snapshot: () => scenarios.snapshot(), restore: (saved) => scenarios.restore(saved as ReturnType<ScenarioEngine['snapshot']>) });
+  store.part('token-revocations', {
+    snapshot: () => tokenRevocations.snapshot(),
+    restore: (saved) => tokenRevocations.restore(saved as ReturnType<TokenRevocations['snapshot']>),
+  });
+  store.part('companies', {
+    snapshot: () => credentials.companies,
+    restore(saved) {
+      for (const company of saved as CompanyCredentials[]) {
+        const known = credentials.company(company.companyId) ?? credentials.companies.find((c) => c.clientId === company.clientId);
+        if (!known) credentials.addCompany({ ...company });
+      }
+    },
+  });
 }

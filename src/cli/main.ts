@@ -6,7 +6,7 @@ import { CONTROL_PLANE_FLAGS, CONTROL_PLANE_USAGE, controlPlaneBanner, controlPl
 import { parseArgs, type FlagSpec } from './parse-args.js';
 import { proxyCommand } from './proxy-command.js';
 import { verifyCommand } from './verify-command.js';
-import { parseRateLimit, parseTokenTtls } from './parse-limits.js';
+import { parseByteSize, parseDuration, parseLoginLockout, parseRateLimit, parseTokenTtls } from './parse-limits.js';
 
 const SERVE_FLAGS: Record<string, FlagSpec> = {
   port: { type: 'number' },
@@ -25,6 +25,14 @@ const SERVE_FLAGS: Record<string, FlagSpec> = {
   'token-secret': { type: 'string' },
   'token-ttl': { type: 'string', repeatable: true },
   'rate-limit': { type: 'string' },
+  'address-rate-limit': { type: 'string' },
+  'login-lockout': { type: 'string' },
+  'headers-timeout': { type: 'string' },
+  'request-timeout': { type: 'string' },
+  'keep-alive-timeout': { type: 'string' },
+  'max-connections': { type: 'number' },
+  'webhook-hosts': { type: 'string', repeatable: true },
+  'body-limit': { type: 'string' },
   tls: { type: 'boolean' },
   ...CONTROL_PLANE_FLAGS,
   cert: { type: 'string' },
@@ -51,9 +59,25 @@ const USAGE = `Usage: shipmock serve [options]
   --token-ttl LEVEL=DUR    token lifetime of company|account|affiliate|admin, e.g. affiliate=4h (repeatable;
                            defaults company 4h, account 4h, affiliate 15m, admin 1h)
   --rate-limit N/DUR       requests per window per credential, e.g. 600/60s (default 6000/60s)
+  --address-rate-limit N/DUR  requests per window per client address without a valid credential
+                           (default a tenth of --rate-limit: 600/60s)
+  --login-lockout N/DUR    wrong client secrets per client id and address before a 429 lock (default 10/15m)
+  --headers-timeout DUR    time a client has to send its request headers (default 10s)
+  --request-timeout DUR    time a client has to send its whole request (default 30s)
+  --keep-alive-timeout DUR idle time before a keep-alive connection closes (default 5s)
+  --max-connections N      open connections at most; more are closed on accept (default 1024)
+  --body-limit SIZE        largest request body, API and /__admin alike, e.g. 512kb, 32mb (default 1mb;
+                           raise it to import a large state over PUT /__admin/state)
+  --webhook-hosts LIST     hosts Event Channel webhooks may point at, comma-separated or repeated:
+                           host, *.suffix, either with :port (default: any host)
   --tls                    serve HTTPS with a self-signed certificate generated at start
   --cert FILE --key FILE   serve HTTPS with this PEM certificate and key
 ${CONTROL_PLANE_USAGE}`;
+
+/** `--webhook-hosts a,b --webhook-hosts c` → ['a', 'b', 'c']. */
+function splitList(values: string[]): string[] {
+  return values.flatMap((value) => value.split(',')).map((entry) => entry.trim()).filter(Boolean);
+}
 
 async function serve(argv: string[]): Promise<void> {
   const { flags } = parseArgs(argv, SERVE_FLAGS);
@@ -80,6 +104,16 @@ async function serve(argv: string[]): Promise<void> {
     tokenSecret: flags['token-secret'],
     tokenLifetimes: flags['token-ttl'] ? parseTokenTtls(flags['token-ttl']) : undefined,
     rateLimit: flags['rate-limit'] ? parseRateLimit(flags['rate-limit']) : undefined,
+    addressRateLimit: flags['address-rate-limit'] ? parseRateLimit(flags['address-rate-limit'], '--address-rate-limit') : undefined,
+    loginLockout: flags['login-lockout'] ? parseLoginLockout(flags['login-lockout']) : undefined,
+    connections: {
+      headersTimeoutMs: flags['headers-timeout'] ? parseDuration(flags['headers-timeout']) : undefined,
+      requestTimeoutMs: flags['request-timeout'] ? parseDuration(flags['request-timeout']) : undefined,
+      keepAliveTimeoutMs: flags['keep-alive-timeout'] ? parseDuration(flags['keep-alive-timeout']) : undefined,
+      maxConnections: flags['max-connections'],
+    },
+    bodyLimit: flags['body-limit'] ? parseByteSize(flags['body-limit'], '--body-limit') : undefined,
+    webhooks: flags['webhook-hosts'] ? { allowedHosts: splitList(flags['webhook-hosts']) } : undefined,
     tls: flags.tls,
     cert: flags.cert,
     key: flags.key,
@@ -90,9 +124,11 @@ async function serve(argv: string[]): Promise<void> {
   const banner = controlPlaneBanner({
     host: mock.host,
     adminKey: controlPlane.adminKey,
+    adminOrigins: controlPlane.adminOrigins,
     clockMode: mock.runtime.clock.mode,
     scenarios: mock.scenarios.list().map((s) => s.name),
     stateFile: controlPlane.stateFile,
+    data: controlPlane.data,
   });
   if (logFormat === 'json') {
     logger.info({ url: mock.url, companyId: c.companyId, clientId: c.clientId, clientSecret: c.clientSecret }, 'shipmock listening');

@@ -33,8 +33,15 @@ export interface MockOptions {
   clientSecret?: string;
   /** Token lifetimes in ms. Defaults: company and account 4 h, affiliate 15 min, admin 1 h. */
   tokenLifetimes?: Partial<Record<'company' | 'account' | 'affiliate' | 'admin', number>>;
-  /** Requests per window per credential. Default 6000 per 60 s. */
+  /** Requests per window per verified credential. Default 6000 per 60 s. */
   rateLimit?: { limit: number; windowMs: number };
+  /**
+   * Requests per window per client address for callers without a verified credential (none,
+   * garbage, forged or expired token, wrong Basic). Default a tenth of `rateLimit` (600 per 60 s).
+   */
+  addressRateLimit?: { limit: number; windowMs: number };
+  /** Wrong client secrets per (client id, address) before that pair is locked (429). Default 10 per 15 min. */
+  loginLockout?: { failures: number; windowMs: number };
   /** Webhook delivery: timeout, attempts, backoff, jitter, log caps (src/events/webhook-options.ts). */
   webhooks?: WebhookOptions;
   logLevel?: LogLevel;
@@ -45,6 +52,16 @@ export interface MockOptions {
   journalSize?: number;
   /** Key the control plane (/__admin) requires in X-Admin-Key. Without one it answers only loopback callers. */
   adminKey?: string;
+  /**
+   * Browser origins (`http://localhost:3000`) allowed to call the control plane cross-origin;
+   * every other page is refused (README, Control plane security). Default none.
+   */
+  adminOrigins?: string[];
+  /**
+   * Host header names the control plane accepts besides loopback ones (localhost, 127.0.0.0/8,
+   * [::1]); guards against DNS rebinding. Not checked when an admin key is set. Default none.
+   */
+  adminHosts?: string[];
 }
 
 /** A scenario to activate: its name or file, or the name/file/definition with a scope and parameters. */
@@ -56,6 +73,9 @@ export interface ResolvedOptions extends Required<Pick<MockOptions, 'seed' | 'un
   raw: MockOptions;
   tokenLifetimes: Record<'company' | 'account' | 'affiliate' | 'admin', number>;
   rateLimit: { limit: number; windowMs: number };
+  /** Unset: derived from rateLimit (src/rate-limit/request-limits.ts). */
+  addressRateLimit?: { limit: number; windowMs: number };
+  loginLockout: { failures: number; windowMs: number };
 }
 
 const HOUR = 3_600_000;
@@ -79,5 +99,7 @@ export function resolveOptions(options: MockOptions = {}): ResolvedOptions {
       ...options.tokenLifetimes,
     },
     rateLimit: options.rateLimit ?? { limit: 6000, windowMs: 60_000 },
+    addressRateLimit: options.addressRateLimit,
+    loginLockout: options.loginLockout ?? { failures: 10, windowMs: 15 * 60_000 },
   };
 }

@@ -7,8 +7,9 @@ import type { CompanyCredentials } from '../auth/credentials.js';
 import type { MockOptions } from '../config/options.js';
 import type { Logger } from '../logging/logger.js';
 import type { Services } from '../resources/index.js';
+import { applyConnectionLimits, resolveConnectionLimits, serverOptionsOf, type ConnectionLimits } from './connection-limits.js';
 import { createMockHandles, type MockHandles } from './mock-handles.js';
-import { readStateFile, writeStateFile } from './state-file.js';
+import { openDataFile, readStateFile, writeStateFile } from './state-file.js';
 import { resolveTls, type TlsOptions } from './tls.js';
 
 export interface StartOptions extends MockOptions, TlsOptions {
@@ -20,6 +21,13 @@ export interface StartOptions extends MockOptions, TlsOptions {
   logger?: Logger;
   /** Loads this state file at start when it exists and saves the state to it on close(). */
   stateFile?: string;
+  /**
+   * Keeps the state in this SQLite file (created 0600 when missing): every request's writes are
+   * committed before its response, so a killed process loses no acknowledged write. Not with stateFile.
+   */
+  data?: string;
+  /** Slow-client limits: headers/request/keep-alive timeouts, connection cap (README, Slow clients). */
+  connections?: ConnectionLimits;
 }
 
 export interface RunningMock extends MockHandles {
@@ -43,9 +51,24 @@ export interface RunningMock extends MockHandles {
  * await mock.close();
  */
 export async function startMock(options: StartOptions = {}): Promise<RunningMock> {
+  // Checked first: a bad value must fail before anything starts.
+  const limits = resolveConnectionLimits(options.connections);
+  if (options.data && options.stateFile) throw new Error('--data and --state-file cannot be combined: --data keeps the state durably, --state-file is a JSON snapshot saved on shutdown');
   const saved = options.stateFile ? readStateFile(options.stateFile, options.tokenSecret) : undefined;
-  const runtime = createRuntime(saved ? { ...options, tokenSecret: saved.tokenSecret } : options, options.logger);
+  let runtime: MockRuntime | undefined;
+  const durable = options.data
+    ? await openDataFile(options.data, { tokenSecret: options.tokenSecret, onError: (error) => runtime?.logger.error({ err: error }, 'background commit failed') })
+    : undefined;
+  const tokenSecret = durable?.tokenSecret ?? saved?.tokenSecret;
+  try {
+    runtime = createRuntime(tokenSecret ? { ...options, tokenSecret } : options, options.logger, { store: durable?.store });
+  } catch (error) {
+    durable?.store.close();
+    throw error;
+  }
   const { app, services, control } = createApp(runtime);
+  // Tracker scans that were pending when the mock stopped resume (and those due meanwhile happen now).
+  if (durable) services.trackers.resume();
   if (saved?.state) {
     try {
       control.state.import(saved.state);
@@ -55,13 +78,19 @@ export async function startMock(options: StartOptions = {}): Promise<RunningMock
     }
   }
   const tls = await resolveTls(options, options.host);
-  const server: Server = tls ? createHttpsServer(tls, app) : createServer(app);
-  server.keepAliveTimeout = 65_000;
+  const server: Server = tls ? createHttpsServer({ ...tls, ...serverOptionsOf(limits) }, app) : createServer(serverOptionsOf(limits), app);
+  applyConnectionLimits(server, limits);
   const host = options.host ?? '127.0.0.1';
+  const started = runtime;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const failed = (error: Error) => {
+      // Releases the data file (and its lock) when the port cannot be had.
+      started.dispose();
+      reject(error);
+    };
+    server.once('error', failed);
     server.listen(options.port ?? 4010, host, () => {
-      server.off('error', reject);
+      server.off('error', failed);
       resolve();
     });
   });

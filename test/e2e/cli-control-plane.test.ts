@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,6 +45,16 @@ async function post(url: string, auth: string, body: unknown) {
   return { status: res.status, body: await res.json() };
 }
 
+/** GET with another Host header (fetch always sends the URL's own). */
+function statusWithHost(url: string, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    get(url, { headers: { Host: host } }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    }).on('error', reject);
+  });
+}
+
 describe('shipmock serve: control-plane flags', () => {
   it('starts with a manual clock and a scenario file, saves the state on SIGTERM and restores it (tokens too) on the next start', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'shipmock-cli-'));
@@ -74,6 +85,8 @@ describe('shipmock serve: control-plane flags', () => {
     await fetch(`${first.url}/__admin/clock/advance`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ duration: 'PT1H' }) });
     expect(await stop(first.child)).toBe(0);
     expect(existsSync(stateFile)).toBe(true);
+    // It holds client, webhook and token secrets: owner only.
+    expect(statSync(stateFile).mode & 0o777).toBe(0o600);
     expect(JSON.parse(readFileSync(stateFile, 'utf8'))).toMatchObject({ format: 'shipmock-state', clock: { now: '2026-05-01T01:00:00.000Z' }, tokenSecret: expect.any(String) });
 
     const second = await startCli(args);
@@ -92,6 +105,36 @@ describe('shipmock serve: control-plane flags', () => {
     expect((await fetch(`${started.url}/__admin/health`)).status).toBe(200);
   });
 
+  it('answers only the pages of --admin-origin, and the Host names of --admin-host', async () => {
+    const started = await startCli(['--admin-origin', 'http://localhost:3000,http://127.0.0.1:5173', '--admin-host', 'mock.test']);
+    expect(started.banner).toMatch(/admin origins +http:\/\/localhost:3000, http:\/\/127\.0\.0\.1:5173/);
+    const page = (origin: string) => ({ Origin: origin, 'Sec-Fetch-Site': 'same-site', 'Sec-Fetch-Mode': 'cors' });
+    const allowed = await fetch(`${started.url}/__admin/clock`, { headers: page('http://127.0.0.1:5173') });
+    expect(allowed.status).toBe(200);
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('http://127.0.0.1:5173');
+    const other = await fetch(`${started.url}/__admin/reset`, { method: 'POST', headers: { ...page('https://evil.example'), 'Content-Type': 'application/json' }, body: '{}' });
+    expect(other.status).toBe(403);
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
+    // A body-less POST from the terminal needs the intent header (README, Control plane security).
+    expect((await fetch(`${started.url}/__admin/reset`, { method: 'POST' })).status).toBe(403);
+    expect((await fetch(`${started.url}/__admin/reset`, { method: 'POST', headers: { 'X-Shipmock-Admin': '1' } })).status).toBe(204);
+    expect(await statusWithHost(`${started.url}/__admin/clock`, 'mock.test:4010')).toBe(200);
+    expect(await statusWithHost(`${started.url}/__admin/clock`, 'evil.example:4010')).toBe(403);
+  });
+
+  it('holds the API and the control plane to one --body-limit', async () => {
+    const started = await startCli(['--body-limit', '2kb']);
+    const body = JSON.stringify({ grantType: 'client_credentials', pad: 'x'.repeat(3000) });
+    const json = { 'Content-Type': 'application/json' };
+    const [company] = (await (await fetch(`${started.url}/__admin/credentials`)).json()).companies;
+    const basic = `Basic ${Buffer.from(`${company.clientId}:${company.clientSecret}`).toString('base64')}`;
+    const tokens = `${started.url}/v1/companies/${company.companyId}/tokens`;
+    expect((await fetch(tokens, { method: 'POST', headers: { ...json, Authorization: basic }, body })).status).toBe(413);
+    expect((await fetch(`${started.url}/__admin/scenarios`, { method: 'POST', headers: json, body })).status).toBe(413);
+    // Under the limit, the same control-plane call is read and judged on its content.
+    expect((await fetch(`${started.url}/__admin/scenarios`, { method: 'POST', headers: json, body: JSON.stringify({ name: 'rate-limit-burst' }) })).status).toBe(201);
+  });
+
   it('says at start that a non-loopback bind without a key keeps the control plane local', async () => {
     const started = await startCli(['--host', '0.0.0.0']);
     expect(started.banner).toMatch(/answers only callers on this machine: bound to 0\.0\.0\.0 without --admin-key/);
@@ -102,6 +145,9 @@ describe('shipmock serve: control-plane flags', () => {
     [['--clock-start', 'yesterday'], /--clock-start must be an ISO 8601 date-time/],
     [['--scenario', 'no-such-scenario'], /no scenario named no-such-scenario/],
     [['--admin-key', 'short'], /--admin-key must be at least 8 characters/],
+    [['--admin-origin', '*'], /--admin-origin: "\*" is not an origin/],
+    [['--body-limit', 'lots'], /--body-limit "lots" must be a size/],
+    [['--admin-origin', 'http://localhost:3000/app'], /--admin-origin: .*\(scheme, host and port only\)/],
   ])('refuses %j with a message', (args, message) => {
     const result = spawnSync(process.execPath, [bin, 'serve', '--port', '0', ...args], { cwd: root, encoding: 'utf8', timeout: 10_000 });
     expect(result.status).toBe(2);
