@@ -30,15 +30,17 @@ interface Kit {
 interface Ledger {
   accounts: Map<string, { auth: string }>;
   kits: Map<string, Kit>;
-  addresses: Map<string, string>;
-  channels: Map<string, string>;
   bookings: Map<string, { accountId: string; trackingNumbers?: string[] }>;
-  clockNow?: number;
+  /** Every acknowledged create: the path that reads it back → the account whose token reads it (null: the company's). */
+  written: Map<string, string | null>;
+  /** Virtual time after each acknowledged clock move. */
+  clockMoves: number[];
   /** Every id and tracking number ever acknowledged: a repeat is a reissued id. */
   issued: Set<string>;
   reused: string[];
-  acknowledged: number;
 }
+
+const acknowledged = (ledger: Ledger) => ledger.written.size + ledger.clockMoves.length;
 
 describe('durable state survives kill -9 (SQLite --data)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'shipmock-crash-'));
@@ -51,7 +53,7 @@ describe('durable state survives kill -9 (SQLite --data)', () => {
   it(`loses no acknowledged write over ${KILLS} kill points (seed ${SEED})`, async () => {
     console.log(`crash test seed ${SEED} (SHIPMOCK_CRASH_SEED=${SEED} repeats it)`);
     const random = createRandom(SEED);
-    const ledger: Ledger = { accounts: new Map(), kits: new Map(), addresses: new Map(), channels: new Map(), bookings: new Map(), issued: new Set(), reused: [], acknowledged: 0 };
+    const ledger: Ledger = { accounts: new Map(), kits: new Map(), bookings: new Map(), written: new Map(), clockMoves: [], issued: new Set(), reused: [] };
     const issue = (value: string) => {
       if (ledger.issued.has(value)) ledger.reused.push(value);
       ledger.issued.add(value);
@@ -61,18 +63,21 @@ describe('durable state survives kill -9 (SQLite --data)', () => {
     for (let run = 0; run < KILLS; run++) {
       mock = await startChild(['--data', data, '--seed', '7', '--clock', 'manual', '--clock-start', '2026-03-02T08:00:00Z']);
       const recovered = await verify(mock, ledger);
-      report.push(`run ${run}: ${recovered.checked} acknowledged writes checked, ${recovered.missing.length} missing`);
+      report.push(`run ${run}: ${recovered.recovered} of ${acknowledged(ledger)} acknowledged writes recovered, ${recovered.missing.length} missing`);
       expect(recovered.missing).toEqual([]);
+      expect(recovered.recovered).toBe(acknowledged(ledger));
       const killAfter = 150 + Math.floor(random.next() * 1200);
-      const before = ledger.acknowledged;
+      const before = acknowledged(ledger);
       await writeUntilKilled(mock, ledger, random, issue, killAfter);
-      report.push(`  killed after ${killAfter} ms: ${ledger.acknowledged - before} writes acknowledged in this run`);
+      report.push(`  killed after ${killAfter} ms: ${acknowledged(ledger) - before} writes acknowledged in this run`);
     }
 
     // The last restart: everything there, and bookings still book with new numbers (no 500).
     mock = await startChild(['--data', data, '--seed', '7', '--clock', 'manual']);
     const final = await verify(mock, ledger);
     expect(final.missing).toEqual([]);
+    const acknowledgedBeforeRestart = acknowledged(ledger);
+    expect(final.recovered).toBe(acknowledgedBeforeRestart);
     const companyAuth = await companyToken(mock);
     const [accountId] = [...ledger.kits.keys()];
     expect(accountId).toBeDefined();
@@ -80,7 +85,7 @@ describe('durable state survives kill -9 (SQLite --data)', () => {
       const booking = await book(mock, ledger, accountId, issue, companyAuth);
       expect(booking.trackingNumbers.length).toBeGreaterThan(0);
     }
-    report.push(`final: ${final.checked} acknowledged writes recovered of ${ledger.acknowledged} acknowledged; ids reused: ${ledger.reused.length}`);
+    report.push(`final: ${final.recovered} acknowledged writes recovered of ${acknowledgedBeforeRestart} acknowledged; ids reused: ${ledger.reused.length}`);
     console.log(report.join('\n'));
     expect(ledger.reused).toEqual([]);
     expect(await mock.stop()).toBe(0);
@@ -93,24 +98,33 @@ async function companyToken(mock: ChildMock): Promise<string> {
   return `Bearer ${body.accessToken}`;
 }
 
-/** Checks every acknowledged write through HTTP; tokens issued before the kill must still work. */
-async function verify(mock: ChildMock, ledger: Ledger): Promise<{ checked: number; missing: string[] }> {
+/**
+ * Reads back every acknowledged write through HTTP (tokens issued before the kill must still
+ * work) and counts what it finds; anything missing, or half done, is listed.
+ */
+async function verify(mock: ChildMock, ledger: Ledger): Promise<{ recovered: number; missing: string[] }> {
   const missing: string[] = [];
-  let checked = 0;
+  let recovered = 0;
   const companyAuth = await companyToken(mock);
-  const expectFound = async (path: string, auth: string) => {
-    checked++;
-    const answer = await call(mock.url, 'GET', path, { auth });
-    if (answer.status !== 200) missing.push(`${path} → ${answer.status}`);
-    return answer.body;
-  };
-  for (const accountId of ledger.accounts.keys()) await expectFound(`/v1/accounts/${accountId}`, companyAuth);
-  for (const [id, accountId] of ledger.addresses) await expectFound(`/v1/addresses/${id}`, ledger.accounts.get(accountId)!.auth);
-  for (const [id, accountId] of ledger.channels) await expectFound(`/v1/event-channels/${id}`, ledger.accounts.get(accountId)!.auth);
-  for (const [id, booking] of ledger.bookings) {
-    const body = await expectFound(`/v1/shipment-bookings/${id}`, ledger.accounts.get(booking.accountId)!.auth);
-    if (booking.trackingNumbers && JSON.stringify(body?.trackingNumbers) !== JSON.stringify(booking.trackingNumbers)) {
-      missing.push(`booking ${id}: tracking numbers ${JSON.stringify(body?.trackingNumbers)}, acknowledged ${JSON.stringify(booking.trackingNumbers)}`);
+  const authOf = (accountId: string | null) => (accountId === null ? companyAuth : ledger.accounts.get(accountId)!.auth);
+  for (const [path, accountId] of ledger.written) {
+    const answer = await call(mock.url, 'GET', path, { auth: authOf(accountId) });
+    if (answer.status !== 200) {
+      missing.push(`${path} → ${answer.status}`);
+      continue;
+    }
+    const booking = ledger.bookings.get(path.slice('/v1/shipment-bookings/'.length));
+    if (path.startsWith('/v1/shipment-bookings/') && booking?.trackingNumbers && JSON.stringify(answer.body?.trackingNumbers) !== JSON.stringify(booking.trackingNumbers)) {
+      missing.push(`${path}: tracking numbers ${JSON.stringify(answer.body?.trackingNumbers)}, acknowledged ${JSON.stringify(booking.trackingNumbers)}`);
+      continue;
+    }
+    recovered++;
+  }
+  if (ledger.clockMoves.length) {
+    const clock = await call(mock.url, 'GET', '/__admin/clock', { admin: true });
+    for (const at of ledger.clockMoves) {
+      if (clock.body?.epochMs >= at) recovered++;
+      else missing.push(`clock ${clock.body?.now} is before the acknowledged ${new Date(at).toISOString()}`);
     }
   }
   // Nothing half done: every booking the mock shows (acknowledged or not) has its label documents.
@@ -118,16 +132,14 @@ async function verify(mock: ChildMock, ledger: Ledger): Promise<{ checked: numbe
     const list = await call(mock.url, 'GET', '/v1/shipment-bookings?limit=100', { auth });
     if (list.status !== 200) missing.push(`list bookings of ${accountId} → ${list.status}`);
     for (const booking of list.body?.items ?? []) {
-      for (const documentId of booking.documentIds ?? []) await expectFound(`/v1/documents/${documentId}`, auth);
+      for (const documentId of booking.documentIds ?? []) {
+        const document = await call(mock.url, 'GET', `/v1/documents/${documentId}`, { auth });
+        if (document.status !== 200) missing.push(`booking ${booking.id}: document ${documentId} → ${document.status}`);
+      }
       if (booking.status === 'BOOKED' && !booking.trackingNumbers?.length) missing.push(`booking ${booking.id} is BOOKED without tracking numbers`);
     }
   }
-  if (ledger.clockNow !== undefined) {
-    checked++;
-    const clock = await call(mock.url, 'GET', '/__admin/clock', { admin: true });
-    if (!(clock.body?.epochMs >= ledger.clockNow)) missing.push(`clock ${clock.body?.now} is before the acknowledged ${new Date(ledger.clockNow).toISOString()}`);
-  }
-  return { checked, missing };
+  return { recovered, missing };
 }
 
 async function book(mock: ChildMock, ledger: Ledger, accountId: string, issue: (value: string) => void, companyAuth: string): Promise<{ id: string; trackingNumbers: string[] }> {
@@ -137,22 +149,20 @@ async function book(mock: ChildMock, ledger: Ledger, accountId: string, issue: (
     const create = async (path: string, body: unknown) => {
       const created = await expectStatus(call(mock.url, 'POST', path, { auth, body }), 201, `POST ${path}`);
       issue(created.id);
-      ledger.acknowledged++;
+      ledger.written.set(`${path}/${created.id}`, accountId);
       return created.id as string;
     };
     const carrierDefinitionId = await create('/v1/carrier-definitions', { carrierId: dhl, name: 'DHL test' });
     const serviceDefinitionId = await create('/v1/service-definitions', { carrierDefinitionId, serviceId: dhlPaket, name: 'DHL Paket' });
     const shipmentChannelId = await create('/v1/shipment-channels', { name: 'PDF channel', documentRendering: { labelFormat: 'PDF', labelSize: 'A6' } });
     const senderId = await create('/v1/addresses', berlin);
-    ledger.addresses.set(senderId, accountId);
     const receiverId = await create('/v1/addresses', munich);
-    ledger.addresses.set(receiverId, accountId);
     kit = { serviceDefinitionId, shipmentChannelId, senderId, receiverId };
     ledger.kits.set(accountId, kit);
   }
   const parcel = await expectStatus(call(mock.url, 'POST', '/v1/parcels', { auth, body: { weight: 2.5, reference: 'P-1' } }), 201, 'POST /v1/parcels');
   issue(parcel.id);
-  ledger.acknowledged++;
+  ledger.written.set(`/v1/parcels/${parcel.id}`, accountId);
   const created = await expectStatus(
     call(mock.url, 'POST', '/v1/shipment-bookings', {
       auth,
@@ -171,7 +181,7 @@ async function book(mock: ChildMock, ledger: Ledger, accountId: string, issue: (
     'POST /v1/shipment-bookings',
   );
   issue(created.id);
-  ledger.acknowledged++;
+  ledger.written.set(`/v1/shipment-bookings/${created.id}`, accountId);
   const entry: { accountId: string; trackingNumbers?: string[] } = { accountId };
   ledger.bookings.set(created.id, entry);
   const got = await expectStatus(call(mock.url, 'GET', `/v1/shipment-bookings/${created.id}`, { auth }), 200, 'GET booking');
@@ -199,7 +209,7 @@ async function writeUntilKilled(mock: ChildMock, ledger: Ledger, random: ReturnT
       'POST /v1/accounts',
     );
     issue(created.id);
-    ledger.acknowledged++;
+    ledger.written.set(`/v1/accounts/${created.id}`, null);
     // The account token: used after the restarts too (the token secret is in the file).
     const token = await expectStatus(call(mock.url, 'POST', `/v1/accounts/${created.id}/tokens`, { auth: mock.basic, body: { grantType: 'client_credentials' } }), 200, 'account token');
     ledger.accounts.set(created.id, { auth: `Bearer ${token.accessToken}` });
@@ -217,8 +227,7 @@ async function writeUntilKilled(mock: ChildMock, ledger: Ledger, random: ReturnT
           const accountId = someAccount();
           const created = await expectStatus(call(mock.url, 'POST', '/v1/addresses', { auth: ledger.accounts.get(accountId)!.auth, body: { ...berlin, name: `Person ${roll}` } }), 201, 'POST /v1/addresses');
           issue(created.id);
-          ledger.acknowledged++;
-          ledger.addresses.set(created.id, accountId);
+          ledger.written.set(`/v1/addresses/${created.id}`, accountId);
         } else if (roll < 0.6) {
           const accountId = someAccount();
           const created = await expectStatus(
@@ -227,13 +236,11 @@ async function writeUntilKilled(mock: ChildMock, ledger: Ledger, random: ReturnT
             'POST /v1/event-channels',
           );
           issue(created.id);
-          ledger.acknowledged++;
-          ledger.channels.set(created.id, accountId);
+          ledger.written.set(`/v1/event-channels/${created.id}`, accountId);
         } else if (roll < 0.66) {
           // A minute, not an hour: tokens live 4 h of virtual time, and a run acknowledges hundreds of writes.
           const moved = await expectStatus(call(mock.url, 'POST', '/__admin/clock/advance', { admin: true, body: { duration: 'PT1M' } }), 200, 'advance clock');
-          ledger.acknowledged++;
-          ledger.clockNow = Math.max(ledger.clockNow ?? 0, moved.epochMs);
+          ledger.clockMoves.push(moved.epochMs);
         } else {
           await book(mock, ledger, someAccount(), issue, companyAuth);
         }
