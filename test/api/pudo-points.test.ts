@@ -87,6 +87,13 @@ describe('PUDO points', () => {
     expect(refined.body.items[0]).toMatchObject({ id: target.id, distanceMeters: 0 });
   });
 
+  it('queries near an address whose postal code is blanks (found by the contract fuzzer: a 500 before)', async () => {
+    const addressId = await createAddress(h, a, { ...berlin, postalCode: '   ' });
+    const res = await query(h, a, { addressId, limit: 3 });
+    expect(res.status).toBe(200);
+    expect((res.body.items as Point[]).map((p) => p.address.postalCode)).toEqual(['   ', '   ', '   ']);
+  });
+
   it.each([
     ['no origin', {}, 'body'],
     ['countryCode without postalCode', { countryCode: 'DE' }, 'body/postalCode'],

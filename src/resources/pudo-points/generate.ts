@@ -84,7 +84,8 @@ export function locateArea(countryCode: string, postalCode: string, cityHint?: s
   return {
     key: [countryCode, normalized, hint?.toUpperCase()].filter(Boolean).join('|'),
     countryCode,
-    postalCode: postalCode.trim(),
+    // A code of blanks is a valid Address (minLength 1); trimmed to nothing it would not be a valid PUDO address.
+    postalCode: postalCode.trim() || postalCode,
     city: city?.name ?? hint ?? random.pick(['Centre', 'Downtown', 'Old Town']),
     lat: round6(lat + (random.next() - 0.5) * 0.05),
     lon: round6(lon + (random.next() - 0.5) * 0.08),
