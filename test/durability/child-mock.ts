@@ -97,3 +97,25 @@ export async function expectStatus(promise: Promise<Answer>, status: number, wha
   if (answer.status !== status) throw new Error(`${what}: ${answer.status} ${JSON.stringify(answer.body)}`);
   return answer.body;
 }
+
+/** What a booking needs besides its parcels: created once per account by the durability tests. */
+export interface BookingKit {
+  serviceDefinitionId: string;
+  shipmentChannelId: string;
+  senderId: string;
+  receiverId: string;
+}
+
+/** A ShipmentBookingRequest from a kit: sender and receiver addresses, these parcels. */
+export function bookingBody(kit: BookingKit, parcelIds: string[], reference?: string) {
+  return {
+    serviceDefinitionId: kit.serviceDefinitionId,
+    shipmentChannelId: kit.shipmentChannelId,
+    parties: [
+      { role: 'SENDER', entityType: 'ADDRESS', id: kit.senderId },
+      { role: 'RECEIVER', entityType: 'ADDRESS', id: kit.receiverId },
+    ],
+    parcelIds,
+    ...(reference ? { reference } : {}),
+  };
+}

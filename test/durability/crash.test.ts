@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { catalogueIds } from '../../src/catalogue/load-catalogue.js';
 import { createRandom } from '../../src/random/random.js';
-import { call, expectStatus, startChild, type ChildMock } from './child-mock.js';
+import { bookingBody, call, expectStatus, startChild, type BookingKit, type ChildMock } from './child-mock.js';
 
 /**
  * Issue 13: a mock on a SQLite --data file is killed with SIGKILL at random moments (seeded:
@@ -19,17 +19,10 @@ const dhlPaket = catalogueIds.service('DHL_PARCEL', 'DHL_PAKET');
 const berlin = { name: 'Erika Mustermann', street: 'Hauptstraße 5', city: 'Berlin', postalCode: '10115', countryCode: 'DE' };
 const munich = { name: 'Max Muster', street: 'Marienplatz 1', city: 'München', postalCode: '80331', countryCode: 'DE' };
 
-interface Kit {
-  serviceDefinitionId: string;
-  shipmentChannelId: string;
-  senderId: string;
-  receiverId: string;
-}
-
 /** What the client saw acknowledged, over every run of the mock. */
 interface Ledger {
   accounts: Map<string, { auth: string }>;
-  kits: Map<string, Kit>;
+  kits: Map<string, BookingKit>;
   bookings: Map<string, { accountId: string; trackingNumbers?: string[] }>;
   /** Every acknowledged create: the path that reads it back → the account whose token reads it (null: the company's). */
   written: Map<string, string | null>;
@@ -166,16 +159,7 @@ async function book(mock: ChildMock, ledger: Ledger, accountId: string, issue: (
   const created = await expectStatus(
     call(mock.url, 'POST', '/v1/shipment-bookings', {
       auth,
-      body: {
-        serviceDefinitionId: kit.serviceDefinitionId,
-        shipmentChannelId: kit.shipmentChannelId,
-        parties: [
-          { role: 'SENDER', entityType: 'ADDRESS', id: kit.senderId },
-          { role: 'RECEIVER', entityType: 'ADDRESS', id: kit.receiverId },
-        ],
-        parcelIds: [parcel.id],
-        reference: 'ORDER-1',
-      },
+      body: bookingBody(kit, [parcel.id], 'ORDER-1'),
     }),
     201,
     'POST /v1/shipment-bookings',

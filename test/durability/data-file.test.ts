@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/store/sqlite-store.js';
-import { call, expectStatus, runToExit, startChild, type ChildMock } from './child-mock.js';
+import { bookingBody, call, expectStatus, runToExit, startChild, type BookingKit, type ChildMock } from './child-mock.js';
 
 /** The rows of issue 13, each through real HTTP against a real data file. */
 const berlin = { name: 'Erika Mustermann', street: 'Hauptstraße 5', city: 'Berlin', postalCode: '10115', countryCode: 'DE' };
@@ -62,22 +62,14 @@ describe('--data: the rows of issue 13', () => {
 
   it('books after a restart with new tracking numbers (no 500 duplicate id)', async () => {
     const data = join(tempDir(), 'x.db');
-    const bookThree = async (mock: ChildMock, account: { auth: string }, kit: Record<string, string>) => {
+    const bookThree = async (mock: ChildMock, account: { auth: string }, kit: BookingKit) => {
       const numbers: string[] = [];
       for (let i = 0; i < 3; i++) {
         const parcel = await expectStatus(call(mock.url, 'POST', '/v1/parcels', { auth: account.auth, body: { weight: 2.5 } }), 201, 'parcel');
         const booking = await expectStatus(
           call(mock.url, 'POST', '/v1/shipment-bookings', {
             auth: account.auth,
-            body: {
-              serviceDefinitionId: kit.serviceDefinitionId,
-              shipmentChannelId: kit.channelId,
-              parties: [
-                { role: 'SENDER', entityType: 'ADDRESS', id: kit.senderId },
-                { role: 'RECEIVER', entityType: 'ADDRESS', id: kit.receiverId },
-              ],
-              parcelIds: [parcel.id],
-            },
+            body: bookingBody(kit, [parcel.id]),
           }),
           201,
           'booking',
@@ -93,7 +85,7 @@ describe('--data: the rows of issue 13', () => {
     const carrierDefinitionId = await create('/v1/carrier-definitions', { carrierId: catalogueIds.carrier('DHL_PARCEL'), name: 'DHL', mode: 'PRODUCTION' });
     const kit = {
       serviceDefinitionId: await create('/v1/service-definitions', { carrierDefinitionId, serviceId: catalogueIds.service('DHL_PARCEL', 'DHL_PAKET'), name: 'Paket' }),
-      channelId: await create('/v1/shipment-channels', { name: 'PDF', documentRendering: { labelFormat: 'PDF', labelSize: 'A6' } }),
+      shipmentChannelId: await create('/v1/shipment-channels', { name: 'PDF', documentRendering: { labelFormat: 'PDF', labelSize: 'A6' } }),
       senderId: await create('/v1/addresses', berlin),
       receiverId: await create('/v1/addresses', { ...berlin, city: 'München', postalCode: '80331' }),
     };
