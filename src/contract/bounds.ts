@@ -1,3 +1,4 @@
+import { atPointer } from './json-pointer.js';
 import type { JsonSchema, OpenApiDocument } from './load-contract.js';
 
 /**
@@ -86,14 +87,6 @@ export function boundsDocument(document: OpenApiDocument): JsonSchema {
   const $defs: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries<unknown>(document.components?.schemas ?? {})) $defs[name] = boundsOf(schema);
   return { $id: BOUNDS_SCHEMA_ID, $defs };
-}
-
-/** The value at a local JSON pointer ('#/a/b~1c') of the document. */
-export function atPointer(document: OpenApiDocument, pointer: string): unknown {
-  return pointer
-    .slice(2)
-    .split('/')
-    .reduce((node: any, segment) => node?.[segment.replace(/~1/g, '/').replace(/~0/g, '~')], document);
 }
 
 /** Deepest nesting of arrays and objects a JSON body may have (the contract's own is under 10). */

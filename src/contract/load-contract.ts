@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { lazyModule } from '../util/lazy-module.js';
+import { atPointer } from './json-pointer.js';
 
 const yaml = lazyModule<typeof import('yaml')>('yaml');
 
@@ -61,10 +62,7 @@ function resolveRef(doc: OpenApiDocument, value: any, pointer: string): { value:
   for (let hops = 0; current && typeof current.$ref === 'string'; hops++) {
     if (hops > 20 || !current.$ref.startsWith('#/')) throw new Error(`unsupported $ref ${current.$ref} at ${at}`);
     at = current.$ref;
-    current = current.$ref
-      .slice(2)
-      .split('/')
-      .reduce((node: any, seg: string) => node?.[seg.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+    current = atPointer(doc, current.$ref);
     if (current === undefined) throw new Error(`dangling $ref ${at}`);
   }
   return { value: current, pointer: at };

@@ -1,6 +1,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type { Violation } from '../errors/problem.js';
-import { atPointer, boundsOf, numericType, parseNumericParameter } from './bounds.js';
+import { boundsOf, numericType, parseNumericParameter } from './bounds.js';
+import { atPointer } from './json-pointer.js';
 import { FORMAT_MESSAGES } from './formats.js';
 import type { Contract, ContractOperation, JsonSchema, ParameterSpec } from './load-contract.js';
 

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { TokenService } from '../../auth/tokens.js';
+import { atPointer } from '../../contract/json-pointer.js';
 import type { Contract, ContractOperation, OpenApiDocument } from '../../contract/load-contract.js';
 import { ProblemError } from '../../errors/problem.js';
 import type { PrismFallback } from '../../prism/prism-fallback.js';
@@ -110,10 +111,7 @@ function operationNode(document: OpenApiDocument, operation: ContractOperation):
 function resolve(document: OpenApiDocument, node: any): any {
   let current = node;
   for (let hops = 0; current && typeof current.$ref === 'string' && hops < 20; hops++) {
-    current = String(current.$ref)
-      .slice(2)
-      .split('/')
-      .reduce((n: any, seg: string) => n?.[seg.replace(/~1/g, '/').replace(/~0/g, '~')], document);
+    current = atPointer(document, String(current.$ref));
   }
   return current;
 }
