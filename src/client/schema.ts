@@ -1653,12 +1653,12 @@ export interface components {
             /** @description Billing grace period in days (default 14). */
             billingGracePeriodDays?: number;
             /**
-             * Format: uri
+             * Format: http-url
              * @description Redirect after a successful hosted checkout (default none).
              */
             checkoutUrlSuccess?: string;
             /**
-             * Format: uri
+             * Format: http-url
              * @description Redirect after a failed hosted checkout (default none).
              */
             checkoutUrlFailure?: string;
@@ -1667,9 +1667,9 @@ export interface components {
         AffiliateConfig: {
             id: components["schemas"]["Id"];
             billingGracePeriodDays: number;
-            /** Format: uri */
+            /** Format: http-url */
             checkoutUrlSuccess?: string;
-            /** Format: uri */
+            /** Format: http-url */
             checkoutUrlFailure?: string;
             updatedAt: components["schemas"]["Timestamp"];
         };

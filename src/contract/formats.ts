@@ -20,12 +20,17 @@ const USERINFO = "(?:[a-z0-9._~!$&'()*+,;=:%-]+@)?";
  */
 export const WEBHOOK_URL = new RegExp(`^https?://${USERINFO}${HOST}(?::${PORT})?(?:[/?#][!-~]*)?$`, 'i');
 
-/** Formats of the contracts beyond ajv-formats (OpenAPI allows any `format` string). */
-export const CONTRACT_FORMATS: Readonly<Record<string, RegExp>> = { 'webhook-url': WEBHOOK_URL };
+/**
+ * Formats of the contracts beyond ajv-formats (OpenAPI allows any `format` string). `http-url`
+ * is the same rule for URLs the mock stores but never calls (affiliate checkout redirects):
+ * ajv-formats' `uri` would take `javascript:alert(1)` or a port of 99999.
+ */
+export const CONTRACT_FORMATS: Readonly<Record<string, RegExp>> = { 'webhook-url': WEBHOOK_URL, 'http-url': WEBHOOK_URL };
 
 /** What a violation says for each of our formats (the default is "must be a valid <format>"). */
 export const FORMAT_MESSAGES: Readonly<Record<string, string>> = {
   'webhook-url': 'must be an absolute http:// or https:// URL with a host and, if any, a port from 1 to 65535',
+  'http-url': 'must be an absolute http:// or https:// URL with a host and, if any, a port from 1 to 65535',
 };
 
 /** Part of the validator cache key: generated code embeds these expressions. */

@@ -59,6 +59,19 @@ describe('affiliate configuration', () => {
     });
   });
 
+  it.each(['javascript:alert(1)', 'https://', 'http://shop.example.com:99999/ok', 'ftp://shop.example.com/ok'])(
+    'refuses the checkout redirect %j: 400 naming the field, nothing stored',
+    async (url) => {
+      const h = harness();
+      const auth = await affiliateToken(h);
+      const path = `/v1/affiliates/${OWN.affiliateId}`;
+      const res = await h.http.put(path).set('Authorization', auth).send({ ...CONFIG, checkoutUrlFailure: url });
+      expect(res.status).toBe(400);
+      expect(res.body.properties.violations.map((v: { field: string }) => v.field)).toEqual(['body/checkoutUrlFailure']);
+      expect((await h.http.get(path).set('Authorization', auth)).body).not.toHaveProperty('checkoutUrlFailure');
+    },
+  );
+
   it('publishes an AFFILIATE event on replace', async () => {
     const h = harness();
     const seen: string[] = [];

@@ -234,7 +234,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   // ---- arbitraries per operation -----------------------------------------------------------
   const override = (schema: Record<string, any>, context: SchemaContext): fc.Arbitrary<unknown> | undefined => {
     const key = context.key;
-    if (schema.type === 'string' && (schema.format === 'webhook-url' || (schema.format === 'uri' && key === 'url'))) {
+    if (schema.type === 'string' && (schema.format === 'webhook-url' || schema.format === 'http-url' || (schema.format === 'uri' && key === 'url'))) {
       return fc.nat(999).map((n) => `${target.webhookUrl}/${n}`);
     }
     if (!key) return undefined;

@@ -175,6 +175,7 @@ export function schemaArbitrary(root: JsonSchema, options: ArbitraryOptions = {}
         base = fc.oneof(fc.webUrl({ size: 'small' }), fc.webPath({ size: 'small' }).filter((p) => p.startsWith('/')));
         break;
       case 'webhook-url':
+      case 'http-url':
         // shipmock's own format (src/contract/formats.ts): absolute http(s) URL, host, optional port.
         base = fc
           .tuple(fc.constantFrom('http', 'https'), fc.constantFrom('127.0.0.1', 'localhost', 'hooks.example.com', '[::1]'), fc.option(fc.integer({ min: 1, max: 65535 })), fc.webPath({ size: 'small' }))
