@@ -50,6 +50,19 @@ export async function startSink(): Promise<{ url: string; received: () => number
   return { url: `${url}/hook`, received: () => count, close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }) };
 }
 
+/** The default company's and first affiliate's credentials, as a FuzzTarget names them. */
+function credentialsOf(
+  company: { companyId: string; clientId: string; clientSecret: string },
+  affiliate: { affiliateId: string; clientId: string; clientSecret: string },
+): Pick<FuzzTarget, 'companyId' | 'clientId' | 'clientSecret' | 'affiliate'> {
+  return {
+    companyId: company.companyId,
+    clientId: company.clientId,
+    clientSecret: company.clientSecret,
+    affiliate: { affiliateId: affiliate.affiliateId, clientId: affiliate.clientId, clientSecret: affiliate.clientSecret },
+  };
+}
+
 export interface StartedTarget {
   target: FuzzTarget;
   runtime?: MockRuntime;
@@ -72,10 +85,7 @@ export async function startInProcessTarget(seed: number): Promise<StartedTarget>
     runtime,
     target: {
       baseUrl: url,
-      companyId: company.companyId,
-      clientId: company.clientId,
-      clientSecret: company.clientSecret,
-      affiliate: { affiliateId: affiliate.affiliateId, clientId: affiliate.clientId, clientSecret: affiliate.clientSecret },
+      ...credentialsOf(company, affiliate),
       fingerprint: async () => fingerprintOf(exportState(runtime) as unknown as Record<string, unknown>),
       alive: () => true,
       webhookUrl: sink.url,
@@ -142,10 +152,7 @@ export async function startProcessTarget(seed: number, options: { fromDist?: boo
     pid: child.pid,
     target: {
       baseUrl: url,
-      companyId: company.companyId,
-      clientId: company.clientId,
-      clientSecret: company.clientSecret,
-      affiliate: { affiliateId: affiliate.affiliateId, clientId: affiliate.clientId, clientSecret: affiliate.clientSecret },
+      ...credentialsOf(company, affiliate),
       fingerprint: async () => fingerprintOf(await adminJson(url, 'GET', '/__admin/state')),
       alive: () => !exited,
       webhookUrl: sink.url,
