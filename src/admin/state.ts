@@ -68,10 +68,7 @@ function apply(runtime: MockRuntime, state: MockState, now: number): void {
   runtime.store.restore(state.store);
   runtime.scenarios.restore(state.scenarios);
   runtime.tokenRevocations.restore(state.tokenRevocations);
-  for (const company of state.companies ?? []) {
-    const known = runtime.credentials.company(company.companyId);
-    if (!known && !runtime.credentials.companies.some((c) => c.clientId === company.clientId)) runtime.credentials.addCompany({ ...company });
-  }
+  runtime.credentials.restoreCompanies(state.companies ?? []);
   runtime.random.restoreState({ position: state.random, streams: state.randomStreams ?? {} });
   runtime.rateLimiter.reset();
   runtime.webhooks.reset();

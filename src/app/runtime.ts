@@ -164,13 +164,5 @@ function registerStateParts(
     snapshot: () => tokenRevocations.snapshot(),
     restore: (saved) => tokenRevocations.restore(saved as ReturnType<TokenRevocations['snapshot']>),
   });
-  store.part('companies', {
-    snapshot: () => credentials.companies,
-    restore(saved) {
-      for (const company of saved as CompanyCredentials[]) {
-        const known = credentials.company(company.companyId) ?? credentials.companies.find((c) => c.clientId === company.clientId);
-        if (!known) credentials.addCompany({ ...company });
-      }
-    },
-  });
+  store.part('companies', { snapshot: () => credentials.companies, restore: (saved) => credentials.restoreCompanies(saved as CompanyCredentials[]) });
 }

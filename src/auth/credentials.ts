@@ -41,6 +41,11 @@ export interface CredentialRegistry {
   /** Checks a clientId/clientSecret pair; undefined when unknown or wrong. */
   authenticate(clientId: string, clientSecret: string): ClientIdentity | undefined;
   addCompany(company: CompanyCredentials): void;
+  /**
+   * Adds the saved companies this registry does not know yet (by company id or client id), as a
+   * state import or a durable store gives them back; known ones keep their current credentials.
+   */
+  restoreCompanies(saved: readonly CompanyCredentials[]): void;
   company(companyId: string): CompanyCredentials | undefined;
 }
 
@@ -67,6 +72,10 @@ export function createCredentialRegistry(file: CredentialsFile): CredentialRegis
   };
   [...companies, ...affiliates, ...admins].forEach((c) => claim(c.clientId));
 
+  function addCompany(company: CompanyCredentials): void {
+    claim(company.clientId);
+    companies.push(company);
+  }
   return {
     companies,
     affiliates,
@@ -83,9 +92,12 @@ export function createCredentialRegistry(file: CredentialsFile): CredentialRegis
       if (admin) return admin.clientSecret === clientSecret ? { kind: 'admin', credentials: admin } : undefined;
       return undefined;
     },
-    addCompany(company) {
-      claim(company.clientId);
-      companies.push(company);
+    addCompany,
+    restoreCompanies(saved) {
+      for (const company of saved) {
+        const known = companies.some((c) => c.companyId === company.companyId || c.clientId === company.clientId);
+        if (!known) addCompany({ ...company });
+      }
     },
     company: (companyId) => companies.find((c) => c.companyId === companyId),
   };

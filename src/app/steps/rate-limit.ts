@@ -66,8 +66,3 @@ export function callerOf(req: Request, callers: CallerIdentifier): Caller {
   state.rateLimitKey = state.caller.key;
   return state.caller;
 }
-
-/** The rate-limit key of the request's caller (see {@link callerOf}). */
-export function credentialKey(req: Request, callers: CallerIdentifier): string {
-  return callerOf(req, callers).key;
-}

@@ -11,7 +11,7 @@ import type { RequestFacts } from '../../scenarios/rule-matcher.js';
 import { ScenarioError, toMs } from '../../scenarios/scenario-file.js';
 import type { TokenRevocations } from '../../scenarios/token-revocations.js';
 import { requestState, type RequestState } from '../request-state.js';
-import { callerOf, credentialKey } from './rate-limit.js';
+import { callerOf } from './rate-limit.js';
 
 export const SCENARIO_HEADER = 'x-shipmock-scenario';
 /** Names the scenario rules that acted on an answer, so a tester sees why it looks the way it does. */
@@ -48,7 +48,7 @@ export function scenarioFaults(options: ScenarioFaultsOptions) {
     const names = scenarioNames(req.headers[SCENARIO_HEADER]);
     if (names.length === 0 && !engine.hasRequestRules(phase)) return next();
     const state = requestState(req);
-    const key = credentialKey(req, options.callers);
+    const key = callerOf(req, options.callers).key;
     if (phase === 'request') checkNames(names, options, res, key);
     const facts = factsOf(req, state, options);
     const fired = engine.evaluateRequest(facts, phase, { names, scope: facts.accountId ?? key });
