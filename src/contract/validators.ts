@@ -1,5 +1,5 @@
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
-import type { Violation } from '../errors/problem.js';
+import { clip, MAX_VIOLATIONS, type Violation } from '../errors/problem.js';
 import { boundsOf, numericType, parseNumericParameter } from './bounds.js';
 import { atPointer } from './json-pointer.js';
 import { FORMAT_MESSAGES } from './formats.js';
@@ -54,11 +54,10 @@ function locationSchema(params: ParameterSpec[], closed: boolean): JsonSchema {
 }
 
 /**
- * Limits of a violation list, the same as the contract's Violation schema and Problem
- * properties.violations: a body with 10,000 unknown keys is told about the first 100 of them,
- * and a megabyte key is named by its first characters.
+ * Limits of a violation, the same as the contract's Violation schema: a body with 10,000 unknown
+ * keys is told about the first MAX_VIOLATIONS of them, and a megabyte key is named by its first
+ * characters.
  */
-export const MAX_VIOLATIONS = 100;
 export const MAX_FIELD_LENGTH = 500;
 export const MAX_MESSAGE_LENGTH = 1000;
 
@@ -67,11 +66,6 @@ export const MAX_MESSAGE_LENGTH = 1000;
  * (uniqueItems deep-comparing ~450 uuids, patterns over 16 KiB) costs a few milliseconds.
  */
 export const FULL_VALIDATION_BYTES = 16 * 1024;
-
-/** Cuts text to `max` characters, marking the cut with an ellipsis. */
-export function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}\u2026`;
-}
 
 /**
  * Turns Ajv errors into the mock's violations: `field` is a JSON-pointer-like path prefixed

@@ -63,16 +63,20 @@ export class ProblemError extends Error {
     if (this.init.detail) body.detail = clip(this.init.detail, 4000);
     body.instance = asUriReference(instance).slice(0, 8192);
     const properties = { ...this.init.properties };
-    if (this.init.violations?.length) properties.violations = this.init.violations.slice(0, 100);
+    if (this.init.violations?.length) properties.violations = this.init.violations.slice(0, MAX_VIOLATIONS);
     if (Object.keys(properties).length) body.properties = properties;
     if (this.init.errors?.length) body.errors = this.init.errors;
     return body;
   }
 }
 
-function clip(text: string, max: number): string {
+/** Cuts text to `max` characters, marking the cut with an ellipsis. */
+export function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}\u2026`;
 }
+
+/** Violations a problem lists at most (the contract's Problem properties.violations maxItems). */
+export const MAX_VIOLATIONS = 100;
 
 /** Shorthand for a 400 `rule-violation` naming the rule and the field it concerns. */
 export function ruleViolation(field: string, message: string): ProblemError {
