@@ -4,6 +4,7 @@ import type { Random } from '../random/random.js';
 import type { ChannelSource, DeliveryTarget } from './channel-source.js';
 import { createDeliveryLog, isFinished, type Delivery, type DeliveryPage, type DeliveryRecords, type DeliveryPurge, type DeliveryQuery, type DeliveryStatus } from './delivery-log.js';
 import { createHostAllowlist, type HostAllowlist } from './host-allowlist.js';
+import { webhookTargetProblem } from './webhook-target.js';
 import type { EventBus, EventEnvelope } from './event-bus.js';
 import { backoffDelay } from './retry-schedule.js';
 import type { ResolvedWebhookOptions } from './webhook-options.js';
@@ -220,7 +221,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     const number = delivery.attempts.length + 1;
     const at = clock.now();
     setStatus(delivery, 'IN_FLIGHT');
-    const refused = refuseTarget(target.url, target.headers);
+    const refused = webhookTargetProblem(target.url, target.headers, allowlist);
     if (refused) {
       logger.warn({ deliveryId: delivery.id, channelId: delivery.channelId, url: target.url, error: refused.error }, 'webhook attempt not sent');
       return settle(queue, delivery, number, at, target.url, { ...refused, latencyMs: 0 });
@@ -247,27 +248,6 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   }
 
   /** Why a target cannot be posted to at all, checked before anything goes on the wire. */
-  function refuseTarget(url: string, headers: Record<string, string>): { errorCode: string; error: string } | undefined {
-    let parsed: URL;
-    try {
-      parsed = new URL(url);
-    } catch {
-      return { errorCode: 'INVALID_URL', error: `${JSON.stringify(url)} is not an absolute URL` };
-    }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-      return { errorCode: 'INVALID_URL', error: `${JSON.stringify(url)} is not an http:// or https:// URL` };
-    }
-    if (!parsed.hostname) return { errorCode: 'INVALID_URL', error: `${JSON.stringify(url)} has no host` };
-    const notAllowed = allowlist.check(parsed);
-    if (notAllowed) return { errorCode: 'HOST_NOT_ALLOWED', error: notAllowed };
-    for (const [name, value] of Object.entries(headers)) {
-      if (!HEADER_NAME.test(name) || typeof value !== 'string' || !HEADER_VALUE.test(value)) {
-        return { errorCode: 'INVALID_HEADER', error: `extra header ${JSON.stringify(name)} cannot be sent (not a token name, or a value with control characters)` };
-      }
-    }
-    return undefined;
-  }
-
   function settle(queue: ChannelQueue, delivery: Delivery, number: number, at: number, url: string, outcome: PostOutcome): void {
     if (disposed || log.get(delivery.id) !== delivery) return;
     delivery.attempts.push({ attempt: number, at: new Date(at).toISOString(), url, ...outcome });
@@ -374,10 +354,6 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     },
   };
 }
-
-/** RFC 9110 §5.6.2 token; values as Node's http accepts them (no CR, LF or other controls). */
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 function errorCodeOf(error: unknown): string {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;

@@ -2,6 +2,7 @@ import type { MockRuntime } from '../../app/runtime.js';
 import { ruleViolation } from '../../errors/problem.js';
 import { EVENT_CHANNEL_SECRETS, EVENT_CHANNELS, type ChannelSecret } from '../../events/channel-source.js';
 import type { HostAllowlist } from '../../events/host-allowlist.js';
+import { SAFE_HEADER_VALUE, webhookTargetProblem } from '../../events/webhook-target.js';
 import type { Page, PageRequest } from '../../store/collection.js';
 import { createAccountResources } from '../shared/account-resources.js';
 import { compact } from '../shared/compact.js';
@@ -12,8 +13,6 @@ import type { EventChannel, EventChannelInput } from './model.js';
  * (contract/DECISIONS.md, "Webhook extra headers"). `Shipmock-*` is reserved as a prefix.
  */
 const RESERVED_HEADERS = new Set(['content-type', 'content-length', 'host', 'user-agent', 'connection', 'transfer-encoding']);
-/** Header values go on the wire verbatim: control characters would break (or split) the request. */
-const SAFE_HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 function checkWebhookHeaders(headers: Record<string, string> | undefined): void {
   for (const [name, value] of Object.entries(headers ?? {})) {
@@ -33,17 +32,8 @@ function checkWebhookHeaders(headers: Record<string, string> | undefined): void 
  * is held to --webhook-hosts when that is set.
  */
 function checkWebhookUrl(url: string, allowlist: HostAllowlist): void {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw ruleViolation('body/webhook/url', `body/webhook/url ${JSON.stringify(url)} is not a URL a webhook can be posted to`);
-  }
-  if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || !parsed.hostname) {
-    throw ruleViolation('body/webhook/url', 'body/webhook/url must be an absolute http:// or https:// URL with a host');
-  }
-  const refused = allowlist.check(parsed);
-  if (refused) throw ruleViolation('body/webhook/url', `body/webhook/url: ${refused}`);
+  const problem = webhookTargetProblem(url, {}, allowlist);
+  if (problem) throw ruleViolation('body/webhook/url', `body/webhook/url: ${problem.error}`);
 }
 
 /** A channel as reads show it; one stored by an older shipmock still had its header values inline. */
