@@ -1,6 +1,7 @@
 import { ProblemError } from '../errors/problem.js';
 import { json, Router, type NextFunction, type Request, type Response } from 'express';
 import type { MockRuntime } from '../app/runtime.js';
+import { allowedMethodsOf } from '../contract/route-matcher.js';
 import { deliveryRoutes } from './delivery-routes.js';
 import { adminAccess } from './admin-access.js';
 import { adminContractCheck, loadAdminContract } from './admin-contract.js';
@@ -26,10 +27,7 @@ export function createAdminRouter(runtime: MockRuntime, control: ControlPlane): 
       adminKey: raw.adminKey,
       origins: raw.adminOrigins,
       hosts: raw.adminHosts,
-      allowedMethods: (path) => {
-        const match = admin.routes.match('OPTIONS', path);
-        return match.kind === 'method-not-allowed' ? match.allowed : undefined;
-      },
+      allowedMethods: (path) => allowedMethodsOf(admin.routes, path),
     }),
   );
   router.use(adminContractCheck({ admin, responseValidation: runtime.options.responseValidation, logger: runtime.logger, bodyLimit }));

@@ -9,6 +9,7 @@ import { pipeline } from './pipeline.js';
 import { isAdminPath, requestState } from './request-state.js';
 import { createResponder, resultViolations } from './respond.js';
 import { commitBeforeRespond } from './commit-before-respond.js';
+import { allowedMethodsOf } from '../contract/route-matcher.js';
 import type { MockRuntime } from './runtime.js';
 import { authenticate } from './steps/authenticate.js';
 import { cors, preflight } from './steps/cors.js';
@@ -95,7 +96,7 @@ export function createApp(runtime: MockRuntime): MockApp {
   const api = pipeline([
     scenarioFaults({ ...faults, phase: 'request' }),
     rateLimit({ limiter: runtime.rateLimiter, callers: runtime.callers, lockout: runtime.loginLockout }),
-    preflight({ allowedMethods: (path) => allowedMethods(runtime, path) }),
+    preflight({ allowedMethods: (path) => allowedMethodsOf(runtime.routes, path) }),
     routeMatch({ routes: runtime.routes }),
     authenticate({
       tokens: runtime.tokens,
@@ -135,9 +136,4 @@ export function createApp(runtime: MockRuntime): MockApp {
     });
   };
   return { app, services, control };
-}
-
-function allowedMethods(runtime: MockRuntime, path: string): string[] | undefined {
-  const match = runtime.routes.match('OPTIONS', path);
-  return match.kind === 'method-not-allowed' ? match.allowed : undefined;
 }

@@ -23,6 +23,16 @@ export interface RouteMatcher {
 }
 
 /**
+ * The methods the contract declares for a known path (what a CORS preflight may be allowed),
+ * or undefined for a path it does not know. OPTIONS is never declared, so a known path answers
+ * `method-not-allowed` with its methods.
+ */
+export function allowedMethodsOf(routes: RouteMatcher, path: string): string[] | undefined {
+  const match = routes.match('OPTIONS', path);
+  return match.kind === 'method-not-allowed' ? match.allowed : undefined;
+}
+
+/**
  * @example
  * const matcher = createRouteMatcher(contract.operations);
  * matcher.match('GET', '/v1/addresses/0b6f…') // { kind: 'operation', pathParams: { 'address-id': '0b6f…' } }
