@@ -88,13 +88,20 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   const dirtyItems = new Map<string, Map<string, Map<number, string>>>();
   const dirtyValues = new Map<string, Set<string>>();
   let scheduled = false;
+  /** Something was written or drawn since the last commit. */
+  let wanted = false;
   let loading = true;
 
   const schedule = () => {
-    if (scheduled || loading) return;
+    if (loading) return;
+    wanted = true;
+    if (scheduled) return;
     scheduled = true;
     setImmediate(() => {
       scheduled = false;
+      // A request's commit (commit-before-respond) in this turn already took it: no second pass
+      // over every state part.
+      if (!wanted) return;
       try {
         store.commit();
       } catch (error) {
@@ -235,10 +242,16 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     },
     commit() {
       if (closed) return;
+      wanted = false;
       const partsToWrite = changedParts();
       if (!replaced.size && !dirtyItems.size && !dirtyValues.size && !partsToWrite.length) return;
       // On failure the dirty sets stay: the next commit tries again with everything.
-      transaction(partsToWrite);
+      try {
+        transaction(partsToWrite);
+      } catch (error) {
+        wanted = true;
+        throw error;
+      }
       replaced.clear();
       dirtyItems.clear();
       dirtyValues.clear();
