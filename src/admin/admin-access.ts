@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { NextFunction, Request, Response } from 'express';
 import { ProblemError } from '../errors/problem.js';
-import { requestState } from '../app/request-state.js';
+import { requestState } from '../http/request-state.js';
 
 export const ADMIN_KEY_HEADER = 'x-admin-key';
 /**

@@ -1,4 +1,5 @@
-import express, { type ErrorRequestHandler, type Express } from 'express';
+import express, { type Express } from 'express';
+import type { ErrorStep } from '../http/types.js';
 import type { MockRuntime } from '../app/runtime.js';
 import { createAdminRouter } from './admin-router.js';
 import type { ControlPlane } from './control-plane.js';
@@ -10,7 +11,7 @@ import type { ControlPlane } from './control-plane.js';
  *
  * @example const admin = createAdminApp(runtime, control, errorWriter(...)); admin(req, res);
  */
-export function createAdminApp(runtime: MockRuntime, control: ControlPlane, writeError: ErrorRequestHandler): Express {
+export function createAdminApp(runtime: MockRuntime, control: ControlPlane, writeError: ErrorStep): Express {
   const admin = express();
   admin.disable('x-powered-by');
   admin.disable('etag');

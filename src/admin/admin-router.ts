@@ -4,7 +4,7 @@ import type { MockRuntime } from '../app/runtime.js';
 import { allowedMethodsOf } from '../contract/route-matcher.js';
 import { deliveryRoutes } from './delivery-routes.js';
 import { adminAccess } from './admin-access.js';
-import { adminContractCheck, loadAdminContract } from './admin-contract.js';
+import { adminContractCheck, loadAdminContract, reply } from './admin-contract.js';
 import { clockRoutes } from './clock-routes.js';
 import type { ControlPlane } from './control-plane.js';
 import { credentialRoutes } from './credential-routes.js';
@@ -27,12 +27,12 @@ export function createAdminRouter(runtime: MockRuntime, control: ControlPlane): 
       adminKey: raw.adminKey,
       origins: raw.adminOrigins,
       hosts: raw.adminHosts,
-      allowedMethods: (path) => allowedMethodsOf(admin.routes, path),
+      allowedMethods: (path) => allowedMethodsOf(admin.gate.routes, path),
     }),
   );
   router.use(adminContractCheck({ admin, responseValidation: runtime.options.responseValidation, logger: runtime.logger, bodyLimit }));
   router.get('/health', (_req: Request, res: Response) => {
-    res.json({ status: 'ok' });
+    reply(res, 200, { status: 'ok' });
   });
   // An ADMIN bearer token for tests and QA: the API has no endpoint that issues one (spec,
   // Authentication lists Company, Account and Affiliate token endpoints only).
@@ -43,7 +43,7 @@ export function createAdminRouter(runtime: MockRuntime, control: ControlPlane): 
       throw new ProblemError('validation-error', { detail: `body/level ${message}`, violations: [{ field: 'body/level', message }] });
     }
     const { token, expiresAt } = runtime.tokens.sign({ lvl: 'ADMIN', sub: 'shipmock-control-plane' }, runtime.options.tokenLifetimes.admin);
-    res.json({ accessToken: token, expiresAt, tokenType: 'Bearer' });
+    reply(res, 200, { accessToken: token, expiresAt, tokenType: 'Bearer' });
   }, answerMalformedBody);
   // Webhook delivery log and redelivery (src/admin/delivery-routes.ts).
   router.use(deliveryRoutes(runtime));

@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { ProblemError } from '../errors/problem.js';
-import { adminInput } from './admin-contract.js';
+import { adminInput, reply } from './admin-contract.js';
 import type { ControlPlane, NewCompany } from './control-plane.js';
 
 /**
@@ -10,16 +10,18 @@ import type { ControlPlane, NewCompany } from './control-plane.js';
 export function credentialRoutes(control: ControlPlane): Router {
   const router = Router();
   router.get('/credentials', (_req: Request, res: Response) => {
-    res.json(control.credentials.list());
+    reply(res, 200, control.credentials.list());
   });
   router.post('/companies', (_req: Request, res: Response) => {
     const body = (adminInput(res).body ?? {}) as NewCompany;
+    let company: ReturnType<ControlPlane['credentials']['addCompany']>;
     try {
-      res.status(201).json(control.credentials.addCompany(body));
+      company = control.credentials.addCompany(body);
     } catch (error) {
       const field = (error as Error).message.startsWith('clientId') ? 'body/clientId' : 'body/companyId';
       throw new ProblemError('validation-error', { detail: (error as Error).message, violations: [{ field, message: (error as Error).message }] });
     }
+    reply(res, 201, company);
   });
   return router;
 }

@@ -1,5 +1,6 @@
 import { ProblemError } from '../errors/problem.js';
 import { Router, type Request, type Response } from 'express';
+import { reply } from './admin-contract.js';
 import type { MockRuntime } from '../app/runtime.js';
 import { decodeCursor, DELIVERY_STATUSES, type Delivery, type DeliveryPurge, type DeliveryQuery, type DeliveryStatus } from '../events/delivery-log.js';
 
@@ -65,7 +66,7 @@ export function deliveryRoutes(runtime: MockRuntime): Router {
     const query = parseQuery(queryOf(req.url));
     if (typeof query === 'string') throw new ProblemError('validation-error', { detail: query });
     const page = runtime.webhooks.list(query);
-    res.json({ ...page, items: page.items.map((d) => view(d, false)), nextCursor: page.nextCursor });
+    reply(res, 200, { ...page, items: page.items.map((d) => view(d, false)), nextCursor: page.nextCursor });
   });
   router.delete('/deliveries', (req: Request, res: Response) => {
     const filter = parsePurge(queryOf(req.url));
@@ -74,17 +75,17 @@ export function deliveryRoutes(runtime: MockRuntime): Router {
     }
     const purged = runtime.webhooks.purge(filter);
     runtime.logger.info({ ...filter, purged }, 'deliveries purged from the log');
-    res.json({ purged });
+    reply(res, 200, { purged });
   });
   router.get('/deliveries/:id', (req: Request, res: Response) => {
     const delivery = runtime.webhooks.get(String(req.params.id));
     if (!delivery) throw new ProblemError('not-found', { detail: `No delivery ${String(req.params.id)} in the log` });
-    res.json(view(delivery, true));
+    reply(res, 200, view(delivery, true));
   });
   router.post('/deliveries/:id/redeliver', (req: Request, res: Response) => {
     const result = runtime.webhooks.redeliver(String(req.params.id));
     if (!result.ok) throw new ProblemError(result.reason === 'not-found' ? 'not-found' : 'conflict', { detail: result.message });
-    res.status(202).json(view(result.delivery, true));
+    reply(res, 202, view(result.delivery, true));
   });
   return router;
 }

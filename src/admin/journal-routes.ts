@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import type { JournalFilter } from '../journal/journal.js';
-import { adminInput } from './admin-contract.js';
+import { adminInput, reply, replyEmpty } from './admin-contract.js';
 import type { ControlPlane } from './control-plane.js';
 
 /**
@@ -25,14 +25,14 @@ export function journalRoutes(control: ControlPlane): Router {
       limit: q.limit as number,
     };
     const items = control.journal.find(filter);
-    res.json({ capacity: control.journal.capacity, size: control.journal.size, items });
+    reply(res, 200, { capacity: control.journal.capacity, size: control.journal.size, items });
   });
   router.delete('/journal', (_req: Request, res: Response) => {
     control.journal.clear(adminInput(res).params.query.account_id as string | undefined);
-    res.status(204).end();
+    replyEmpty(res, 204);
   });
   router.get('/journal/retry-after', (_req: Request, res: Response) => {
-    res.json(control.journal.retryAfterReport({ accountId: adminInput(res).params.query.account_id as string | undefined }));
+    reply(res, 200, control.journal.retryAfterReport({ accountId: adminInput(res).params.query.account_id as string | undefined }));
   });
   return router;
 }

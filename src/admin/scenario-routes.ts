@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { ProblemError } from '../errors/problem.js';
 import { ScenarioError, type ParameterValues } from '../scenarios/scenario-file.js';
-import { adminInput } from './admin-contract.js';
+import { adminInput, reply, replyEmpty } from './admin-contract.js';
 import type { ControlPlane } from './control-plane.js';
 
 interface ActivationRequest {
@@ -19,7 +19,7 @@ interface ActivationRequest {
 export function scenarioRoutes(control: ControlPlane): Router {
   const router = Router();
   router.get('/scenarios', (_req: Request, res: Response) => {
-    res.json({ active: control.scenarios.list(), available: control.scenarios.available() });
+    reply(res, 200, { active: control.scenarios.list(), available: control.scenarios.available() });
   });
   router.post('/scenarios', (_req: Request, res: Response) => {
     const input = adminInput(res);
@@ -32,8 +32,9 @@ export function scenarioRoutes(control: ControlPlane): Router {
         violations: [{ field: 'body', message: 'needs exactly one of name and definition' }],
       });
     }
+    let activation: ReturnType<ControlPlane['scenarios']['activate']>;
     try {
-      res.status(201).json(control.scenarios.activate(scenario, { accountId: request.accountId, params: request.params }));
+      activation = control.scenarios.activate(scenario, { accountId: request.accountId, params: request.params });
     } catch (error) {
       if (!(error instanceof ScenarioError)) throw error;
       if (error.notFound) throw new ProblemError('not-found', { detail: error.message });
@@ -43,6 +44,7 @@ export function scenarioRoutes(control: ControlPlane): Router {
         : [{ field: request.name ? 'body/name' : prefix, message: error.message }];
       throw new ProblemError('validation-error', { detail: error.message, violations });
     }
+    reply(res, 201, activation);
   });
   router.delete('/scenarios/:name', (_req: Request, res: Response) => {
     const { params } = adminInput(res);
@@ -51,7 +53,7 @@ export function scenarioRoutes(control: ControlPlane): Router {
     if (control.scenarios.deactivate(name, accountId) === 0) {
       throw new ProblemError('not-found', { detail: `No active scenario named ${name}${accountId ? ` for account ${accountId}` : ''}` });
     }
-    res.status(204).end();
+    replyEmpty(res, 204);
   });
   return router;
 }

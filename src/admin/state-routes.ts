@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { ProblemError } from '../errors/problem.js';
-import { adminInput } from './admin-contract.js';
+import { adminInput, reply, replyEmpty } from './admin-contract.js';
 import type { ControlPlane } from './control-plane.js';
 import { stateJsonChunks, type MockState } from './state.js';
 
@@ -17,7 +17,7 @@ export function stateRoutes(control: ControlPlane): Router {
   router.post('/reset', (_req: Request, res: Response) => {
     const body = adminInput(res).body as { accountId?: string } | undefined;
     control.reset(body?.accountId);
-    res.status(204).end();
+    replyEmpty(res, 204);
   });
   router.get('/state', (_req: Request, res: Response) => {
     // Streamed in pieces with a turn for other clients between them: an export of 100k objects
@@ -47,7 +47,7 @@ export function stateRoutes(control: ControlPlane): Router {
         violations: [{ field: 'body', message: (error as Error).message }],
       });
     }
-    res.status(204).end();
+    replyEmpty(res, 204);
   });
   return router;
 }

@@ -1,13 +1,14 @@
 import type { RequestListener } from 'node:http';
-import type { Request, Response } from 'express';
+import { createContractGate, type ContractGate } from '../contract/gate.js';
 import { createControlPlane, type ControlPlane } from '../admin/control-plane.js';
 import { normalizeTopicAliases } from '../events/topic-aliases.js';
 import { createPrismFallback } from '../prism/prism-fallback.js';
 import { createOperationHandlers, createServices, type Services } from '../resources/index.js';
 import { ProblemError } from '../errors/problem.js';
-import { pipeline } from './pipeline.js';
-import { isAdminPath, requestState } from './request-state.js';
+import { pipeline } from '../http/pipeline.js';
+import { isAdminPath, requestState } from '../http/request-state.js';
 import { createResponder, resultViolations } from './respond.js';
+import type { ApiRequest, ApiResponse } from '../http/types.js';
 import { commitBeforeRespond } from './commit-before-respond.js';
 import { allowedMethodsOf } from '../contract/route-matcher.js';
 import type { MockRuntime } from './runtime.js';
@@ -29,15 +30,20 @@ export interface MockApp {
   services: Services;
   /** Reset, state, clock, journal, scenarios, credentials: what /__admin and startMock's handles use. */
   control: ControlPlane;
+  /** The API's contract gate: every request and answer of the API is checked here. */
+  gate: ContractGate;
 }
 
 /**
  * Builds the HTTP app of one mock instance. The request pipeline, in order — this list is the
  * map of where any behaviour lives. Steps 1–3 run for every request. /__admin is an Express 5
  * app of its own, loaded on its first request (admin-app.ts). The API steps 5–13 run as one
- * composed pipeline straight on node:http (pipeline.ts): the API routes itself from the
- * contract, and Express' per-request prototype swap and router walk cost it over two thirds of
- * its throughput (README, Performance).
+ * composed pipeline straight on node:http (src/http: node's request and response plus the
+ * request state): the API routes itself from the contract, and Express' per-request prototype
+ * swap and router walk cost it over two thirds of its throughput (README, Performance). Every
+ * request and answer is held to the contract by one gate (src/contract/gate.ts); every answer
+ * is written by one responder (respond.ts), which decides its headers (response-headers.ts) and
+ * applies the scenario effects on answers (answer-effects.ts) before a byte is written.
  *
  *  0. commit         with a durable store (--data): the request's writes commit as one
  *                      transaction before any response is written (commit-before-respond.ts)
@@ -59,12 +65,14 @@ export interface MockApp {
  * 12. scenarioFaults   scenario rules that match body fields (same effects as step 5)
  * 13. dispatch         stateful handler, or the unhandled policy (Prism / 501);
  *                      with `stateful: false` every operation takes the unhandled policy;
- *                      every answer is checked against the contract before it is written
+ *                      every answer is checked against the contract before it is written;
+ *                      domain scenario rules that fire in the handler go to the journal
  * 14. errorWriter      any error → application/problem+json
  */
 export function createApp(runtime: MockRuntime): MockApp {
   const services = createServices(runtime);
-  const responder = createResponder(runtime);
+  const gate = createContractGate({ contract: runtime.contract, validators: runtime.validators, routes: runtime.routes });
+  const responder = createResponder({ gate, logger: runtime.logger, responseValidation: runtime.options.responseValidation });
   const writeError = errorWriter({ logger: runtime.logger, responder });
 
   // An imported state's pending tracker steps resume (those due at its clock are recorded now).
@@ -72,7 +80,7 @@ export function createApp(runtime: MockRuntime): MockApp {
   const prism = createPrismFallback({
     contract: runtime.contract,
     seed: runtime.options.seed,
-    conforms: (operation, result) => resultViolations(runtime.validators, operation, result)?.length === 0,
+    conforms: (operation, result) => resultViolations(gate, operation.operationId, result).violations.length === 0,
   });
   const faults: Omit<ScenarioFaultsOptions, 'phase'> = {
     engine: runtime.scenarios,
@@ -80,14 +88,13 @@ export function createApp(runtime: MockRuntime): MockApp {
     routes: runtime.routes,
     limiter: runtime.rateLimiter,
     callers: runtime.callers,
-    validators: runtime.validators,
     now: runtime.clock.now,
   };
 
   const stateful = runtime.options.stateful;
   const front = pipeline([
     requestId({ logger: runtime.logger, now: runtime.clock.now }),
-    journalRecorder({ journal: runtime.journal, now: runtime.clock.now, scenarios: runtime.scenarios }),
+    journalRecorder({ journal: runtime.journal, now: runtime.clock.now }),
     cors(),
   ]);
   // The control plane's Express app loads on first use (see admin-app.ts).
@@ -96,8 +103,8 @@ export function createApp(runtime: MockRuntime): MockApp {
   const api = pipeline([
     scenarioFaults({ ...faults, phase: 'request' }),
     rateLimit({ limiter: runtime.rateLimiter, callers: runtime.callers, lockout: runtime.loginLockout }),
-    preflight({ allowedMethods: (path) => allowedMethodsOf(runtime.routes, path) }),
-    routeMatch({ routes: runtime.routes }),
+    preflight({ allowedMethods: (path) => allowedMethodsOf(runtime.routes, path), responder }),
+    routeMatch({ gate }),
     authenticate({
       tokens: runtime.tokens,
       credentials: runtime.credentials,
@@ -105,35 +112,32 @@ export function createApp(runtime: MockRuntime): MockApp {
       checkPrincipal: stateful ? services.accounts.checkPrincipal : undefined,
     }),
     preferAnswer({ contract: runtime.contract, responder, limiter: runtime.rateLimiter, tokens: runtime.tokens, prism }),
-    validateRequest({ validators: runtime.validators, bodyLimit: runtime.options.bodyLimit, normalizeInput: normalizeTopicAliases }),
+    validateRequest({ gate, bodyLimit: runtime.options.bodyLimit, normalizeInput: normalizeTopicAliases }),
     scenarioFaults({ ...faults, phase: 'body' }),
     dispatch({
       handlers: stateful ? createOperationHandlers(services) : {},
       unhandled: runtime.options.unhandled,
       prism,
       responder,
+      scenarios: runtime.scenarios,
     }),
   ]);
 
   // Durable store only: the request's writes are committed before its response is written.
   const commit = commitBeforeRespond({ store: runtime.store, logger: runtime.logger });
-  const app: RequestListener = (rawReq, rawRes) => {
-    // The steps only use node's request/response plus the request state; Express' typings are
-    // kept for them so the same steps also run inside the admin app.
-    const req = rawReq as Request;
-    const res = rawRes as Response;
-    commit?.(rawRes);
+  const app = (req: ApiRequest, res: ApiResponse): void => {
+    commit?.(res);
     const fail = (error: unknown) =>
       writeError(error ?? new ProblemError('internal-error', { detail: 'No pipeline step answered the request' }), req, res, () => {});
     front(req, res, (error?: unknown) => {
       if (error) return fail(error);
       const { pathname } = requestState(req);
       if (isAdminPath(pathname)) {
-        adminApp().then((handle) => handle(rawReq, rawRes), fail);
+        adminApp().then((handle) => handle(req, res), fail);
         return;
       }
       api(req, res, fail);
     });
   };
-  return { app, services, control };
+  return { app, services, control, gate };
 }

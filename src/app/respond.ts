@@ -1,98 +1,112 @@
-import type { Request, Response } from 'express';
-import type { ContractOperation } from '../contract/load-contract.js';
-import type { ContractValidators } from '../contract/validators.js';
+import type { ContractGate } from '../contract/gate.js';
 import { ProblemError, type ProblemBody, type Violation } from '../errors/problem.js';
-import { requestState } from './request-state.js';
-import type { MockRuntime } from './runtime.js';
+import { requestState } from '../http/request-state.js';
+import type { Answer, ApiRequest, ApiResponse } from '../http/types.js';
+import type { Logger } from '../logging/logger.js';
+import { decideAnswer } from './answer-effects.js';
 import type { OperationResult } from './operation-handler.js';
+import { setAnswerHeaders } from './response-headers.js';
 
 const PROBLEM_POINTER = '#/components/schemas/Problem';
 const PROBLEM_V0_POINTER = '#/components/schemas/ProblemV0';
 
+export interface ResponderOptions {
+  gate: ContractGate;
+  logger: Logger;
+  /** error: an answer outside the contract becomes a 500 problem; warn: it is logged; off: not checked. */
+  responseValidation: 'error' | 'warn' | 'off';
+}
+
 /** The media type a result is written with (undefined for an empty body). */
 function mediaTypeOf(result: OperationResult): string | undefined {
   if (result.raw !== undefined) return result.contentType;
-  return result.body === undefined ? undefined : result.contentType ?? 'application/json';
+  return result.body === undefined ? undefined : (result.contentType ?? 'application/json');
+}
+
+/** The answer a handler's result stands for. */
+export function answerOf(result: OperationResult): Answer {
+  const contentType = mediaTypeOf(result);
+  if (result.raw !== undefined) return { status: result.status, contentType, payload: result.raw, headers: result.headers };
+  if (result.body === undefined) return { status: result.status, headers: result.headers };
+  return { status: result.status, contentType, payload: JSON.stringify(result.body), json: result.body, headers: result.headers };
 }
 
 /**
- * Checks an operation's result against its declared responses: [] when it conforms, the
- * violations otherwise, null when the status or media type is not declared at all.
+ * Checks an operation's result against its declared responses (the contract gate): [] when it
+ * conforms. Raw answers (PDF, PNG, ZPL) are checked for their status and media type only.
  */
-export function resultViolations(validators: ContractValidators, operation: ContractOperation, result: OperationResult): Violation[] | null {
-  const isRaw = result.raw !== undefined;
-  return validators.forOperation(operation.operationId).response(result.status, mediaTypeOf(result), isRaw ? undefined : result.body);
+export function resultViolations(gate: ContractGate, operationId: string, result: OperationResult): { violations: Violation[]; undeclared: boolean } {
+  return gate.checkAnswer(operationId, { status: result.status, mediaType: mediaTypeOf(result), body: result.raw === undefined ? result.body : undefined });
 }
 
 /**
- * The one place that writes responses. JSON bodies of contract operations are validated against
- * the operation's declared response first: a handler that answers something the contract does
- * not allow becomes a 500 `response-validation-failed` problem (or a logged warning).
+ * The one place that writes API answers. Results of contract operations are checked against the
+ * operation's declared responses first: one the contract does not allow becomes a 500
+ * `response-validation-failed` problem (or a logged warning). Then every answer gets its
+ * headers (response-headers.ts) and the scenario effects on answers (answer-effects.ts), in
+ * that order of decision, and only then is a byte written.
  */
-export function createResponder(runtime: MockRuntime) {
-  const { validators, logger, options } = runtime;
+export function createResponder(options: ResponderOptions) {
+  const { gate, logger, responseValidation } = options;
 
-  function write(res: Response, status: number, contentType: string | undefined, payload: string | Buffer | undefined, headers?: Record<string, string>) {
-    if (headers) for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-    if (status === 500) {
-      // Spec, Limits: responses with status 500 carry none of the rate-limit headers.
-      res.removeHeader('X-RateLimit-Limit');
-      res.removeHeader('X-RateLimit-Remaining');
-      res.removeHeader('X-RateLimit-Reset');
+  /** Writes a composed answer: decides its headers and scenario effects, then sends it. */
+  function send(req: ApiRequest, res: ApiResponse, answer: Answer): void {
+    const state = requestState(req);
+    const decision = state.answerEffects ? decideAnswer(answer, state, state.answerEffects, gate) : ({ kind: 'write', answer } as const);
+    if (decision.kind === 'destroy') {
+      res.destroy();
+      return;
     }
-    if (payload === undefined) {
-      res.writeHead(status);
+    const final = decision.answer;
+    setAnswerHeaders(res, state, final);
+    if (final.payload === undefined) {
+      res.writeHead(final.status);
       res.end();
       return;
     }
-    res.writeHead(status, { 'Content-Type': contentType ?? 'application/json', 'Content-Length': Buffer.byteLength(payload) });
-    res.end(payload);
+    const length = Buffer.byteLength(final.payload);
+    res.writeHead(final.status, { 'Content-Type': final.contentType ?? 'application/json', 'Content-Length': length });
+    if (decision.kind === 'truncate') {
+      // Half of the promised bytes, then the connection goes: the client sees a cut-off body.
+      const body = Buffer.from(final.payload);
+      res.write(body.subarray(0, Math.floor(body.length / 2)), () => res.destroy());
+      return;
+    }
+    res.end(final.payload);
   }
 
-  /** Writes a problem; its body is checked against the Problem schema like any other response. */
-  function sendProblem(req: Request, res: Response, error: ProblemError, body?: ProblemBody) {
+  /** Writes a problem; its body is checked against the Problem schema like any other answer. */
+  function sendProblem(req: ApiRequest, res: ApiResponse, error: ProblemError, body?: ProblemBody): void {
     const state = requestState(req);
-    const problem = body ?? error.toBody(requestState(req).url);
+    const problem = body ?? error.toBody(state.url);
     state.problem = problem.type;
     const pointer = problem.errors ? PROBLEM_V0_POINTER : PROBLEM_POINTER;
-    const violations = options.responseValidation === 'off' ? [] : validators.validate(pointer, problem);
-    if (violations.length) {
-      logger.error({ requestId: state.requestId, violations }, 'problem body violates the contract');
-    }
-    write(res, problem.status, 'application/problem+json', JSON.stringify(problem), error.init.headers);
-  }
-
-  function contractViolation(req: Request, res: Response, detail: string, violations: Violation[]) {
-    const state = requestState(req);
-    logger.error({ requestId: state.requestId, operationId: state.operation?.operationId, violations }, detail);
-    sendProblem(req, res, new ProblemError('response-validation-failed', { detail, violations }));
+    const violations = responseValidation === 'off' ? [] : gate.validators.validate(pointer, problem);
+    if (violations.length) logger.error({ requestId: state.requestId, violations }, 'problem body violates the contract');
+    send(req, res, { status: problem.status, contentType: 'application/problem+json', payload: JSON.stringify(problem), json: problem, headers: error.init.headers });
   }
 
   /** Writes an operation's result after checking it against the contract. */
-  function sendResult(req: Request, res: Response, result: OperationResult) {
+  function sendResult(req: ApiRequest, res: ApiResponse, result: OperationResult): void {
     const state = requestState(req);
-    const operation = state.operation!;
-    const isRaw = result.raw !== undefined;
-    const mediaType = mediaTypeOf(result);
-    if (options.responseValidation !== 'off') {
-      const violations = resultViolations(validators, operation, result);
-      const detail =
-        violations === null
-          ? `${operation.operationId} answered ${result.status} ${mediaType ?? '(no body)'}, which the contract does not declare`
-          : violations.length
-            ? `${operation.operationId} answered a ${result.status} body that violates the contract`
-            : undefined;
-      if (detail) {
-        const found = violations ?? [{ field: 'status', message: `${result.status} ${mediaType ?? ''} is not declared`.trim() }];
-        if (options.responseValidation === 'error') return contractViolation(req, res, detail, found);
-        logger.warn({ requestId: state.requestId, operationId: operation.operationId, violations: found }, detail);
+    const operationId = state.operation!.operationId;
+    if (responseValidation !== 'off') {
+      const { violations, undeclared } = resultViolations(gate, operationId, result);
+      if (violations.length) {
+        const detail = undeclared
+          ? `${operationId} answered ${result.status} ${mediaTypeOf(result) ?? '(no body)'}, which the contract does not declare`
+          : `${operationId} answered a ${result.status} body that violates the contract`;
+        if (responseValidation === 'error') {
+          logger.error({ requestId: state.requestId, operationId, violations }, detail);
+          return sendProblem(req, res, new ProblemError('response-validation-failed', { detail, violations }));
+        }
+        logger.warn({ requestId: state.requestId, operationId, violations }, detail);
       }
     }
-    const payload = isRaw ? result.raw : result.body === undefined ? undefined : JSON.stringify(result.body);
-    write(res, result.status, mediaType, payload, result.headers);
+    send(req, res, answerOf(result));
   }
 
-  return { sendResult, sendProblem, write };
+  return { send, sendResult, sendProblem };
 }
 
 export type Responder = ReturnType<typeof createResponder>;

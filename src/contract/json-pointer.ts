@@ -13,3 +13,23 @@ export function atPointer(document: unknown, pointer: string): unknown {
   }
   return node;
 }
+
+/**
+ * Follows a node's local `$ref`s (`#/components/…`) to what they point at, with the pointer it
+ * was found under. The one $ref resolver of the contract code (loading, Prefer answers).
+ * Throws on a remote, dangling or looping (more than 20 hops) reference.
+ *
+ * @example followRefs(document, { $ref: '#/components/responses/NotFound' }).value
+ */
+// The contract is untyped JSON: its nodes are read as `any`, checked where they are used.
+export function followRefs(document: unknown, node: any, pointer = ''): { value: any; pointer: string } {
+  let current = node;
+  let at = pointer;
+  for (let hops = 0; current && typeof current.$ref === 'string'; hops++) {
+    if (hops > 20 || !current.$ref.startsWith('#/')) throw new Error(`unsupported $ref ${current.$ref} at ${at}`);
+    at = current.$ref;
+    current = atPointer(document, current.$ref);
+    if (current === undefined) throw new Error(`dangling $ref ${at}`);
+  }
+  return { value: current, pointer: at };
+}

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { lazyModule } from '../util/lazy-module.js';
-import { atPointer } from './json-pointer.js';
+import { followRefs } from './json-pointer.js';
 
 const yaml = lazyModule<typeof import('yaml')>('yaml');
 
@@ -56,18 +56,6 @@ export function escapePointer(segment: string): string {
   return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
-function resolveRef(doc: OpenApiDocument, value: any, pointer: string): { value: any; pointer: string } {
-  let current = value;
-  let at = pointer;
-  for (let hops = 0; current && typeof current.$ref === 'string'; hops++) {
-    if (hops > 20 || !current.$ref.startsWith('#/')) throw new Error(`unsupported $ref ${current.$ref} at ${at}`);
-    at = current.$ref;
-    current = atPointer(doc, current.$ref);
-    if (current === undefined) throw new Error(`dangling $ref ${at}`);
-  }
-  return { value: current, pointer: at };
-}
-
 /**
  * @example
  * const contract = loadContract(); // the bundled contract
@@ -82,7 +70,7 @@ export function loadContract(source: string | OpenApiDocument = DEFAULT_CONTRACT
 
   for (const [path, rawItem] of Object.entries<any>(document.paths ?? {})) {
     const itemPointer = `#/paths/${escapePointer(path)}`;
-    const { value: item } = resolveRef(document, rawItem, itemPointer);
+    const { value: item } = followRefs(document, rawItem, itemPointer);
     for (const method of HTTP_METHODS) {
       const op = item[method];
       if (!op) continue;
@@ -93,7 +81,7 @@ export function loadContract(source: string | OpenApiDocument = DEFAULT_CONTRACT
         [op.parameters ?? [], `${opPointer}/parameters`],
       ] as const) {
         list.forEach((raw: any, i: number) => {
-          const { value: p } = resolveRef(document, raw, `${base}/${i}`);
+          const { value: p } = followRefs(document, raw, `${base}/${i}`);
           if (p.in === 'cookie') return;
           parameters.set(`${p.in}:${p.name}`, {
             name: p.in === 'header' ? String(p.name).toLowerCase() : p.name,
@@ -105,7 +93,7 @@ export function loadContract(source: string | OpenApiDocument = DEFAULT_CONTRACT
       }
       let requestBody: ContractOperation['requestBody'];
       if (op.requestBody) {
-        const { value: body, pointer } = resolveRef(document, op.requestBody, `${opPointer}/requestBody`);
+        const { value: body, pointer } = followRefs(document, op.requestBody, `${opPointer}/requestBody`);
         const mediaTypes = Object.keys(body.content ?? {});
         const json = mediaTypes.find((m) => m === 'application/json');
         requestBody = {
@@ -118,7 +106,7 @@ export function loadContract(source: string | OpenApiDocument = DEFAULT_CONTRACT
       for (const [code, raw] of Object.entries<any>(op.responses ?? {})) {
         const status = Number(code);
         if (!Number.isInteger(status)) continue;
-        const { value: response, pointer } = resolveRef(document, raw, `${opPointer}/responses/${code}`);
+        const { value: response, pointer } = followRefs(document, raw, `${opPointer}/responses/${code}`);
         const content = new Map<string, string | null>();
         for (const [mediaType, media] of Object.entries<any>(response.content ?? {})) {
           content.set(mediaType, media?.schema ? `${pointer}/content/${escapePointer(mediaType)}/schema` : null);

@@ -1,3 +1,4 @@
+import type { Authorization } from '../auth/authorization.js';
 import type { CredentialRegistry } from '../auth/credentials.js';
 import type { TokenClaims, TokenService } from '../auth/tokens.js';
 import type { LoginLockout } from './login-lockout.js';
@@ -15,6 +16,8 @@ export interface Caller {
   verified: boolean;
   /** The claims of a verified bearer token: the only token facts any step may act on. */
   claims?: TokenClaims;
+  /** The verified bearer token itself (a scenario may force it to expire). */
+  token?: string;
   /** A Basic client-credentials attempt and what became of it. */
   login?: {
     clientId: string;
@@ -35,7 +38,8 @@ export interface CallerIdentifierOptions {
 }
 
 export interface CallerIdentifier {
-  identify(authorization: string | undefined, remoteAddress: string | undefined): Caller;
+  /** `authorization`: the request's Authorization header, parsed (src/auth/authorization.ts). */
+  identify(authorization: Authorization, remoteAddress: string | undefined): Caller;
 }
 
 /** `::ffff:203.0.113.7` (an IPv4 client on a dual-stack socket) counts as `203.0.113.7`. */
@@ -47,43 +51,35 @@ export function normalizeAddress(address: string | undefined): string {
 /**
  * @example
  * const callers = createCallerIdentifier({ tokens, credentials, lockout, limiter });
- * callers.identify('Bearer forged.token.here', '203.0.113.7').key // 'ip:203.0.113.7'
+ * callers.identify(parseAuthorization('Bearer forged.token.here'), '203.0.113.7').key // 'ip:203.0.113.7'
  */
 export function createCallerIdentifier(options: CallerIdentifierOptions): CallerIdentifier {
   return {
     identify(authorization, remoteAddress) {
       const address = normalizeAddress(remoteAddress);
       const anonymous: Caller = { key: `${ADDRESS_KEY_PREFIX}${address}`, verified: false };
-      if (!authorization) return anonymous;
-      const space = authorization.indexOf(' ');
-      if (space === -1) return anonymous;
-      const scheme = authorization.slice(0, space).toLowerCase();
-      const value = authorization.slice(space + 1).trim();
-
-      if (scheme === 'bearer') {
+      if (authorization.scheme === 'bearer') {
         // The token service remembers verified signatures, so this is a map lookup per call;
         // garbage and forged tokens are never remembered.
-        const verified = value ? options.tokens.verify(value) : undefined;
+        const token = authorization.token;
+        const verified = token ? options.tokens.verify(token) : undefined;
         if (!verified?.ok) return anonymous;
         const { claims } = verified;
-        if (claims.aid) return { key: `account:${claims.aid}`, verified: true, claims };
-        if (claims.afid) return { key: `affiliate:${claims.afid}`, verified: true, claims };
-        if (claims.cid) return { key: `company:${claims.cid}`, verified: true, claims };
-        return { key: `client:${claims.sub}`, verified: true, claims };
+        if (claims.aid) return { key: `account:${claims.aid}`, verified: true, claims, token };
+        if (claims.afid) return { key: `affiliate:${claims.afid}`, verified: true, claims, token };
+        if (claims.cid) return { key: `company:${claims.cid}`, verified: true, claims, token };
+        return { key: `client:${claims.sub}`, verified: true, claims, token };
       }
 
-      if (scheme === 'basic') {
-        const decoded = Buffer.from(value, 'base64').toString('utf8');
-        const colon = decoded.indexOf(':');
-        if (colon <= 0) return anonymous;
-        const clientId = decoded.slice(0, colon);
+      if (authorization.scheme === 'basic' && authorization.credentials) {
+        const { clientId, clientSecret } = authorization.credentials;
         // A locked pair is not checked at all: the answer must not tell a right secret from a wrong one.
         const lock = options.lockout.locked(clientId, address);
         if (lock) return { ...anonymous, login: { clientId, address, outcome: 'locked', lock } };
         // Nor is a secret sent from an address that used up its window: the 429 it gets must not
         // differ between a right and a wrong guess.
         if (options.limiter.peek(anonymous.key).remaining === 0) return { ...anonymous, login: { clientId, address, outcome: 'not-checked' } };
-        const identity = options.credentials.authenticate(clientId, decoded.slice(colon + 1));
+        const identity = options.credentials.authenticate(clientId, clientSecret);
         if (!identity) return { ...anonymous, login: { clientId, address, outcome: 'refused' } };
         return { key: `client:${clientId}`, verified: true, login: { clientId, address, outcome: 'accepted' } };
       }

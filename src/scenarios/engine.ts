@@ -79,13 +79,14 @@ export interface ScenarioEngine {
   evaluateRequest(facts: RequestFacts, phase: 'request' | 'body', header?: { names: string[]; scope: string }): FiredEffect[];
   /** The first domain rule of this kind that fires, if any. */
   evaluate(kind: DomainKind, facts: DomainFacts): FiredEffect | undefined;
-  /** Fast check for the journal: is any domain rule active (worth tracking per request)? */
+  /** Fast check for the dispatch step: is any domain rule active (worth tracking per request)? */
   hasDomainRules(): boolean;
   /**
-   * Runs `fn` (a request's pipeline) so that domain rules firing anywhere inside it — a carrier
-   * call, a label, a quote — are reported to `record` ("scenario/rule") for that request's journal entry.
+   * Runs `fn` (a request's handler) and tells which domain rules fired while it ran — a carrier
+   * call, a label, a quote — as "scenario/rule", whether it returned or threw. Work it sets off
+   * that outlives it (a webhook retried later) is not counted.
    */
-  runInRequest<T>(record: (hit: string) => void, fn: () => T): T;
+  collectHits<T>(fn: () => T | Promise<T>): Promise<{ outcome: { value: T } | { error: unknown }; hits: string[] }>;
   /** The scenario a name (never a path) stands for: activated inline before, or ready-made (for the header). */
   resolve(name: string): ScenarioDefinition;
   /**
@@ -139,8 +140,8 @@ export function createScenarioEngine(deps: { clock: Clock; random: Random; loade
   const byHeader = new Map<string, Activation>();
   /** Definitions activated inline (not from a file), so the header can name them too. */
   const inline = new Map<string, ScenarioDefinition>();
-  /** The request a domain moment happens in, if any (one store per engine, so per mock instance). */
-  const requestHits = new AsyncLocalStorage<(hit: string) => void>();
+  /** The hits of the handler a domain moment happens in, if any (one store per engine, so per mock instance). */
+  const handlerHits = new AsyncLocalStorage<{ hits: string[]; open: boolean }>();
 
   function build(definition: ScenarioDefinition, options: ActivateOptions, activatedAt = deps.clock.now()): Activation {
     const scope = options.accountId ?? '*';
@@ -313,7 +314,8 @@ export function createScenarioEngine(deps: { clock: Clock; random: Random; loade
           const effect = fire(rule);
           if (effect === 'pass') return undefined;
           if (effect) {
-            requestHits.getStore()?.(`${activation.definition.name}/${rule.label}`);
+            const collecting = handlerHits.getStore();
+            if (collecting?.open) collecting.hits.push(`${activation.definition.name}/${rule.label}`);
             return fired(activation, rule, effect);
           }
         }
@@ -321,7 +323,16 @@ export function createScenarioEngine(deps: { clock: Clock; random: Random; loade
       return undefined;
     },
     hasDomainRules: () => active.some((a) => a.rules.some((r) => r.kind !== 'request')),
-    runInRequest: (record, fn) => requestHits.run(record, fn),
+    async collectHits(fn) {
+      const collecting = { hits: [] as string[], open: true };
+      try {
+        return { outcome: { value: await handlerHits.run(collecting, fn) }, hits: collecting.hits };
+      } catch (error) {
+        return { outcome: { error }, hits: collecting.hits };
+      } finally {
+        collecting.open = false;
+      }
+    },
     resolve,
     reset(accountId) {
       for (let i = active.length - 1; i >= 0; i--) {

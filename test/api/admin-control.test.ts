@@ -10,7 +10,7 @@ import { createHarness, newAccount, type Harness } from '../support/harness.js';
  * The control plane (/__admin) over HTTP. Every answer is also checked here against
  * contract/admin.yaml (the app checks too, in error mode: a violation would be a 500).
  */
-const admin = loadAdminContract();
+const admin = loadAdminContract().gate;
 
 function conforms(res: { status: number; headers: Record<string, string>; body: unknown; text?: string }, method: string, path: string): void {
   const match = admin.routes.match(method, path.split('?')[0]);

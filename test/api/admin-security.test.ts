@@ -10,7 +10,7 @@ import { startLiveMock } from '../support/live-mock.js';
  * page wiping the state with a body-less POST, a page minting an Admin token with a text/plain
  * POST — and DNS rebinding, each refused through real HTTP with the state unchanged.
  */
-const admin = loadAdminContract();
+const admin = loadAdminContract().gate;
 const EVIL = 'https://evil.example';
 // What a browser adds to a page's cross-origin fetch().
 const BROWSER = { Origin: EVIL, 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'cors', 'Sec-Fetch-Dest': 'empty' };

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseJsonBody } from '../../src/app/read-request.js';
+import { parseJsonBody } from '../../src/contract/gate.js';
 import { MAX_JSON_DEPTH, MAX_JSON_KEYS, MAX_JSON_VALUES } from '../../src/contract/bounds.js';
 import { atPointer } from '../../src/contract/json-pointer.js';
 import { FULL_VALIDATION_BYTES } from '../../src/contract/validators.js';

@@ -1,9 +1,10 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { Authorization } from '../../auth/authorization.js';
 import type { CredentialRegistry } from '../../auth/credentials.js';
 import type { TokenService } from '../../auth/tokens.js';
 import type { SecuritySchemeName } from '../../contract/load-contract.js';
 import { ProblemError } from '../../errors/problem.js';
-import { requestState, type Principal, type PrincipalLevel } from '../request-state.js';
+import { authorizationOf, requestState, type Principal, type PrincipalLevel } from '../../http/request-state.js';
+import type { ApiRequest, ApiResponse, Next } from '../../http/types.js';
 
 const SCHEME_OF_LEVEL: Record<PrincipalLevel, SecuritySchemeName> = {
   COMPANY: 'CompanyToken',
@@ -35,11 +36,11 @@ export interface AuthenticateOptions {
  * does not accept → 403; Basic client credentials only where ClientCredentials is listed.
  */
 export function authenticate(options: AuthenticateOptions) {
-  return function authenticateStep(req: Request, _res: Response, next: NextFunction) {
+  return function authenticateStep(req: ApiRequest, _res: ApiResponse, next: Next) {
     const state = requestState(req);
     const accepted = state.operation!.security;
     if (accepted.length === 0) return next();
-    const principal = identify(req.headers.authorization, accepted, options);
+    const principal = identify(authorizationOf(req), accepted, options);
     const problem = options.checkPrincipal?.(principal);
     if (problem) throw problem;
     state.principal = principal;
@@ -51,23 +52,18 @@ function describe(accepted: SecuritySchemeName[]): string {
   return accepted.join(' or ');
 }
 
-function identify(header: string | undefined, accepted: SecuritySchemeName[], options: AuthenticateOptions): Principal {
-  if (!header) {
+function identify(authorization: Authorization, accepted: SecuritySchemeName[], options: AuthenticateOptions): Principal {
+  if (authorization.scheme === 'none') {
     throw new ProblemError('unauthorized', { detail: `This operation needs an Authorization header (${describe(accepted)})` });
   }
-  const space = header.indexOf(' ');
-  const scheme = space === -1 ? header.toLowerCase() : header.slice(0, space).toLowerCase();
-  const value = space === -1 ? '' : header.slice(space + 1).trim();
-
-  if (scheme === 'basic') {
+  if (authorization.scheme === 'basic') {
     if (!accepted.includes('ClientCredentials')) {
       throw new ProblemError('unauthorized', {
         detail: `Client credentials are not accepted here; send Authorization: Bearer <token> (${describe(accepted)})`,
       });
     }
-    const decoded = Buffer.from(value, 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    const identity = colon > 0 ? options.credentials.authenticate(decoded.slice(0, colon), decoded.slice(colon + 1)) : undefined;
+    const { credentials } = authorization;
+    const identity = credentials ? options.credentials.authenticate(credentials.clientId, credentials.clientSecret) : undefined;
     if (!identity) throw new ProblemError('invalid-credentials', { detail: 'The client id or client secret is wrong' });
     switch (identity.kind) {
       case 'company':
@@ -79,10 +75,10 @@ function identify(header: string | undefined, accepted: SecuritySchemeName[], op
     }
   }
 
-  if (scheme !== 'bearer' || !value) {
+  if (authorization.scheme !== 'bearer' || !authorization.token) {
     throw new ProblemError('unauthorized', { detail: `Unsupported Authorization scheme; expected ${describe(accepted)}` });
   }
-  const verified = options.tokens.verify(value);
+  const verified = options.tokens.verify(authorization.token);
   if (!verified.ok) throw new ProblemError('invalid-token', { detail: `${verified.reason}; request a new token` });
   const { claims } = verified;
   if (!accepted.includes(SCHEME_OF_LEVEL[claims.lvl])) {

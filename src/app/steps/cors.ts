@@ -1,5 +1,6 @@
-import type { NextFunction, Request, Response } from 'express';
-import { isAdminPath, requestState } from '../request-state.js';
+import { isAdminPath, requestState } from '../../http/request-state.js';
+import type { ApiRequest, ApiResponse, Next } from '../../http/types.js';
+import type { Responder } from '../respond.js';
 
 // The X-Shipmock-* ones are QA diagnostics (README section qa), readable by a browser app under test too.
 const EXPOSED =
@@ -13,7 +14,7 @@ const EXPOSED =
  */
 export function cors(options: { origin?: string } = {}) {
   const origin = options.origin ?? '*';
-  return function corsStep(req: Request, res: Response, next: NextFunction) {
+  return function corsStep(req: ApiRequest, res: ApiResponse, next: Next) {
     if (isAdminPath(requestState(req).pathname)) return next();
     res.setHeader('Access-Control-Allow-Origin', origin);
     res.setHeader('Access-Control-Expose-Headers', EXPOSED);
@@ -22,14 +23,18 @@ export function cors(options: { origin?: string } = {}) {
 }
 
 /** Answers OPTIONS preflights with 204 and the methods the contract declares for the path. */
-export function preflight(options: { allowedMethods: (path: string) => string[] | undefined }) {
-  return function preflightStep(req: Request, res: Response, next: NextFunction) {
-    if (req.method !== 'OPTIONS') return next();
-    const methods = options.allowedMethods(requestState(req).pathname);
-    res.setHeader('Access-Control-Allow-Methods', (methods ?? ['GET', 'POST', 'PUT', 'DELETE']).join(', '));
-    res.setHeader('Access-Control-Allow-Headers', String(req.headers['access-control-request-headers'] ?? 'Authorization, Content-Type'));
-    res.setHeader('Access-Control-Max-Age', '600');
-    res.writeHead(204);
-    res.end();
+export function preflight(options: { allowedMethods: (path: string) => string[] | undefined; responder: Responder }) {
+  return function preflightStep(req: ApiRequest, res: ApiResponse, next: Next) {
+    const state = requestState(req);
+    if (state.method !== 'OPTIONS') return next();
+    const methods = options.allowedMethods(state.pathname);
+    options.responder.send(req, res, {
+      status: 204,
+      headers: {
+        'Access-Control-Allow-Methods': (methods ?? ['GET', 'POST', 'PUT', 'DELETE']).join(', '),
+        'Access-Control-Allow-Headers': String(req.headers['access-control-request-headers'] ?? 'Authorization, Content-Type'),
+        'Access-Control-Max-Age': '600',
+      },
+    });
   };
 }

@@ -1,39 +1,64 @@
-import type { NextFunction, Request, Response } from 'express';
 import { ProblemError } from '../../errors/problem.js';
+import { requestState, type RequestState } from '../../http/request-state.js';
+import type { ApiRequest, ApiResponse, Next } from '../../http/types.js';
 import type { PrismFallback } from '../../prism/prism-fallback.js';
-import type { HandlerMap } from '../operation-handler.js';
-import { requestState } from '../request-state.js';
+import type { ScenarioEngine } from '../../scenarios/engine.js';
+import type { HandlerMap, OperationHandler, OperationResult } from '../operation-handler.js';
 import type { Responder } from '../respond.js';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export interface DispatchOptions {
+  handlers: HandlerMap;
+  unhandled: 'prism' | 'error';
+  prism: PrismFallback;
+  responder: Responder;
+  /** Domain rules that fire while a handler runs are recorded with the request (the journal). */
+  scenarios: ScenarioEngine;
+}
 
 /**
  * Runs the operation: its stateful handler when a resource family registered one, otherwise
  * the configured policy for unhandled operations ('prism' answers from the contract, 'error'
  * answers 501). Either way the answer goes through the responder's contract check.
  */
-export function dispatch(options: { handlers: HandlerMap; unhandled: 'prism' | 'error'; prism: PrismFallback; responder: Responder }) {
-  return async function dispatchStep(req: Request, res: Response, _next: NextFunction) {
+export function dispatch(options: DispatchOptions) {
+  return async function dispatchStep(req: ApiRequest, res: ApiResponse, _next: Next) {
     const state = requestState(req);
     const operation = state.operation!;
     const handler = options.handlers[operation.operationId];
-    if (handler) {
-      const result = await handler({
-        operation,
-        principal: state.principal!,
-        path: state.params!.path,
-        query: state.params!.query,
-        headers: state.params!.headers,
-        body: state.body,
-        requestId: state.requestId,
-      });
-      return options.responder.sendResult(req, res, result);
-    }
+    if (handler) return options.responder.sendResult(req, res, await runHandler(handler, req, state, options.scenarios));
     if (options.unhandled === 'error') {
       throw new ProblemError('not-implemented', { detail: `${operation.operationId} has no stateful handler and unhandled=error` });
     }
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
     const result = await options.prism.answer(operation, { path: state.pathname, query: state.params!.query, headers, body: state.body });
-    res.setHeader('X-Shipmock-Source', 'prism');
+    state.source = 'prism';
     options.responder.sendResult(req, res, result);
   };
+}
+
+/**
+ * Calls the handler with the checked request. Domain scenario effects (carrier, label, quote,
+ * tracker outcome) that fire while it runs are kept with the request for its journal entry;
+ * they only fire in requests that create something, and tracking them costs throughput, so
+ * reads and idle scenarios skip it.
+ */
+async function runHandler(handler: OperationHandler, req: ApiRequest, state: RequestState, scenarios: ScenarioEngine): Promise<OperationResult> {
+  const call = () =>
+    handler({
+      operation: state.operation!,
+      principal: state.principal!,
+      path: state.params!.path,
+      query: state.params!.query,
+      headers: state.params!.headers,
+      body: state.body,
+      requestId: state.requestId,
+    });
+  if (SAFE_METHODS.has(state.method) || !scenarios.hasDomainRules()) return call();
+  const { outcome, hits } = await scenarios.collectHits(call);
+  if (hits.length) state.domainHits = hits;
+  if ('error' in outcome) throw outcome.error;
+  return outcome.value;
 }

@@ -1,24 +1,19 @@
-import type { NextFunction, Request, Response } from 'express';
 import { PROBLEM_BASE_URI } from '../../errors/problem-types.js';
 import type { Journal, JournalOutcome } from '../../journal/journal.js';
-import type { ScenarioEngine } from '../../scenarios/engine.js';
-import { isAdminPath, requestState } from '../request-state.js';
-
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+import { isAdminPath, requestState } from '../../http/request-state.js';
+import type { ApiRequest, ApiResponse, Next } from '../../http/types.js';
 
 /**
  * Records every API request in the journal once its connection is done with it (answered,
  * reset or cut off). Control-plane requests (/__admin) are not recorded: the journal shows what
  * the client under test did, not what the test harness did.
  */
-export function journalRecorder(options: { journal: Journal; now: () => number; scenarios: ScenarioEngine }) {
-  return function journalRecorderStep(req: Request, res: Response, next: NextFunction) {
+export function journalRecorder(options: { journal: Journal; now: () => number }) {
+  return function journalRecorderStep(req: ApiRequest, res: ApiResponse, next: Next) {
     const state = requestState(req);
     if (isAdminPath(state.pathname)) return next();
     const arrivedAt = options.now();
-    let closed = false;
     res.once('close', () => {
-      closed = true;
       const outcome: JournalOutcome = res.writableFinished ? 'completed' : res.headersSent ? 'truncated' : 'reset';
       const principal = state.principal;
       // Verified claims only (the rate-limit step identified the caller): a forged token naming an
@@ -29,7 +24,7 @@ export function journalRecorder(options: { journal: Journal; now: () => number; 
       options.journal.record({
         requestId: state.requestId,
         at: new Date(arrivedAt).toISOString(),
-        method: req.method,
+        method: state.method,
         path: state.pathname,
         ...(query ? { query } : {}),
         ...(res.headersSent ? { status: res.statusCode } : {}),
@@ -42,16 +37,11 @@ export function journalRecorder(options: { journal: Journal; now: () => number; 
           credential: state.rateLimitKey,
           problem: state.problem?.startsWith(PROBLEM_BASE_URI) ? state.problem.slice(PROBLEM_BASE_URI.length) : state.problem,
           retryAfter: res.headersSent && Number.isFinite(retryAfter) ? retryAfter : undefined,
-          scenarios: state.scenarioHits ? [...state.scenarioHits] : undefined,
+          scenarios: state.scenarioHits || state.domainHits ? [...(state.scenarioHits ?? []), ...(state.domainHits ?? [])] : undefined,
         }),
       });
     });
-    // Domain scenario effects (carrier, label, quote, tracker outcome) fired while handling this
-    // request are journaled with it. They only fire in requests that create something, and
-    // tracking (AsyncLocalStorage) costs throughput, so reads and idle scenarios skip it.
-    if (SAFE_METHODS.has(req.method) || !options.scenarios.hasDomainRules()) return next();
-    // Work the request set off that outlives it (a webhook retried later) is not the request's.
-    options.scenarios.runInRequest((hit) => !closed && (state.scenarioHits ??= []).push(hit), () => next());
+    next();
   };
 }
 

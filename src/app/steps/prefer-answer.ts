@@ -1,12 +1,12 @@
-import type { NextFunction, Request, Response } from 'express';
 import type { TokenService } from '../../auth/tokens.js';
-import { atPointer } from '../../contract/json-pointer.js';
+import { followRefs } from '../../contract/json-pointer.js';
 import type { Contract, ContractOperation, OpenApiDocument } from '../../contract/load-contract.js';
 import { ProblemError } from '../../errors/problem.js';
 import type { PrismFallback } from '../../prism/prism-fallback.js';
 import type { RateLimiter } from '../../rate-limit/rate-limiter.js';
-import { injectedProblem } from '../../scenarios/injected-problem.js';
-import { requestState } from '../request-state.js';
+import { requestState } from '../../http/request-state.js';
+import type { ApiRequest, ApiResponse, Next } from '../../http/types.js';
+import { injectedProblem } from '../injected-problem.js';
 import type { Responder } from '../respond.js';
 
 /** The Prism-style preferences shipmock honours (RFC 7240 Prefer header). */
@@ -54,7 +54,7 @@ export function parsePrefer(header: string | string[] | undefined): Preferences 
  * and before validation (the body does not matter for a canned answer). Nothing changes state.
  */
 export function preferAnswer(options: { contract: Contract; responder: Responder; limiter: RateLimiter; tokens: TokenService; prism: PrismFallback }) {
-  return async function preferAnswerStep(req: Request, res: Response, next: NextFunction) {
+  return async function preferAnswerStep(req: ApiRequest, res: ApiResponse, next: Next) {
     if (req.headers.prefer === undefined) return next();
     const prefs = parsePrefer(req.headers.prefer);
     if ('invalid' in prefs) throw preferViolation(prefs.invalid);
@@ -66,11 +66,11 @@ export function preferAnswer(options: { contract: Contract; responder: Responder
     if (!operation.responses.has(status)) {
       throw preferViolation(`code=${status} is not declared for ${operation.operationId} (declared: ${declared.join(', ')})`);
     }
-    res.setHeader('X-Shipmock-Source', 'prefer');
+    state.source = 'prefer';
     // Set by the rate-limit step, which always runs before this one.
     const key = state.rateLimitKey!;
-    const response = resolve(options.contract.document, operationNode(options.contract.document, operation).responses?.[String(status)]);
-    const [mediaType, media] = Object.entries<any>(response?.content ?? {})[0] ?? [];
+    const response: ResponseNode | undefined = resolve(options.contract.document, operationNode(options.contract.document, operation).responses?.[String(status)]);
+    const [mediaType, media] = Object.entries(response?.content ?? {})[0] ?? [];
     const example = media ? pickExample(options.contract.document, media, prefs.example) : undefined;
 
     if (prefs.example !== undefined && example === undefined) {
@@ -78,8 +78,8 @@ export function preferAnswer(options: { contract: Contract; responder: Responder
       throw preferViolation(`example=${prefs.example} is not an example of the ${status} answer of ${operation.operationId} (examples: ${names.join(', ') || 'none'})`);
     }
     if (status >= 400 && example === undefined) {
-      const problem = injectedProblem(res, { status, retryAfter: prefs.retryAfter }, { limiter: options.limiter, key, detail: `Answered as asked by Prefer: code=${status}` });
-      const body = problem.toBody(requestState(req).url);
+      const problem = injectedProblem(state, { status, retryAfter: prefs.retryAfter }, { limiter: options.limiter, key, detail: `Answered as asked by Prefer: code=${status}` });
+      const body = problem.toBody(state.url);
       // The v0 carrier-definition 404 carries `errors` with a string status (spec, Errors).
       if (refersTo(options.contract.document, media?.schema, 'ProblemV0')) body.errors = [{ status: String(status), title: body.title, detail: body.detail }];
       return options.responder.sendProblem(req, res, problem, body);
@@ -103,20 +103,31 @@ function preferViolation(message: string): ProblemError {
   return new ProblemError('validation-error', { detail: `Prefer: ${message}`, violations: [{ field: 'header/prefer', message }] });
 }
 
-function operationNode(document: OpenApiDocument, operation: ContractOperation): any {
-  return resolve(document, document.paths?.[operation.path])?.[operation.method] ?? {};
+/** The parts of an OpenAPI response and media type object that a preferred answer reads. */
+interface MediaNode {
+  schema?: unknown;
+  example?: unknown;
+  examples?: Record<string, unknown>;
+}
+interface ResponseNode {
+  content?: Record<string, MediaNode>;
 }
 
-/** Follows local $refs ('#/components/…'). */
-function resolve(document: OpenApiDocument, node: any): any {
-  let current = node;
-  for (let hops = 0; current && typeof current.$ref === 'string' && hops < 20; hops++) {
-    current = atPointer(document, String(current.$ref));
+function operationNode(document: OpenApiDocument, operation: ContractOperation): { responses?: Record<string, unknown> } {
+  return resolve(document, resolve(document, document.paths?.[operation.path])?.[operation.method]) ?? {};
+}
+
+/** Follows local $refs ('#/components/…'); undefined where one leads nowhere (the contract loader reports those). */
+// `any`: contract nodes are untyped JSON; each caller reads them through the shape it expects.
+function resolve(document: OpenApiDocument, node: unknown): any {
+  try {
+    return followRefs(document, node).value;
+  } catch {
+    return undefined;
   }
-  return current;
 }
 
-function pickExample(document: OpenApiDocument, media: any, name: string | undefined): unknown {
+function pickExample(document: OpenApiDocument, media: MediaNode, name: string | undefined): unknown {
   const examples = media.examples ?? {};
   if (name !== undefined) {
     const found = resolve(document, examples[name]);
@@ -127,11 +138,12 @@ function pickExample(document: OpenApiDocument, media: any, name: string | undef
   return first === undefined ? undefined : resolve(document, first)?.value;
 }
 
-function refersTo(document: OpenApiDocument, schema: any, name: string): boolean {
-  for (let hops = 0; schema && hops < 20; hops++) {
-    if (typeof schema.$ref !== 'string') return false;
-    if (schema.$ref === `#/components/schemas/${name}`) return true;
-    schema = resolve(document, { $ref: schema.$ref });
+function refersTo(document: OpenApiDocument, schema: unknown, name: string): boolean {
+  let node = schema as { $ref?: unknown } | undefined;
+  for (let hops = 0; node && hops < 20; hops++) {
+    if (typeof node.$ref !== 'string') return false;
+    if (node.$ref === `#/components/schemas/${name}`) return true;
+    node = resolve(document, { $ref: node.$ref });
   }
   return false;
 }

@@ -1,9 +1,9 @@
-import type { NextFunction, Request, Response } from 'express';
 import { ProblemError } from '../../errors/problem.js';
+import { authorizationOf, requestState } from '../../http/request-state.js';
+import type { ApiRequest, ApiResponse, Next } from '../../http/types.js';
 import type { Caller, CallerIdentifier } from '../../rate-limit/callers.js';
 import type { LoginLockout } from '../../rate-limit/login-lockout.js';
-import type { RateLimiter, RateLimitState } from '../../rate-limit/rate-limiter.js';
-import { requestState } from '../request-state.js';
+import type { RateLimiter } from '../../rate-limit/rate-limiter.js';
 
 export interface RateLimitOptions {
   limiter: RateLimiter;
@@ -12,20 +12,21 @@ export interface RateLimitOptions {
 }
 
 /**
- * Counts the request against its caller's window and sets X-RateLimit-* on the response. The
- * caller is a verified credential (the token's signature and expiry, or the client id with its
- * secret, are checked here — cheaply, the token service caches verified signatures), otherwise
- * the client address in its own, smaller window: a forged token naming an account never counts
- * against that account (DESIGN, Bad input). Runs before route match and auth, so 401s and 404s
- * carry the headers too. Wrong client secrets are counted per (client id, address) and lock
- * that pair after too many (429). Preflights are reported, not counted.
+ * Counts the request against its caller's window; the answer reports that window in
+ * X-RateLimit-* (response-headers.ts). The caller is a verified credential (the token's
+ * signature and expiry, or the client id with its secret, are checked here — cheaply, the token
+ * service caches verified signatures), otherwise the client address in its own, smaller window:
+ * a forged token naming an account never counts against that account (DESIGN, Bad input). Runs
+ * before route match and auth, so 401s and 404s carry the headers too. Wrong client secrets are
+ * counted per (client id, address) and lock that pair after too many (429). Preflights are
+ * reported, not counted.
  */
 export function rateLimit(options: RateLimitOptions) {
-  return function rateLimitStep(req: Request, res: Response, next: NextFunction) {
+  return function rateLimitStep(req: ApiRequest, _res: ApiResponse, next: Next) {
     const caller = callerOf(req, options.callers);
     const request = requestState(req);
-    if (req.method === 'OPTIONS') {
-      setRateLimitHeaders(res, request.rateLimitOverride ?? options.limiter.peek(caller.key));
+    if (request.method === 'OPTIONS') {
+      request.rateLimit = request.rateLimitOverride ?? options.limiter.peek(caller.key);
       return next();
     }
     // A scenario's rate limit (src/scenarios) already counted this request in its own window.
@@ -34,13 +35,13 @@ export function rateLimit(options: RateLimitOptions) {
     if (login?.outcome === 'refused') options.lockout.failed(login.clientId, login.address);
     if (login?.outcome === 'accepted') options.lockout.succeeded(login.clientId, login.address);
     if (login?.lock) {
-      setRateLimitHeaders(res, login.lock);
+      request.rateLimit = login.lock;
       throw new ProblemError('rate-limited', {
         detail: `Too many failed client-credential attempts for this client id from this address; retry after ${login.lock.resetSeconds} s`,
         headers: { 'Retry-After': String(login.lock.resetSeconds) },
       });
     }
-    setRateLimitHeaders(res, state);
+    request.rateLimit = state;
     if (!state.limited) return next();
     // RFC 6585 §4: a 429 says how long to wait; Retry-After agrees with X-RateLimit-Reset.
     throw new ProblemError('rate-limited', {
@@ -50,19 +51,13 @@ export function rateLimit(options: RateLimitOptions) {
   };
 }
 
-export function setRateLimitHeaders(res: Response, state: RateLimitState): void {
-  res.setHeader('X-RateLimit-Limit', String(state.limit));
-  res.setHeader('X-RateLimit-Remaining', String(state.remaining));
-  res.setHeader('X-RateLimit-Reset', String(state.resetSeconds));
-}
-
 /**
  * The request's caller, identified once and kept on the request state (scenario faults need it
  * before this step runs; the journal records its key).
  */
-export function callerOf(req: Request, callers: CallerIdentifier): Caller {
+export function callerOf(req: ApiRequest, callers: CallerIdentifier): Caller {
   const state = requestState(req);
-  state.caller ??= callers.identify(req.headers.authorization, req.socket.remoteAddress);
+  state.caller ??= callers.identify(authorizationOf(req), req.socket.remoteAddress);
   state.rateLimitKey = state.caller.key;
   return state.caller;
 }

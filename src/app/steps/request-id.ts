@@ -1,6 +1,6 @@
-import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../../logging/logger.js';
-import { initRequestState } from '../request-state.js';
+import { initRequestState } from '../../http/request-state.js';
+import type { ApiRequest, ApiResponse, Next } from '../../http/types.js';
 
 /**
  * First step: gives the request an id (X-Request-Id, echoed when the client sent one), splits
@@ -9,14 +9,15 @@ import { initRequestState } from '../request-state.js';
 export function requestId(options: { logger: Logger; now: () => number }) {
   let counter = 0;
   const prefix = Date.now().toString(36);
-  return function requestIdStep(req: Request, res: Response, next: NextFunction) {
+  return function requestIdStep(req: ApiRequest, res: ApiResponse, next: Next) {
     const given = req.headers['x-request-id'];
     const id = typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : `${prefix}-${(++counter).toString(36)}`;
-    const url = req.url;
+    const url = req.url ?? '/';
     const q = url.indexOf('?');
     const state = initRequestState(req, {
       requestId: id,
       startedAt: performance.now(),
+      method: req.method ?? 'GET',
       url,
       pathname: q === -1 ? url : url.slice(0, q),
       search: new URLSearchParams(q === -1 ? '' : url.slice(q + 1)),
@@ -32,7 +33,7 @@ export function requestId(options: { logger: Logger; now: () => number }) {
             ...(state.operation ? { operationId: state.operation.operationId } : {}),
             ...(state.problem ? { problem: state.problem } : {}),
           },
-          `${req.method} ${url}`,
+          `${state.method} ${url}`,
         );
       });
     }

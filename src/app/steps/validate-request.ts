@@ -1,70 +1,33 @@
-import type { NextFunction, Request, Response } from 'express';
-import type { ContractValidators } from '../../contract/validators.js';
-import { ProblemError, type Violation } from '../../errors/problem.js';
-import { drain, parseJsonBody, queryObject, readBody } from '../read-request.js';
-import { requestState } from '../request-state.js';
+import type { ContractGate, RequestCheckOptions } from '../../contract/gate.js';
+import { drain, queryObject, readBody } from '../../http/read-request.js';
+import { requestState } from '../../http/request-state.js';
+import type { ApiRequest, ApiResponse, Next } from '../../http/types.js';
 
 export interface ValidateRequestOptions {
-  validators: ContractValidators;
+  gate: ContractGate;
   bodyLimit: number;
-  /**
-   * Rewrites input before it is validated, for accepted spellings the contract does not list
-   * (e.g. the SHIPMENT_BOOKING_EVENT topic alias; src/events/topic-aliases.ts).
-   */
-  normalizeInput?: (operationId: string, part: 'query' | 'body', value: unknown) => unknown;
+  /** Accepted spellings the contract does not list (src/events/topic-aliases.ts). */
+  normalizeInput?: RequestCheckOptions['normalize'];
 }
 
 /**
- * Validates parameters and body against the operation's schemas (compiled once at start).
+ * Validates parameters and body against the operation's schemas (the contract gate).
  * Bodies are read here, after routing and auth, so a 404 or 401 never reads an upload.
  * Every failing field is named in `properties.violations`; nothing reaches a handler unchecked.
  */
 export function validateRequest(options: ValidateRequestOptions) {
-  return async function validateRequestStep(req: Request, _res: Response, next: NextFunction) {
+  const checkOptions: RequestCheckOptions = { normalize: options.normalizeInput };
+  return async function validateRequestStep(req: ApiRequest, _res: ApiResponse, next: Next) {
     const state = requestState(req);
     const operation = state.operation!;
-    const validators = options.validators.forOperation(operation.operationId);
-    const params = state.params!;
-    params.query = queryObject(state.search);
-    if (options.normalizeInput) params.query = options.normalizeInput(operation.operationId, 'query', params.query) as Record<string, unknown>;
-    for (const p of operation.parameters) {
-      if (p.in === 'header' && req.headers[p.name] !== undefined) params.headers[p.name] = req.headers[p.name];
-    }
-    const violations: Violation[] = validators.parameters(params);
-
-    const spec = operation.requestBody;
-    if (spec) {
-      const raw = await readBody(req, options.bodyLimit);
-      if (raw.length === 0) {
-        if (spec.required) violations.push({ field: 'body', message: 'is required' });
-      } else {
-        const contentType = String(req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-        if (!isJson(contentType)) {
-          throw new ProblemError('unsupported-media-type', {
-            detail: `Send the body as application/json (got ${contentType || 'no Content-Type'})`,
-          });
-        }
-        let body = parseJsonBody(raw);
-        if (options.normalizeInput) body = options.normalizeInput(operation.operationId, 'body', body);
-        violations.push(...(validators.body?.(body, raw.length) ?? []));
-        state.body = body;
-      }
-    } else {
-      await drain(req);
-    }
-    if (violations.length) {
-      // The token endpoints' grant type has its own problem (OAuth 2.0 unsupported_grant_type).
-      const slug = violations.every((v) => v.field === 'body/grantType') ? 'invalid-grant' : 'validation-error';
-      throw new ProblemError(slug, {
-        detail: `${violations.length} field${violations.length === 1 ? '' : 's'} failed validation: ${violations.map((v) => `${v.field} ${v.message}`).join('; ')}`,
-        violations,
-      });
-    }
+    let body: Buffer = Buffer.alloc(0);
+    if (operation.requestBody) body = await readBody(req, options.bodyLimit, state.preReadBody);
+    else if (!state.preReadBody) await drain(req);
+    const checked = options.gate.checkRequest(operation, { pathParams: state.params!.path, query: queryObject(state.search), headers: req.headers, body }, checkOptions);
+    const problem = options.gate.requestProblem(checked);
+    if (problem) throw problem;
+    state.params = checked.params;
+    state.body = checked.body;
     next();
   };
 }
-
-function isJson(contentType: string): boolean {
-  return contentType === 'application/json' || (contentType.startsWith('application/') && contentType.endsWith('+json'));
-}
-

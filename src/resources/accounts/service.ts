@@ -1,5 +1,5 @@
 import type { MockRuntime } from '../../app/runtime.js';
-import type { Principal } from '../../app/request-state.js';
+import type { Principal } from '../../http/request-state.js';
 import { ProblemError } from '../../errors/problem.js';
 import type { Page, PageRequest } from '../../store/collection.js';
 import { compact } from '../shared/compact.js';

@@ -1,4 +1,4 @@
-import type { Principal } from '../../app/request-state.js';
+import type { Principal } from '../../http/request-state.js';
 import type { MockRuntime } from '../../app/runtime.js';
 import { ProblemError } from '../../errors/problem.js';
 import { compact } from '../shared/compact.js';

@@ -1,5 +1,5 @@
 import { created, noContent, ok, type HandlerMap, type OperationContext } from '../../app/operation-handler.js';
-import type { Principal } from '../../app/request-state.js';
+import type { Principal } from '../../http/request-state.js';
 import { ProblemError } from '../../errors/problem.js';
 import type { Entity } from '../../store/collection.js';
 import type { AccountResources } from './account-resources.js';

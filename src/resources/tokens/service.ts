@@ -1,4 +1,4 @@
-import type { Principal } from '../../app/request-state.js';
+import type { Principal } from '../../http/request-state.js';
 import type { MockRuntime } from '../../app/runtime.js';
 import type { TokenClaims } from '../../auth/tokens.js';
 import { ProblemError } from '../../errors/problem.js';

@@ -1,8 +1,8 @@
-import type { Response } from 'express';
 import { PROBLEM_TYPES, type ProblemSlug } from '../errors/problem-types.js';
 import { ProblemError } from '../errors/problem.js';
+import type { RequestState } from '../http/request-state.js';
 import type { RateLimiter } from '../rate-limit/rate-limiter.js';
-import type { RespondEffect } from './model.js';
+import type { RespondEffect } from '../scenarios/model.js';
 
 /** The problem type an injected answer of a status carries when none is named. */
 const PREFERRED: Record<number, ProblemSlug> = {
@@ -29,13 +29,13 @@ export type InjectedAnswer = RespondEffect;
 
 /**
  * Builds the problem of an injected answer (scenario `respond`, Prism-style `Prefer: code=`)
- * and sets rate-limit headers that agree with it: spec, Limits — every answer but a 500 carries
- * X-RateLimit-*; a 429 also Retry-After, and its X-RateLimit-Reset equals Retry-After with
- * nothing remaining (RFC 6585 §4).
+ * and records the rate-limit window its headers report, agreeing with it: spec, Limits — every
+ * answer but a 500 carries X-RateLimit-*; a 429 also Retry-After, and its X-RateLimit-Reset
+ * equals Retry-After with nothing remaining (RFC 6585 §4).
  *
- * @example throw injectedProblem(res, { status: 429, retryAfter: 5 }, { limiter, key, detail: 'burst' })
+ * @example throw injectedProblem(state, { status: 429, retryAfter: 5 }, { limiter, key, detail: 'burst' })
  */
-export function injectedProblem(res: Response, answer: InjectedAnswer, context: { limiter: RateLimiter; key: string; detail: string }): ProblemError {
+export function injectedProblem(state: RequestState, answer: InjectedAnswer, context: { limiter: RateLimiter; key: string; detail: string }): ProblemError {
   const slug = (answer.problem as ProblemSlug | undefined) ?? defaultProblemSlug(answer.status) ?? (answer.status >= 500 ? 'internal-error' : 'rule-violation');
   const headers: Record<string, string> = { ...answer.headers };
   const retryAfter = answer.retryAfter ?? (answer.status === 429 || answer.status === 503 ? numberHeader(headers, 'retry-after') ?? 1 : undefined);
@@ -43,9 +43,7 @@ export function injectedProblem(res: Response, answer: InjectedAnswer, context: 
   if (answer.status !== 500) {
     const window = context.limiter.peek(context.key);
     const limited = answer.status === 429;
-    res.setHeader('X-RateLimit-Limit', String(window.limit));
-    res.setHeader('X-RateLimit-Remaining', String(limited ? 0 : window.remaining));
-    res.setHeader('X-RateLimit-Reset', String(limited ? retryAfter : window.resetSeconds));
+    state.rateLimit = { ...window, remaining: limited ? 0 : window.remaining, resetSeconds: limited ? retryAfter! : window.resetSeconds };
   }
   return new ProblemError(slug, {
     status: answer.status,

@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
-import { jsonShapeProblem } from '../contract/bounds.js';
 import { ProblemError } from '../errors/problem.js';
 
-// Reading a request's query and body, shared by the API pipeline and the control plane.
+// Reading a request's query and body off the wire, shared by the API pipeline and the control plane
+// (checking what was read is the contract gate's job: src/contract/gate.ts).
 
 /** Query parameters as an object; a repeated key becomes an array (validation then decides). */
 export function queryObject(search: URLSearchParams): Record<string, unknown> {
@@ -18,8 +18,13 @@ function tooLarge(limit: number): ProblemError {
   return new ProblemError('payload-too-large', { detail: `The body exceeds the limit of ${limit} bytes` });
 }
 
-/** Reads the whole body, refusing early (Content-Length) or midway (streamed) past `limit` (413). */
-export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+/**
+ * Reads the whole body, refusing early (Content-Length) or midway (streamed) past `limit` (413).
+ * `preRead`: the body when something in front of the mock already consumed the stream (an
+ * Express body parser before a mounted mock); it is held to the same limit.
+ */
+export function readBody(req: IncomingMessage, limit: number, preRead?: Buffer): Promise<Buffer> {
+  if (preRead) return preRead.length > limit ? Promise.reject(tooLarge(limit)) : Promise.resolve(preRead);
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
     req.resume();
@@ -52,22 +57,4 @@ export function drain(req: IncomingMessage): Promise<void> {
     req.on('error', () => resolve());
     req.resume();
   });
-}
-
-/**
- * Parses a JSON body: 400 `malformed-json` when it is not JSON, 400 `validation-error` when it
- * nests deeper than MAX_JSON_DEPTH or has an object with more than MAX_JSON_KEYS keys (checked
- * on the bytes first: such bodies hold the event loop in JSON.parse itself; contract/bounds.ts).
- */
-export function parseJsonBody(raw: Buffer, limits?: Parameters<typeof jsonShapeProblem>[1]): unknown {
-  const shape = jsonShapeProblem(raw, limits);
-  if (shape) throw new ProblemError('validation-error', { detail: `The body ${shape}`, violations: [{ field: 'body', message: shape }] });
-  try {
-    return JSON.parse(raw.toString('utf8'));
-  } catch (error) {
-    throw new ProblemError('malformed-json', {
-      detail: `The body is not valid JSON: ${(error as Error).message}`,
-      violations: [{ field: 'body', message: 'is not valid JSON' }],
-    });
-  }
 }

@@ -1,0 +1,96 @@
+import { parseAuthorization, type Authorization } from '../auth/authorization.js';
+import type { ContractOperation } from '../contract/load-contract.js';
+import type { ParsedParameters } from '../contract/validators.js';
+import type { Caller } from '../rate-limit/callers.js';
+import type { RateLimitState } from '../rate-limit/rate-limiter.js';
+import type { ApiRequest } from './types.js';
+
+/**
+ * What the pipeline learns about a request as it moves through the steps. Each step reads
+ * what earlier steps wrote; nothing else hangs off `req`.
+ */
+export type PrincipalLevel = 'COMPANY' | 'ACCOUNT' | 'AFFILIATE' | 'ADMIN';
+
+export interface Principal {
+  /** How the caller authenticated: a bearer token of a level, or Basic client credentials. */
+  via: 'token' | 'client-credentials';
+  level: PrincipalLevel;
+  companyId?: string;
+  accountId?: string;
+  affiliateId?: string;
+  clientId: string;
+}
+
+/** Scenario effects that act on the answer once it is composed (src/app/answer-effects.ts). */
+export interface AnswerEffects {
+  /** validation: strict — echo violations in X-Shipmock-Violations; an answer outside the contract becomes a 500. */
+  strict?: boolean;
+  /** Damage the body: cut it off mid-way, or make it malformed. */
+  corrupt?: 'truncate' | 'malformed';
+  /** reset: after — close the connection instead of answering. */
+  drop?: boolean;
+}
+
+export interface RequestState {
+  requestId: string;
+  startedAt: number;
+  method: string;
+  /** The request target as received (path and query), before any mount point rewrites it. */
+  url: string;
+  pathname: string;
+  search: URLSearchParams;
+  /** The Authorization header, parsed once (authorizationOf). */
+  authorization?: Authorization;
+  operation?: ContractOperation;
+  principal?: Principal;
+  params?: ParsedParameters;
+  body?: unknown;
+  /** Key the rate limiter counted this request under. */
+  rateLimitKey?: string;
+  /** Who the request counts against: a verified credential or the client address (rate-limit step). */
+  caller?: Caller;
+  /** The window the answer reports in X-RateLimit-* (none on a 500; src/app/response-headers.ts). */
+  rateLimit?: RateLimitState;
+  /** A scenario's own rate-limit window for this request; the rateLimit step reports it instead. */
+  rateLimitOverride?: RateLimitState;
+  /** Problem slug of the answer, for the request log. */
+  problem?: string;
+  /** Who composed the answer when no stateful handler did: X-Shipmock-Source. */
+  source?: 'prism' | 'prefer';
+  /** Request rules of scenarios that acted on this request ("scenario/rule"): X-Shipmock-Scenario-Hit and the journal. */
+  scenarioHits?: string[];
+  /** Domain rules (carrier, label, quote, tracker) that fired while the handler ran: the journal. */
+  domainHits?: string[];
+  /** Scenario effects on the answer, applied by the responder just before it writes. */
+  answerEffects?: AnswerEffects;
+  /**
+   * The body, when something before the mock already read the stream (an Express body parser
+   * in front of a mounted mock): the body step takes it from here instead of the socket.
+   */
+  preReadBody?: Buffer;
+}
+
+/** Whether a path belongs to the control plane (/__admin), which is outside the API's rules. */
+export function isAdminPath(pathname: string): boolean {
+  return pathname === '/__admin' || pathname.startsWith('/__admin/');
+}
+
+const STATE = Symbol('shipmock.request-state');
+type WithState = ApiRequest & { [STATE]?: RequestState };
+
+export function requestState(req: ApiRequest): RequestState {
+  const state = (req as WithState)[STATE];
+  if (!state) throw new Error('request state read before the request-id step');
+  return state;
+}
+
+export function initRequestState(req: ApiRequest, state: RequestState): RequestState {
+  (req as WithState)[STATE] = state;
+  return state;
+}
+
+/** The request's Authorization header, parsed on first use and kept for the later steps. */
+export function authorizationOf(req: ApiRequest): Authorization {
+  const state = requestState(req);
+  return (state.authorization ??= parseAuthorization(req.headers.authorization));
+}
