@@ -12,6 +12,7 @@
 export { startMock, type StartOptions, type RunningMock } from './server/start-mock.js';
 export { createRuntime, type MockRuntime } from './app/runtime.js';
 export { createApp, type MockApp } from './app/create-app.js';
+export { shipmockMiddleware, type MiddlewareOptions, type ShipmockMiddleware } from './server/express-middleware.js';
 export type { MockOptions, LogLevel } from './config/options.js';
 
 // Contract access

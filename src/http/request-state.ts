@@ -76,7 +76,8 @@ export function isAdminPath(pathname: string): boolean {
 }
 
 const STATE = Symbol('shipmock.request-state');
-type WithState = ApiRequest & { [STATE]?: RequestState };
+const MOUNT = Symbol('shipmock.mount');
+type WithState = ApiRequest & { [STATE]?: RequestState; [MOUNT]?: MountContext };
 
 export function requestState(req: ApiRequest): RequestState {
   const state = (req as WithState)[STATE];
@@ -93,4 +94,22 @@ export function initRequestState(req: ApiRequest, state: RequestState): RequestS
 export function authorizationOf(req: ApiRequest): Authorization {
   const state = requestState(req);
   return (state.authorization ??= parseAuthorization(req.headers.authorization));
+}
+
+/**
+ * What an app the mock is mounted in knows about a request that the mock cannot see any more
+ * (src/server/express-middleware.ts): the target before the mount path was cut off, and the body
+ * when a body parser in front already read it off the stream.
+ */
+export interface MountContext {
+  receivedUrl?: string;
+  body?: Buffer;
+}
+
+export function setMountContext(req: ApiRequest, context: MountContext): void {
+  (req as WithState)[MOUNT] = context;
+}
+
+export function mountContextOf(req: ApiRequest): MountContext | undefined {
+  return (req as WithState)[MOUNT];
 }

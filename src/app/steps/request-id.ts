@@ -1,5 +1,5 @@
 import type { Logger } from '../../logging/logger.js';
-import { initRequestState } from '../../http/request-state.js';
+import { initRequestState, mountContextOf } from '../../http/request-state.js';
 import type { ApiRequest, ApiResponse, Next } from '../../http/types.js';
 
 /**
@@ -14,11 +14,13 @@ export function requestId(options: { logger: Logger; now: () => number }) {
     const id = typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : `${prefix}-${(++counter).toString(36)}`;
     const url = req.url ?? '/';
     const q = url.indexOf('?');
+    const mount = mountContextOf(req);
     const state = initRequestState(req, {
       requestId: id,
       startedAt: performance.now(),
       method: req.method ?? 'GET',
-      url,
+      url: mount?.receivedUrl ?? url,
+      preReadBody: mount?.body,
       pathname: q === -1 ? url : url.slice(0, q),
       search: new URLSearchParams(q === -1 ? '' : url.slice(q + 1)),
     });
@@ -33,7 +35,7 @@ export function requestId(options: { logger: Logger; now: () => number }) {
             ...(state.operation ? { operationId: state.operation.operationId } : {}),
             ...(state.problem ? { problem: state.problem } : {}),
           },
-          `${state.method} ${url}`,
+          `${state.method} ${state.url}`,
         );
       });
     }
