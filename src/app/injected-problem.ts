@@ -29,9 +29,8 @@ export type InjectedAnswer = RespondEffect;
 
 /**
  * Builds the problem of an injected answer (scenario `respond`, Prism-style `Prefer: code=`)
- * and records the rate-limit window its headers report, agreeing with it: spec, Limits — every
- * answer but a 500 carries X-RateLimit-*; a 429 also Retry-After, and its X-RateLimit-Reset
- * equals Retry-After with nothing remaining (RFC 6585 §4).
+ * and records the rate-limit window its headers report, agreeing with it: a 429 also carries
+ * Retry-After, and its X-RateLimit-Reset equals Retry-After with nothing remaining (RFC 6585 §4).
  *
  * @example throw injectedProblem(state, { status: 429, retryAfter: 5 }, { limiter, key, detail: 'burst' })
  */
@@ -40,11 +39,10 @@ export function injectedProblem(state: RequestState, answer: InjectedAnswer, con
   const headers: Record<string, string> = { ...answer.headers };
   const retryAfter = answer.retryAfter ?? (answer.status === 429 || answer.status === 503 ? numberHeader(headers, 'retry-after') ?? 1 : undefined);
   if (retryAfter !== undefined) setHeader(headers, 'Retry-After', String(retryAfter));
-  if (answer.status !== 500) {
-    const window = context.limiter.peek(context.key);
-    const limited = answer.status === 429;
-    state.rateLimit = { ...window, remaining: limited ? 0 : window.remaining, resetSeconds: limited ? retryAfter! : window.resetSeconds };
-  }
+  // The answer's window: nothing left on a 429, reset when Retry-After says (none at all on a
+  // 500, which response-headers.ts leaves out).
+  const window = context.limiter.peek(context.key);
+  state.rateLimit = answer.status === 429 ? { ...window, remaining: 0, resetSeconds: retryAfter ?? window.resetSeconds } : window;
   return new ProblemError(slug, {
     status: answer.status,
     title: answer.title ?? (PROBLEM_TYPES[slug].status === answer.status ? undefined : statusTitle(answer.status)),
