@@ -1,4 +1,4 @@
-import { atPointer } from './json-pointer.js';
+import { followRefs } from './json-pointer.js';
 import type { JsonSchema, OpenApiDocument } from './load-contract.js';
 
 /**
@@ -36,7 +36,7 @@ function rewriteRef(ref: string): string {
  */
 export function boundsOf(schema: unknown): JsonSchema | true {
   if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return true;
-  const s = schema as Record<string, any>;
+  const s = schema as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const keyword of SIZE_KEYWORDS) if (typeof s[keyword] === 'number') out[keyword] = s[keyword];
   if (typeof s.$ref === 'string') out.$ref = rewriteRef(s.$ref);
@@ -45,7 +45,7 @@ export function boundsOf(schema: unknown): JsonSchema | true {
     return entries.some(([, value]) => value !== true) ? Object.fromEntries(entries) : undefined;
   };
   if (s.properties) {
-    const properties = mapped(s.properties);
+    const properties = mapped(s.properties as Record<string, unknown>);
     if (properties) out.properties = properties;
   }
   // additionalProperties applies to keys matched by neither properties nor patternProperties;
@@ -166,8 +166,12 @@ export function parseNumericParameter(value: string, type: 'integer' | 'number')
 
 /** The `type` of a parameter schema when it is numeric (following local refs), else undefined. */
 export function numericType(document: OpenApiDocument, schema: JsonSchema | undefined): 'integer' | 'number' | undefined {
-  let s: any = schema;
-  for (let hops = 0; s && typeof s.$ref === 'string' && hops < 20; hops++) s = atPointer(document, s.$ref);
+  let s: { type?: string | string[] } | undefined;
+  try {
+    s = followRefs(document, schema).value as typeof s;
+  } catch {
+    return undefined;
+  }
   const types = s?.type === undefined ? [] : ([] as string[]).concat(s.type);
   if (types.includes('integer')) return 'integer';
   if (types.includes('number')) return 'number';

@@ -21,14 +21,14 @@ export function atPointer(document: unknown, pointer: string): unknown {
  *
  * @example followRefs(document, { $ref: '#/components/responses/NotFound' }).value
  */
-// The contract is untyped JSON: its nodes are read as `any`, checked where they are used.
-export function followRefs(document: unknown, node: any, pointer = ''): { value: any; pointer: string } {
-  let current = node;
+export function followRefs(document: unknown, node: unknown, pointer = ''): { value: unknown; pointer: string } {
+  let current = node as { $ref?: unknown } | undefined;
   let at = pointer;
   for (let hops = 0; current && typeof current.$ref === 'string'; hops++) {
-    if (hops > 20 || !current.$ref.startsWith('#/')) throw new Error(`unsupported $ref ${current.$ref} at ${at}`);
-    at = current.$ref;
-    current = atPointer(document, current.$ref);
+    const ref: string = current.$ref;
+    if (hops > 20 || !ref.startsWith('#/')) throw new Error(`unsupported $ref ${ref} at ${at}`);
+    at = ref;
+    current = atPointer(document, ref) as { $ref?: unknown } | undefined;
     if (current === undefined) throw new Error(`dangling $ref ${at}`);
   }
   return { value: current, pointer: at };

@@ -41,7 +41,33 @@ export interface ContractOperation {
 }
 
 export type JsonSchema = Record<string, unknown>;
+// `any`: a parsed OpenAPI document is user-supplied YAML/JSON — the one untyped boundary of the
+// contract code; the loader reads it through the node shapes below, tools and tests walk it freely.
 export type OpenApiDocument = Record<string, any>;
+
+/** The parts of OpenAPI objects the loader reads (after $refs are followed). */
+interface ParameterNode {
+  name: string;
+  in: 'path' | 'query' | 'header' | 'cookie';
+  required?: boolean;
+  schema?: JsonSchema;
+}
+interface MediaNode {
+  schema?: JsonSchema;
+}
+interface BodyNode {
+  required?: boolean;
+  content?: Record<string, MediaNode>;
+}
+interface OperationNode {
+  operationId: string;
+  parameters?: unknown[];
+  requestBody?: unknown;
+  responses?: Record<string, unknown>;
+  security?: Record<string, unknown>[];
+  tags?: string[];
+}
+type PathItemNode = Partial<Record<HttpMethod, OperationNode>> & { parameters?: unknown[] };
 
 export interface Contract {
   document: OpenApiDocument;
@@ -68,9 +94,9 @@ export function loadContract(source: string | OpenApiDocument = DEFAULT_CONTRACT
   const defaultSecurity = securityNames(document.security ?? []);
   const operations: ContractOperation[] = [];
 
-  for (const [path, rawItem] of Object.entries<any>(document.paths ?? {})) {
+  for (const [path, rawItem] of Object.entries<unknown>(document.paths ?? {})) {
     const itemPointer = `#/paths/${escapePointer(path)}`;
-    const { value: item } = followRefs(document, rawItem, itemPointer);
+    const item = followRefs(document, rawItem, itemPointer).value as PathItemNode;
     for (const method of HTTP_METHODS) {
       const op = item[method];
       if (!op) continue;
@@ -80,8 +106,8 @@ export function loadContract(source: string | OpenApiDocument = DEFAULT_CONTRACT
         [item.parameters ?? [], `${itemPointer}/parameters`],
         [op.parameters ?? [], `${opPointer}/parameters`],
       ] as const) {
-        list.forEach((raw: any, i: number) => {
-          const { value: p } = followRefs(document, raw, `${base}/${i}`);
+        list.forEach((raw, i) => {
+          const p = followRefs(document, raw, `${base}/${i}`).value as ParameterNode;
           if (p.in === 'cookie') return;
           parameters.set(`${p.in}:${p.name}`, {
             name: p.in === 'header' ? String(p.name).toLowerCase() : p.name,
@@ -93,22 +119,24 @@ export function loadContract(source: string | OpenApiDocument = DEFAULT_CONTRACT
       }
       let requestBody: ContractOperation['requestBody'];
       if (op.requestBody) {
-        const { value: body, pointer } = followRefs(document, op.requestBody, `${opPointer}/requestBody`);
+        const { value, pointer } = followRefs(document, op.requestBody, `${opPointer}/requestBody`);
+        const body = value as BodyNode;
         const mediaTypes = Object.keys(body.content ?? {});
         const json = mediaTypes.find((m) => m === 'application/json');
         requestBody = {
           required: Boolean(body.required),
           mediaTypes,
-          schemaPointer: json && body.content[json].schema ? `${pointer}/content/${escapePointer(json)}/schema` : undefined,
+          schemaPointer: json && body.content?.[json].schema ? `${pointer}/content/${escapePointer(json)}/schema` : undefined,
         };
       }
       const responses = new Map<number, ResponseSpec>();
-      for (const [code, raw] of Object.entries<any>(op.responses ?? {})) {
+      for (const [code, raw] of Object.entries(op.responses ?? {})) {
         const status = Number(code);
         if (!Number.isInteger(status)) continue;
-        const { value: response, pointer } = followRefs(document, raw, `${opPointer}/responses/${code}`);
+        const { value, pointer } = followRefs(document, raw, `${opPointer}/responses/${code}`);
+        const response = value as BodyNode;
         const content = new Map<string, string | null>();
-        for (const [mediaType, media] of Object.entries<any>(response.content ?? {})) {
+        for (const [mediaType, media] of Object.entries(response.content ?? {})) {
           content.set(mediaType, media?.schema ? `${pointer}/content/${escapePointer(mediaType)}/schema` : null);
         }
         responses.set(status, { status, content });

@@ -21,8 +21,28 @@ export interface PrismFallbackOptions {
   conforms(operation: ContractOperation, result: OperationResult): boolean;
 }
 
+/**
+ * What this fallback uses of Prism. Prism's own types (fp-ts TaskEither, the IHttpConfig union,
+ * IHttpOperation) are far wider than this boundary; its values are read through these shapes.
+ */
+interface PrismOperation {
+  iid?: string;
+  method: string;
+  path: string;
+}
+interface PrismOutput {
+  statusCode: number;
+  headers?: Record<string, unknown>;
+  body?: unknown;
+}
+type PrismResult = { _tag: 'Left'; left: unknown } | { _tag: 'Right'; right: { output: PrismOutput } };
+interface PrismInstance {
+  request(input: unknown, resources: PrismOperation[], config?: unknown): () => Promise<PrismResult>;
+}
+type PrismConfig = Parameters<typeof import('@stoplight/prism-http')['createInstance']>[0];
+
 export function createPrismFallback(options: PrismFallbackOptions): PrismFallback {
-  let ready: Promise<{ operations: any[]; prism: any; staticConfig: any }> | undefined;
+  let ready: Promise<{ operations: PrismOperation[]; prism: PrismInstance; staticConfig: PrismConfig }> | undefined;
 
   async function load() {
     const [{ createInstance, getHttpOperationsFromSpec }, { createLogger }] = await Promise.all([
@@ -32,16 +52,16 @@ export function createPrismFallback(options: PrismFallbackOptions): PrismFallbac
     const operations = await getHttpOperationsFromSpec(capForGeneration(structuredClone(options.contract.document)));
     const logger = createLogger('shipmock-prism', undefined, undefined);
     logger.level = 'silent';
-    const config = (dynamic: boolean) => ({
-        mock: { dynamic, seed: String(options.seed) },
-        validateRequest: false,
-        validateResponse: false,
-        checkSecurity: false,
-        errors: false,
-        upstreamProxy: undefined,
-        isProxy: false,
-      }) as any;
-    const prism = createInstance(config(true), { logger });
+    const config = (dynamic: boolean): PrismConfig => ({
+      mock: { dynamic, seed: String(options.seed) },
+      validateRequest: false,
+      validateResponse: false,
+      checkSecurity: false,
+      errors: false,
+      upstreamProxy: undefined,
+      isProxy: false,
+    });
+    const prism: PrismInstance = createInstance(config(true), { logger });
     return { operations, prism, staticConfig: config(false) };
   }
 
@@ -49,7 +69,7 @@ export function createPrismFallback(options: PrismFallbackOptions): PrismFallbac
     async answer(operation, request) {
       ready ??= load();
       const { operations, prism, staticConfig } = await ready;
-      const target = operations.filter((o: any) => o.iid === operation.operationId || (o.method === operation.method && o.path === operation.path));
+      const target = operations.filter((o) => o.iid === operation.operationId || (o.method === operation.method && o.path === operation.path));
       const query: Record<string, string | string[]> = {};
       for (const [k, v] of Object.entries(request.query)) query[k] = Array.isArray(v) ? v.map(String) : String(v);
       const input = { method: operation.method, url: { path: request.path, query }, headers: request.headers, body: request.body };
@@ -71,21 +91,22 @@ export function createPrismFallback(options: PrismFallbackOptions): PrismFallbac
 export function capForGeneration<T>(node: T): T {
   if (Array.isArray(node)) node.forEach(capForGeneration);
   else if (node && typeof node === 'object') {
-    const s = node as Record<string, any>;
-    if (typeof s.maxItems === 'number') s.maxItems = Math.min(s.maxItems, Math.max(s.minItems ?? 0, 3));
-    if (typeof s.maxLength === 'number') s.maxLength = Math.min(s.maxLength, Math.max(s.minLength ?? 0, 256));
-    if (typeof s.maxProperties === 'number') s.maxProperties = Math.min(s.maxProperties, Math.max(s.minProperties ?? 0, 5));
+    const s = node as Record<string, unknown>;
+    const at = (key: string) => (typeof s[key] === 'number' ? (s[key] as number) : 0);
+    if (typeof s.maxItems === 'number') s.maxItems = Math.min(s.maxItems, Math.max(at('minItems'), 3));
+    if (typeof s.maxLength === 'number') s.maxLength = Math.min(s.maxLength, Math.max(at('minLength'), 256));
+    if (typeof s.maxProperties === 'number') s.maxProperties = Math.min(s.maxProperties, Math.max(at('minProperties'), 5));
     for (const value of Object.values(s)) capForGeneration(value);
   }
   return node;
 }
 
-function toResult(result: any): OperationResult {
+function toResult(result: PrismResult): OperationResult {
   if (result._tag === 'Left') throw result.left;
   const output = result.right.output;
   const headers: Record<string, string> = {};
   let contentType: string | undefined;
-  for (const [name, value] of Object.entries<any>(output.headers ?? {})) {
+  for (const [name, value] of Object.entries(output.headers ?? {})) {
     if (name.toLowerCase() === 'content-type') contentType = String(value).split(';')[0];
   }
   const isJson = !contentType || contentType.endsWith('json');

@@ -69,7 +69,7 @@ export function preferAnswer(options: { contract: Contract; responder: Responder
     state.source = 'prefer';
     // Set by the rate-limit step, which always runs before this one.
     const key = state.rateLimitKey!;
-    const response: ResponseNode | undefined = resolve(options.contract.document, operationNode(options.contract.document, operation).responses?.[String(status)]);
+    const response = resolve<ResponseNode>(options.contract.document, operationNode(options.contract.document, operation).responses?.[String(status)]);
     const [mediaType, media] = Object.entries(response?.content ?? {})[0] ?? [];
     const example = media ? pickExample(options.contract.document, media, prefs.example) : undefined;
 
@@ -114,14 +114,17 @@ interface ResponseNode {
 }
 
 function operationNode(document: OpenApiDocument, operation: ContractOperation): { responses?: Record<string, unknown> } {
-  return resolve(document, resolve(document, document.paths?.[operation.path])?.[operation.method]) ?? {};
+  const item = resolve<Record<string, unknown>>(document, document.paths?.[operation.path]);
+  return resolve<{ responses?: Record<string, unknown> }>(document, item?.[operation.method]) ?? {};
 }
 
-/** Follows local $refs ('#/components/…'); undefined where one leads nowhere (the contract loader reports those). */
-// `any`: contract nodes are untyped JSON; each caller reads them through the shape it expects.
-function resolve(document: OpenApiDocument, node: unknown): any {
+/**
+ * Follows local $refs ('#/components/…') and reads the node as the shape the caller expects;
+ * undefined where a reference leads nowhere (the contract loader reports those).
+ */
+function resolve<T>(document: OpenApiDocument, node: unknown): T | undefined {
   try {
-    return followRefs(document, node).value;
+    return followRefs(document, node).value as T | undefined;
   } catch {
     return undefined;
   }
@@ -130,12 +133,12 @@ function resolve(document: OpenApiDocument, node: unknown): any {
 function pickExample(document: OpenApiDocument, media: MediaNode, name: string | undefined): unknown {
   const examples = media.examples ?? {};
   if (name !== undefined) {
-    const found = resolve(document, examples[name]);
+    const found = resolve<{ value?: unknown }>(document, examples[name]);
     return found === undefined ? undefined : found.value;
   }
   if (media.example !== undefined) return media.example;
   const first = Object.values(examples)[0];
-  return first === undefined ? undefined : resolve(document, first)?.value;
+  return first === undefined ? undefined : resolve<{ value?: unknown }>(document, first)?.value;
 }
 
 function refersTo(document: OpenApiDocument, schema: unknown, name: string): boolean {
@@ -143,7 +146,7 @@ function refersTo(document: OpenApiDocument, schema: unknown, name: string): boo
   for (let hops = 0; node && hops < 20; hops++) {
     if (typeof node.$ref !== 'string') return false;
     if (node.$ref === `#/components/schemas/${name}`) return true;
-    node = resolve(document, { $ref: node.$ref });
+    node = resolve<{ $ref?: unknown }>(document, { $ref: node.$ref });
   }
   return false;
 }
