@@ -10,10 +10,11 @@
 
 // Running a mock
 export { startMock, type StartOptions, type RunningMock } from './server/start-mock.js';
-export { createRuntime, type MockRuntime } from './app/runtime.js';
+export { createRuntime, type MockRuntime } from './runtime/runtime.js';
 export { createApp, type MockApp } from './app/create-app.js';
 export { shipmockMiddleware, type MiddlewareOptions, type ShipmockMiddleware } from './server/express-middleware.js';
-export type { MockOptions, LogLevel } from './config/options.js';
+export type { MockOptions } from './config/options.js';
+export type { LogLevel } from './logging/logger.js';
 
 // Contract access
 export { loadContract, type Contract, type ContractOperation } from './contract/load-contract.js';
@@ -47,7 +48,7 @@ export type { EventEnvelope } from './events/event-bus.js';
 // Simulated carriers: inject faults into PRODUCTION carrier calls (mock.runtime.carrierInterceptors)
 export { carrierLatency, carrierOutage, carrierRejection, carrierTimeout, type CarrierMatch } from './carriers/faults.js';
 export { CarrierError, type CarrierErrorKind, type CarrierCall, type CarrierInterceptor, type CarrierInterceptors, type CarrierCallRecord } from './carriers/index.js';
-export { isValidSerial, computeCheckDigit, type CheckDigitAlgorithm, type SerialFormat } from './carriers/serial-numbers.js';
+export { isValidSerial, computeCheckDigit, type CheckDigitAlgorithm, type SerialFormat } from './catalogue/serial-numbers.js';
 export type { Catalogue } from './catalogue/model.js';
 
 // Time

@@ -1,6 +1,6 @@
 import express, { type Express } from 'express';
 import type { ErrorStep } from '../http/types.js';
-import type { MockRuntime } from '../app/runtime.js';
+import type { MockRuntime } from '../runtime/runtime.js';
 import { createAdminRouter } from './admin-router.js';
 import type { ControlPlane } from './control-plane.js';
 

@@ -1,6 +1,6 @@
 import { ProblemError } from '../errors/problem.js';
 import { json, Router, type NextFunction, type Request, type Response } from 'express';
-import type { MockRuntime } from '../app/runtime.js';
+import type { MockRuntime } from '../runtime/runtime.js';
 import { allowedMethodsOf } from '../contract/route-matcher.js';
 import { deliveryRoutes } from './delivery-routes.js';
 import { adminAccess } from './admin-access.js';

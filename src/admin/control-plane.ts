@@ -1,4 +1,4 @@
-import type { MockRuntime } from '../app/runtime.js';
+import type { MockRuntime } from '../runtime/runtime.js';
 import type { CompanyCredentials } from '../auth/credentials.js';
 import { parseDuration, type TimerFailures } from '../clock/clock.js';
 import type { JournalEntry, JournalFilter } from '../journal/journal.js';

@@ -1,7 +1,7 @@
 import { ProblemError } from '../errors/problem.js';
 import { Router, type Request, type Response } from 'express';
 import { reply } from './admin-contract.js';
-import type { MockRuntime } from '../app/runtime.js';
+import type { MockRuntime } from '../runtime/runtime.js';
 import { decodeCursor, DELIVERY_STATUSES, type Delivery, type DeliveryPurge, type DeliveryQuery, type DeliveryStatus } from '../events/delivery-log.js';
 
 const QUERY_KEYS = new Set(['channel_id', 'account_id', 'topic', 'status', 'limit', 'cursor']);

@@ -1,4 +1,4 @@
-import type { MockRuntime } from '../app/runtime.js';
+import type { MockRuntime } from '../runtime/runtime.js';
 import type { CompanyCredentials } from '../auth/credentials.js';
 import type { ScenarioSnapshot } from '../scenarios/engine.js';
 import type { TokenRevocationsSnapshot } from '../scenarios/token-revocations.js';

@@ -11,7 +11,7 @@ import { createResponder, resultViolations } from './respond.js';
 import type { ApiRequest, ApiResponse } from '../http/types.js';
 import { commitBeforeRespond } from './commit-before-respond.js';
 import { allowedMethodsOf } from '../contract/route-matcher.js';
-import type { MockRuntime } from './runtime.js';
+import type { MockRuntime } from '../runtime/runtime.js';
 import { authenticate } from './steps/authenticate.js';
 import { cors, preflight } from './steps/cors.js';
 import { dispatch } from './steps/dispatch.js';
@@ -70,7 +70,19 @@ export interface MockApp {
  * 14. errorWriter      any error → application/problem+json
  */
 export function createApp(runtime: MockRuntime): MockApp {
-  const services = createServices(runtime);
+  const services = createServices({
+    store: runtime.store,
+    clock: runtime.clock,
+    random: runtime.random,
+    events: runtime.events,
+    catalogue: runtime.catalogue,
+    scenarios: runtime.scenarios,
+    credentials: runtime.credentials,
+    tokens: runtime.tokens,
+    tokenLifetimes: runtime.options.tokenLifetimes,
+    webhooks: runtime.webhooks,
+    carrierInterceptors: runtime.carrierInterceptors,
+  });
   const gate = createContractGate({ contract: runtime.contract, validators: runtime.validators, routes: runtime.routes });
   const responder = createResponder({ gate, logger: runtime.logger, responseValidation: runtime.options.responseValidation });
   const writeError = errorWriter({ logger: runtime.logger, responder });

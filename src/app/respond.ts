@@ -4,7 +4,7 @@ import { requestState } from '../http/request-state.js';
 import type { Answer, ApiRequest, ApiResponse } from '../http/types.js';
 import type { Logger } from '../logging/logger.js';
 import { decideAnswer } from './answer-effects.js';
-import type { OperationResult } from './operation-handler.js';
+import type { OperationResult } from '../resources/shared/operation-handler.js';
 import { setAnswerHeaders } from './response-headers.js';
 
 const PROBLEM_POINTER = '#/components/schemas/Problem';

@@ -1,4 +1,7 @@
-import type { MockRuntime } from '../app/runtime.js';
+import type { Clock } from '../clock/clock.js';
+import type { EventBus } from '../events/event-bus.js';
+import type { Random } from '../random/random.js';
+import type { Store } from '../store/store.js';
 import { USAGE_LINES, type UsageInput, type UsageLine, type UsageRecord } from './model.js';
 
 /**
@@ -8,12 +11,11 @@ import { USAGE_LINES, type UsageInput, type UsageLine, type UsageRecord } from '
  * Channels subscribed to those topics see the usage as it happens.
  *
  * @example
- * const usage = createUsageLedger(runtime);
+ * const usage = createUsageLedger({ store, clock, random, events });
  * usage.recordUsage({ accountId, operation: 'CONSUME', topic: 'PARCEL', tokens: 2, reference: bookingId });
  * usage.totals(accountId, Date.parse('2026-01-01'), Date.parse('2026-02-01')); // [{CONSUME, PARCEL, 2}, {QUERY, PUDO_POINT, 0}]
  */
-export function createUsageLedger(runtime: MockRuntime) {
-  const { store, clock, random, events } = runtime;
+export function createUsageLedger({ store, clock, random, events }: { store: Store; clock: Clock; random: Random; events: EventBus }) {
   const records = (accountId: string) => store.account(accountId).collection<UsageRecord>('usage');
 
   return {

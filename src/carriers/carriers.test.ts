@@ -5,7 +5,7 @@ import { createRandom } from '../random/random.js';
 import { carrierLatency, carrierOutage, carrierRejection, carrierTimeout } from './faults.js';
 import { CarrierError, createCarriers, type CarrierBookingRequest, type CarrierDefinitionRef } from './index.js';
 import { createCarrierInterceptors } from './interceptors.js';
-import { isStagingSerial, isValidSerial } from './serial-numbers.js';
+import { isStagingSerial, isValidSerial } from '../catalogue/serial-numbers.js';
 
 const catalogue = loadCatalogue();
 const DHL_PARCEL = catalogueIds.carrier('DHL_PARCEL');

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { isValidSerial, type CheckDigitAlgorithm } from '../carriers/serial-numbers.js';
+import { isValidSerial, type CheckDigitAlgorithm } from './serial-numbers.js';
 import { stableUuid } from '../random/random.js';
-import { compact } from '../resources/shared/compact.js';
+import { compact } from '../util/compact.js';
 import { EU_MEMBER_STATES, isDutiable } from './customs-territories.js';
 import type {
   Carrier,

@@ -1,4 +1,4 @@
-import type { CheckDigitAlgorithm, SerialFormat } from '../carriers/serial-numbers.js';
+import type { CheckDigitAlgorithm, SerialFormat } from './serial-numbers.js';
 
 /**
  * The carrier catalogue: reference data (spec, "Carrier data … can be fetched. It is used to

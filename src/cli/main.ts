@@ -1,5 +1,5 @@
 import { readCredentialsFile } from '../auth/credentials.js';
-import type { LogLevel } from '../config/options.js';
+import type { LogLevel } from '../logging/logger.js';
 import { createLogger } from '../logging/logger.js';
 import { startMock } from '../server/start-mock.js';
 import { CONTROL_PLANE_FLAGS, CONTROL_PLANE_USAGE, controlPlaneBanner, controlPlaneOptions } from './control-plane-flags.js';

@@ -1,4 +1,4 @@
-import type { LogLevel } from '../config/options.js';
+import type { LogLevel } from '../logging/logger.js';
 import { createLogger } from '../logging/logger.js';
 import { formatProxySummary, startValidationProxy } from '../proxy/validation-proxy.js';
 import { parseArgs, type FlagSpec } from './parse-args.js';

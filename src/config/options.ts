@@ -1,9 +1,9 @@
 import type { ClockOptions } from '../clock/clock.js';
+import type { LogLevel } from '../logging/logger.js';
 import type { CredentialsFile } from '../auth/credentials.js';
 import type { OpenApiDocument } from '../contract/load-contract.js';
 import type { WebhookOptions } from '../events/webhook-options.js';
 
-export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 /** Everything a mock instance can be configured with. The CLI maps its flags onto this. */
 export interface MockOptions {

@@ -1,4 +1,4 @@
-import type { CustomsLine } from '../resources/customs-declarations/model.js';
+import type { components } from '../client/schema.js';
 
 /**
  * What the document renderers need, independent of where the data came from (bookings,
@@ -67,7 +67,7 @@ export interface LabelRendering {
 }
 
 /** A line of the customs form: a Customs Declaration line as the API stores it. */
-export type CustomsFormLine = CustomsLine;
+export type CustomsFormLine = components['schemas']['CustomsLine'];
 
 /** A CN22/CN23-like customs form for one booking. */
 export interface CustomsFormContent {

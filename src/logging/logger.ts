@@ -1,5 +1,6 @@
-import type { LogLevel } from '../config/options.js';
 import { lazyModule } from '../util/lazy-module.js';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 /**
  * The mock's logger: structured (`json`, pino's lines as they are) or `pretty`

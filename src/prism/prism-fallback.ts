@@ -1,5 +1,5 @@
 import type { Contract, ContractOperation } from '../contract/load-contract.js';
-import type { OperationResult } from '../app/operation-handler.js';
+import type { OperationResult } from '../resources/shared/operation-handler.js';
 
 /**
  * Answers an operation that has no stateful handler from the contract alone, through

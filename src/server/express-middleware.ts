@@ -1,7 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { ControlPlane } from '../admin/control-plane.js';
 import { createApp } from '../app/create-app.js';
-import { createRuntime, type MockRuntime } from '../app/runtime.js';
+import { createRuntime, type MockRuntime } from '../runtime/runtime.js';
 import type { CompanyCredentials } from '../auth/credentials.js';
 import type { MockOptions } from '../config/options.js';
 import { setMountContext } from '../http/request-state.js';

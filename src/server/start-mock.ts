@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../app/create-app.js';
-import { createRuntime, type MockRuntime } from '../app/runtime.js';
+import { createRuntime, type MockRuntime } from '../runtime/runtime.js';
 import type { CompanyCredentials } from '../auth/credentials.js';
 import type { MockOptions } from '../config/options.js';
 import type { Logger } from '../logging/logger.js';

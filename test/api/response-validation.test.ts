@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app/create-app.js';
-import { createRuntime } from '../../src/app/runtime.js';
+import { createRuntime } from '../../src/runtime/runtime.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { createHarness, newAccount, type Harness } from '../support/harness.js';
 

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { carrierRejection } from '../../src/carriers/faults.js';
 import { createApp } from '../../src/app/create-app.js';
-import { createRuntime } from '../../src/app/runtime.js';
+import { createRuntime } from '../../src/runtime/runtime.js';
 import { exportState, importState } from '../../src/admin/state.js';
 import { createLogger } from '../../src/logging/logger.js';
 import type { EventEnvelope } from '../../src/events/event-bus.js';

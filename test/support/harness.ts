@@ -1,7 +1,7 @@
 import request from 'supertest';
 import type { RequestListener } from 'node:http';
 import { createApp } from '../../src/app/create-app.js';
-import { createRuntime, type MockRuntime } from '../../src/app/runtime.js';
+import { createRuntime, type MockRuntime } from '../../src/runtime/runtime.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

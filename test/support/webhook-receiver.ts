@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { MockRuntime } from '../../src/app/runtime.js';
+import type { MockRuntime } from '../../src/runtime/runtime.js';
 import type { Delivery } from '../../src/events/delivery-log.js';
 
 /**

@@ -3,7 +3,7 @@ import { requestState, type RequestState } from '../../http/request-state.js';
 import type { ApiRequest, ApiResponse, Next } from '../../http/types.js';
 import type { PrismFallback } from '../../prism/prism-fallback.js';
 import type { ScenarioEngine } from '../../scenarios/engine.js';
-import type { HandlerMap, OperationHandler, OperationResult } from '../operation-handler.js';
+import type { HandlerMap, OperationHandler, OperationResult } from '../../resources/shared/operation-handler.js';
 import type { Responder } from '../respond.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

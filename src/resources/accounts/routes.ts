@@ -1,4 +1,4 @@
-import { created, noContent, ok, type HandlerMap, type OperationContext } from '../../app/operation-handler.js';
+import { created, noContent, ok, type HandlerMap, type OperationContext } from '../shared/operation-handler.js';
 import type { Principal } from '../../http/request-state.js';
 import { ProblemError } from '../../errors/problem.js';
 import { pageArgs } from '../shared/crud-routes.js';

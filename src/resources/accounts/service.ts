@@ -1,8 +1,9 @@
-import type { MockRuntime } from '../../app/runtime.js';
+import type { ResourceDeps } from '../shared/domain-deps.js';
 import type { Principal } from '../../http/request-state.js';
 import { ProblemError } from '../../errors/problem.js';
 import type { Page, PageRequest } from '../../store/collection.js';
-import { compact } from '../shared/compact.js';
+import type { Store } from '../../store/store.js';
+import { compact } from '../../util/compact.js';
 import { TEMPORARY_ACCOUNT_LIFETIME_MS, type Account, type AccountInput, type AccountOwner } from './model.js';
 
 /** Accounts one company may hold (contract/DECISIONS.md, bounds). */
@@ -12,6 +13,15 @@ export const MAX_ACCOUNTS_PER_COMPANY = 10_000;
 export interface OwnedAccount {
   companyId: string;
   account: Account;
+}
+
+const accountsOf = (store: Store, companyId: string) => store.company(companyId).collection<Account>('accounts');
+
+/** The ids of a company's accounts (webhook delivery of company-wide events reads them). */
+export function companyAccountIds(store: Store, companyId: string): string[] {
+  return accountsOf(store, companyId)
+    .values()
+    .map((account) => account.id);
 }
 
 /**
@@ -24,9 +34,9 @@ export interface OwnedAccount {
  * const accounts = createAccountService(runtime);
  * const account = accounts.create(companyId, { company, contact });
  */
-export function createAccountService(runtime: MockRuntime) {
-  const { store, clock, random, events } = runtime;
-  const accounts = (companyId: string) => store.company(companyId).collection<Account>('accounts');
+export function createAccountService(core: ResourceDeps) {
+  const { store, clock, random, events } = core;
+  const accounts = (companyId: string) => accountsOf(store, companyId);
   const owners = () => store.global.collection<AccountOwner>('account-owners');
 
   const publish = (companyId: string, type: string, account: Account) =>

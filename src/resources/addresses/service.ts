@@ -1,10 +1,10 @@
-import type { MockRuntime } from '../../app/runtime.js';
+import type { ResourceDeps } from '../shared/domain-deps.js';
 import { createAccountResources } from '../shared/account-resources.js';
 import type { Address, AddressInput } from './model.js';
 
 /** Addresses: plain CRUD; other families (bookings, quotes, PUDO queries) look them up here. */
-export function createAddressService(runtime: MockRuntime) {
-  return createAccountResources<AddressInput, Address>(runtime, {
+export function createAddressService(core: ResourceDeps) {
+  return createAccountResources<AddressInput, Address>(core, {
     collection: 'addresses',
     topic: 'ADDRESS',
     label: 'Address',

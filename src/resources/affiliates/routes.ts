@@ -1,4 +1,4 @@
-import { noContent, ok, type HandlerMap } from '../../app/operation-handler.js';
+import { noContent, ok, type HandlerMap } from '../shared/operation-handler.js';
 import type { AffiliateService } from './service.js';
 
 export function affiliateRoutes(affiliates: AffiliateService): HandlerMap {

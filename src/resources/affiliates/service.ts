@@ -1,7 +1,7 @@
 import type { Principal } from '../../http/request-state.js';
-import type { MockRuntime } from '../../app/runtime.js';
+import type { DomainDeps } from '../shared/domain-deps.js';
 import { ProblemError } from '../../errors/problem.js';
-import { compact } from '../shared/compact.js';
+import { compact } from '../../util/compact.js';
 import { AFFILIATE_DEFAULTS, type AffiliateConfig, type AffiliateConfigInput } from './model.js';
 
 /**
@@ -12,8 +12,8 @@ import { AFFILIATE_DEFAULTS, type AffiliateConfig, type AffiliateConfigInput } f
  * @example
  * affiliates.replace(principal, affiliateId, { billingGracePeriodDays: 30 });
  */
-export function createAffiliateService(runtime: MockRuntime) {
-  const { store, clock, events, credentials } = runtime;
+export function createAffiliateService(core: Pick<DomainDeps, 'store' | 'clock' | 'events' | 'credentials'>) {
+  const { store, clock, events, credentials } = core;
   const configs = () => store.global.collection<AffiliateConfig>('affiliate-configs');
   // A never-configured affiliate has had its defaults since the instance started.
   const startedAt = clock.nowIso();

@@ -1,4 +1,4 @@
-import { created, noContent, ok, type HandlerMap, type OperationHandler } from '../../app/operation-handler.js';
+import { created, noContent, ok, type HandlerMap, type OperationHandler } from '../shared/operation-handler.js';
 import { PROBLEM_TYPES } from '../../errors/problem-types.js';
 import { ProblemError } from '../../errors/problem.js';
 import { accountOf, crudRoutes } from '../shared/crud-routes.js';

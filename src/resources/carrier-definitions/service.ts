@@ -1,4 +1,4 @@
-import type { MockRuntime } from '../../app/runtime.js';
+import type { DomainDeps, ResourceDeps } from '../shared/domain-deps.js';
 import { ProblemError, type Violation } from '../../errors/problem.js';
 import { createAccountResources } from '../shared/account-resources.js';
 import { duplicateSettingKeys } from '../shared/settings.js';
@@ -44,9 +44,9 @@ export function filterOf(filter: CarrierDefinitionFilter): ((d: CarrierDefinitio
  * const definitions = createCarrierDefinitionService(runtime, { serviceDefinitionsOf: () => [] });
  * definitions.create(accountId, { carrierId, name: 'DHL main' }).mode // 'STAGING'
  */
-export function createCarrierDefinitionService(runtime: MockRuntime, references: CarrierDefinitionReferences) {
-  const { catalogue } = runtime;
-  const base = createAccountResources<CarrierDefinitionInput, CarrierDefinition>(runtime, {
+export function createCarrierDefinitionService(core: ResourceDeps & Pick<DomainDeps, 'catalogue'>, references: CarrierDefinitionReferences) {
+  const { catalogue } = core;
+  const base = createAccountResources<CarrierDefinitionInput, CarrierDefinition>(core, {
     collection: CARRIER_DEFINITIONS,
     topic: 'CARRIER_DEFINITION',
     label: 'Carrier Definition',

@@ -1,4 +1,4 @@
-import { ok, type HandlerMap, type OperationContext, type OperationResult } from '../../app/operation-handler.js';
+import { ok, type HandlerMap, type OperationContext, type OperationResult } from '../shared/operation-handler.js';
 import { pageArgs } from '../shared/crud-routes.js';
 import type { CatalogueService, RouteQuery } from './service.js';
 

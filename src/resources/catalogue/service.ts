@@ -1,4 +1,4 @@
-import type { MockRuntime } from '../../app/runtime.js';
+import type { DomainDeps } from '../shared/domain-deps.js';
 import { renderLogo, type RenderedLogo } from '../../catalogue/logos.js';
 import type { Carrier, CarrierEntry, Service, ServiceEntry, ServiceRouteEntry } from '../../catalogue/model.js';
 import { ProblemError, type Violation } from '../../errors/problem.js';
@@ -56,8 +56,8 @@ function listOf<T extends Entity>(items: readonly T[]): Collection<T> {
  * const catalogue = createCatalogueService(runtime);
  * catalogue.listCarriers({ limit: 20 }, { from: 'DE', to: 'GB' }).items.map((c) => c.code)
  */
-export function createCatalogueService(runtime: MockRuntime) {
-  const { catalogue } = runtime;
+export function createCatalogueService(core: Pick<DomainDeps, 'catalogue'>) {
+  const { catalogue } = core;
   const carriers = listOf(catalogue.carriers.map((c) => c.view));
   const services = listOf(catalogue.services.map((s) => s.view));
   const serialTypes = listOf(catalogue.serialTypes.map((s) => s.view));

@@ -1,4 +1,4 @@
-import type { MockRuntime } from '../../app/runtime.js';
+import type { ResourceDeps } from '../shared/domain-deps.js';
 import { ruleViolation } from '../../errors/problem.js';
 import { createAccountResources } from '../shared/account-resources.js';
 import { createBookingReferences } from '../shared/booking-references.js';
@@ -14,8 +14,8 @@ import type { CustomsDeclaration, CustomsDeclarationInput } from './model.js';
  * const declaration = customs.assertUsable(accountId, body.customsDeclarationId, 'body/customsDeclarationId');
  * customs.markReferenced(accountId, declaration.id, bookingId);
  */
-export function createCustomsDeclarationService(runtime: MockRuntime, deps: { catalogue: CatalogueLookup }) {
-  const references = createBookingReferences(runtime, 'customs-declaration-references');
+export function createCustomsDeclarationService(core: ResourceDeps, deps: { catalogue: CatalogueLookup }) {
+  const references = createBookingReferences(core, 'customs-declaration-references');
 
   const assertNotReferenced = (accountId: string, declaration: CustomsDeclaration, verb: string) => {
     const [bookingId] = references.bookingsOf(accountId, declaration.id);
@@ -24,7 +24,7 @@ export function createCustomsDeclarationService(runtime: MockRuntime, deps: { ca
     }
   };
 
-  const base = createAccountResources<CustomsDeclarationInput, CustomsDeclaration>(runtime, {
+  const base = createAccountResources<CustomsDeclarationInput, CustomsDeclaration>(core, {
     collection: 'customs-declarations',
     topic: 'CUSTOMS_DECLARATION',
     label: 'Customs Declaration',

@@ -1,4 +1,4 @@
-import type { MockRuntime } from '../../app/runtime.js';
+import type { ResourceDeps } from '../shared/domain-deps.js';
 import { ruleViolation } from '../../errors/problem.js';
 import type { ParcelService } from '../parcels/service.js';
 import { createAccountResources } from '../shared/account-resources.js';
@@ -15,9 +15,9 @@ import type { DangerousGoodsDeclaration, DangerousGoodsDeclarationInput } from '
  * const dg = dangerousGoods.assertUsable(accountId, id, 'body/dangerousGoodsDeclarationIds/0');
  * dangerousGoods.markReferenced(accountId, dg.id, bookingId);
  */
-export function createDangerousGoodsDeclarationService(runtime: MockRuntime, deps: { catalogue: CatalogueLookup; parcels: ParcelService }) {
+export function createDangerousGoodsDeclarationService(core: ResourceDeps, deps: { catalogue: CatalogueLookup; parcels: ParcelService }) {
   const { parcels } = deps;
-  const references = createBookingReferences(runtime, 'dangerous-goods-declaration-references');
+  const references = createBookingReferences(core, 'dangerous-goods-declaration-references');
 
   const assertNotReferenced = (accountId: string, declaration: DangerousGoodsDeclaration, verb: string) => {
     const [bookingId] = references.bookingsOf(accountId, declaration.id);
@@ -29,7 +29,7 @@ export function createDangerousGoodsDeclarationService(runtime: MockRuntime, dep
     }
   };
 
-  const base = createAccountResources<DangerousGoodsDeclarationInput, DangerousGoodsDeclaration>(runtime, {
+  const base = createAccountResources<DangerousGoodsDeclarationInput, DangerousGoodsDeclaration>(core, {
     collection: 'dangerous-goods-declarations',
     topic: 'DANGEROUS_GOODS_DECLARATION',
     label: 'Dangerous Goods Declaration',

@@ -1,4 +1,4 @@
-import type { MockRuntime } from '../../app/runtime.js';
+import type { ResourceDeps } from '../shared/domain-deps.js';
 import { ruleViolation } from '../../errors/problem.js';
 import { createAccountResources } from '../shared/account-resources.js';
 import type { ServiceDefinitionLookup } from '../shared/service-definition-lookup.js';
@@ -14,8 +14,8 @@ import type { DeliveryOption, DeliveryOptionInput } from './model.js';
  * deliveryOptions.create(accountId, { name: 'Standard', serviceDefinitionId, zoneIds: [zone.id],
  *   priceRules: [{ maxWeightKg: 5, price: { amount: 4.9, currency: 'EUR' } }] });
  */
-export function createDeliveryOptionService(runtime: MockRuntime, deps: { zones: ZoneService; serviceDefinitions: ServiceDefinitionLookup }) {
-  const base = createAccountResources<DeliveryOptionInput, DeliveryOption>(runtime, {
+export function createDeliveryOptionService(core: ResourceDeps, deps: { zones: ZoneService; serviceDefinitions: ServiceDefinitionLookup }) {
+  const base = createAccountResources<DeliveryOptionInput, DeliveryOption>(core, {
     collection: 'delivery-options',
     topic: 'DELIVERY_OPTION',
     label: 'Delivery Option',

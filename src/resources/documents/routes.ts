@@ -1,4 +1,4 @@
-import { ok, type HandlerMap, type OperationContext } from '../../app/operation-handler.js';
+import { ok, type HandlerMap, type OperationContext } from '../shared/operation-handler.js';
 import { accountOf, pageArgs } from '../shared/crud-routes.js';
 import type { StoredDocument } from './model.js';
 import type { DocumentService } from './service.js';

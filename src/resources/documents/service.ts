@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { MockRuntime } from '../../app/runtime.js';
+import type { ResourceDeps } from '../shared/domain-deps.js';
 import { renderCustomsForm } from '../../documents/customs-form.js';
 import { renderDangerousGoodsForm } from '../../documents/dangerous-goods-form.js';
 import { renderLabel } from '../../documents/label.js';
@@ -8,7 +8,7 @@ import type { RenderedDocument } from '../../documents/model.js';
 import { createGlyphCache } from '../../documents/raster.js';
 import { notFound } from '../../errors/problem.js';
 import type { Page, PageRequest } from '../../store/collection.js';
-import { compact } from '../shared/compact.js';
+import { compact } from '../../util/compact.js';
 import type {
   CustomsFormDocumentRequest,
   DangerousGoodsDocumentRequest,
@@ -40,8 +40,8 @@ const safeName = (text: string) => text.replace(/[^A-Za-z0-9._-]+/g, '-').slice(
  * });
  * documents.data(accountId, label.id).bytes // %PDF-…
  */
-export function createDocumentService(runtime: MockRuntime) {
-  const { store, clock, random, events } = runtime;
+export function createDocumentService(core: ResourceDeps) {
+  const { store, clock, random, events } = core;
   const documents = (accountId: string) => store.account(accountId).collection<StoredDocument>('documents');
   const contents = (accountId: string) => store.account(accountId).collection<StoredContent>('document-contents');
   const glyphs = createGlyphCache();

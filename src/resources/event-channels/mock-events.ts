@@ -1,4 +1,4 @@
-import type { MockRuntime } from '../../app/runtime.js';
+import type { DomainDeps } from '../shared/domain-deps.js';
 import type { Principal } from '../../http/request-state.js';
 import { ProblemError } from '../../errors/problem.js';
 import type { EventEnvelope } from '../../events/event-bus.js';
@@ -10,20 +10,20 @@ import { COMPANY_MOCK_EVENT_TOPICS, type MockEventInput } from './model.js';
  * Account token: the event belongs to that account. Company token: only the company-level
  * topics; the event carries companyId and no accountId and reaches every account's channels.
  *
- * @example createMockEventService(runtime).emit(principal, { topic: 'ADDRESS', type: 'CREATED', payload: {} })
+ * @example createMockEventService(core).emit(principal, { topic: 'ADDRESS', type: 'CREATED', payload: {} })
  */
-export function createMockEventService(runtime: MockRuntime) {
+export function createMockEventService(core: Pick<DomainDeps, 'events'>) {
   return {
     emit(principal: Principal, input: MockEventInput): EventEnvelope {
       if (principal.level === 'ACCOUNT' && principal.accountId) {
-        return runtime.events.publish({ ...input, accountId: principal.accountId, companyId: principal.companyId });
+        return core.events.publish({ ...input, accountId: principal.accountId, companyId: principal.companyId });
       }
       if (principal.level === 'COMPANY' && principal.companyId) {
         if (!COMPANY_MOCK_EVENT_TOPICS.includes(input.topic)) {
           const message = `With a Company token the topic must be one of ${COMPANY_MOCK_EVENT_TOPICS.join(', ')}; use an Account token for ${input.topic}`;
           throw new ProblemError('topic-not-allowed', { detail: message, violations: [{ field: 'body/topic', message }] });
         }
-        return runtime.events.publish({ ...input, companyId: principal.companyId });
+        return core.events.publish({ ...input, companyId: principal.companyId });
       }
       throw new ProblemError('forbidden', { detail: 'Mock events need an Account or a Company token' });
     },

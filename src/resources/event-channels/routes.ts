@@ -1,4 +1,4 @@
-import type { HandlerMap } from '../../app/operation-handler.js';
+import type { HandlerMap } from '../shared/operation-handler.js';
 import { crudRoutes } from '../shared/crud-routes.js';
 import type { MockEventService } from './mock-events.js';
 import type { EventChannel } from './model.js';

@@ -1,11 +1,11 @@
-import type { MockRuntime } from '../../app/runtime.js';
+import type { DomainDeps, ResourceDeps } from '../shared/domain-deps.js';
 import { ruleViolation } from '../../errors/problem.js';
-import { EVENT_CHANNEL_SECRETS, EVENT_CHANNELS, type ChannelSecret } from '../../events/channel-source.js';
+import { EVENT_CHANNEL_SECRETS, EVENT_CHANNELS, type ChannelSecret } from './channel-source.js';
 import type { HostAllowlist } from '../../events/host-allowlist.js';
 import { SAFE_HEADER_VALUE, webhookTargetProblem } from '../../events/webhook-target.js';
 import type { Page, PageRequest } from '../../store/collection.js';
 import { createAccountResources } from '../shared/account-resources.js';
-import { compact } from '../shared/compact.js';
+import { compact } from '../../util/compact.js';
 import type { EventChannel, EventChannelInput } from './model.js';
 
 /**
@@ -54,10 +54,10 @@ function view(channel: EventChannel): EventChannel {
  * const channels = createEventChannelService(runtime);
  * channels.create(accountId, { name: 'Bookings', topics: ['SHIPMENT_BOOKING'], webhook: { url } });
  */
-export function createEventChannelService(runtime: MockRuntime) {
-  const secrets = (accountId: string) => runtime.store.account(accountId).collection<ChannelSecret>(EVENT_CHANNEL_SECRETS);
-  const allowlist = runtime.webhooks.allowlist;
-  const base = createAccountResources<EventChannelInput, EventChannel>(runtime, {
+export function createEventChannelService(core: ResourceDeps & Pick<DomainDeps, 'webhooks'>) {
+  const secrets = (accountId: string) => core.store.account(accountId).collection<ChannelSecret>(EVENT_CHANNEL_SECRETS);
+  const allowlist = core.webhooks.allowlist;
+  const base = createAccountResources<EventChannelInput, EventChannel>(core, {
     collection: EVENT_CHANNELS,
     topic: 'EVENT_CHANNEL',
     label: 'Event Channel',
@@ -114,7 +114,7 @@ export function createEventChannelService(runtime: MockRuntime) {
     remove(accountId: string, id: string): EventChannel {
       const channel = base.remove(accountId, id);
       secrets(accountId).delete(id);
-      runtime.webhooks.cancelChannel(id);
+      core.webhooks.cancelChannel(id);
       return view(channel);
     },
   };

@@ -1,4 +1,4 @@
-import type { MockRuntime } from '../../app/runtime.js';
+import type { ResourceDeps } from '../shared/domain-deps.js';
 import { createAccountResources } from '../shared/account-resources.js';
 import type { ParcelService } from '../parcels/service.js';
 import type { ParcelItem, ParcelItemInput } from './model.js';
@@ -16,9 +16,9 @@ export const MAX_ITEMS_PER_PARCEL = 100;
  * const item = items.create(accountId, { parcelId, description: 'Paperback novel', quantity: 3 });
  * parcels.get(accountId, parcelId).itemIds // [item.id]
  */
-export function createParcelItemService(runtime: MockRuntime, deps: { parcels: ParcelService }) {
+export function createParcelItemService(core: ResourceDeps, deps: { parcels: ParcelService }) {
   const { parcels } = deps;
-  const base = createAccountResources<ParcelItemInput, ParcelItem>(runtime, {
+  const base = createAccountResources<ParcelItemInput, ParcelItem>(core, {
     collection: 'parcel-items',
     topic: 'PARCEL_ITEM',
     label: 'Parcel Item',

@@ -1,4 +1,4 @@
-import type { MockRuntime } from '../../app/runtime.js';
+import type { ResourceDeps } from '../shared/domain-deps.js';
 import { ruleViolation } from '../../errors/problem.js';
 import { createAccountResources } from '../shared/account-resources.js';
 import type { CatalogueLookup } from '../shared/catalogue-lookup.js';
@@ -19,11 +19,11 @@ export type ParcelRemovalCascade = (accountId: string, parcel: Parcel) => void;
  * parcels.assertBookable(accountId, parcel.id, 'body/parcelIds/0');
  * parcels.markBooked(accountId, parcel.id, { shipmentBookingId, trackingNumber: '00340434161094000011' });
  */
-export function createParcelService(runtime: MockRuntime, deps: { catalogue: CatalogueLookup }) {
+export function createParcelService(core: ResourceDeps, deps: { catalogue: CatalogueLookup }) {
   const guards: ParcelRemovalGuard[] = [];
   const cascades: ParcelRemovalCascade[] = [];
 
-  const base = createAccountResources<ParcelInput, Parcel>(runtime, {
+  const base = createAccountResources<ParcelInput, Parcel>(core, {
     collection: 'parcels',
     topic: 'PARCEL',
     label: 'Parcel',

@@ -1,4 +1,4 @@
-import { ok, type HandlerMap } from '../../app/operation-handler.js';
+import { ok, type HandlerMap } from '../shared/operation-handler.js';
 import { accountOf } from '../shared/crud-routes.js';
 import type { PudoPointQueryInput } from './model.js';
 import type { PudoPointService } from './service.js';

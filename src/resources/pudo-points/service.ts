@@ -1,4 +1,4 @@
-import type { MockRuntime } from '../../app/runtime.js';
+import type { ResourceDeps } from '../shared/domain-deps.js';
 import type { UsageLedger } from '../../billing/usage.js';
 import { ProblemError, ruleViolation } from '../../errors/problem.js';
 import type { AddressService } from '../addresses/service.js';
@@ -20,10 +20,10 @@ const DEFAULT_LIMIT = 10;
  * pudoPoints.get(result.items[0].id).name // 'DHL Paketshop Hauptstraße'
  */
 export function createPudoPointService(
-  runtime: MockRuntime,
+  core: ResourceDeps,
   deps: { catalogue: CatalogueLookup; addresses: AddressService; usage: UsageLedger },
 ) {
-  const { store, random } = runtime;
+  const { store, random } = core;
   const points = () => store.global.collection<PudoPoint>('pudo-points');
 
   /** The points of one carrier in one area: generated once, then read back from the store. */

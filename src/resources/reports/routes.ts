@@ -1,4 +1,4 @@
-import { ok, type HandlerMap } from '../../app/operation-handler.js';
+import { ok, type HandlerMap } from '../shared/operation-handler.js';
 import { ProblemError } from '../../errors/problem.js';
 import type { ReportService } from './service.js';
 

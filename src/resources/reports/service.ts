@@ -1,9 +1,9 @@
-import type { MockRuntime } from '../../app/runtime.js';
+import type { DomainDeps } from '../shared/domain-deps.js';
 import { USAGE_LINES } from '../../billing/model.js';
 import type { UsageLedger } from '../../billing/usage.js';
 import { ProblemError } from '../../errors/problem.js';
 import type { AccountService } from '../accounts/service.js';
-import { compact } from '../shared/compact.js';
+import { compact } from '../../util/compact.js';
 import type { ReportPeriodInput, UsageReport } from './model.js';
 
 /**
@@ -15,8 +15,8 @@ import type { ReportPeriodInput, UsageReport } from './model.js';
  * reports.forAccount(companyId, accountId, {}) // this calendar month (UTC) on the mock clock
  * reports.forCompany(companyId, { periodFrom: '2026-01-01T00:00:00Z', periodTo: '2026-02-01T00:00:00Z' })
  */
-export function createReportService(runtime: MockRuntime, deps: { usage: UsageLedger; accounts: AccountService }) {
-  const { clock } = runtime;
+export function createReportService(core: Pick<DomainDeps, 'clock'>, deps: { usage: UsageLedger; accounts: AccountService }) {
+  const { clock } = core;
 
   /** [from, to) in epoch ms; omitted bounds default to the current UTC calendar month. */
   function periodOf(input: ReportPeriodInput): { from: number; to: number } {

@@ -1,4 +1,4 @@
-import type { MockRuntime } from '../../app/runtime.js';
+import type { DomainDeps, ResourceDeps } from '../shared/domain-deps.js';
 import { ProblemError, type Violation } from '../../errors/problem.js';
 import type { CarrierDefinitionService } from '../carrier-definitions/service.js';
 import { createAccountResources } from '../shared/account-resources.js';
@@ -18,8 +18,8 @@ export const SERVICE_DEFINITIONS = 'service-definitions';
  * const sd = serviceDefinitions.create(accountId, { carrierDefinitionId, serviceId, name: 'DHL Paket' });
  * sd.carrierId // the Carrier Definition's carrier
  */
-export function createServiceDefinitionService(runtime: MockRuntime, carrierDefinitions: CarrierDefinitionService) {
-  const { catalogue } = runtime;
+export function createServiceDefinitionService(core: ResourceDeps & Pick<DomainDeps, 'catalogue'>, carrierDefinitions: CarrierDefinitionService) {
+  const { catalogue } = core;
 
   function violationsOf(accountId: string, input: ServiceDefinitionInput, previous?: ServiceDefinition): Violation[] {
     const violations: Violation[] = [];
@@ -48,7 +48,7 @@ export function createServiceDefinitionService(runtime: MockRuntime, carrierDefi
     return violations;
   }
 
-  const base = createAccountResources<ServiceDefinitionInput, ServiceDefinition>(runtime, {
+  const base = createAccountResources<ServiceDefinitionInput, ServiceDefinition>(core, {
     collection: SERVICE_DEFINITIONS,
     topic: 'SERVICE_DEFINITION',
     label: 'Service Definition',

@@ -1,7 +1,7 @@
-import type { MockRuntime } from '../../app/runtime.js';
+import type { ResourceDeps } from './domain-deps.js';
 import { notFound } from '../../errors/problem.js';
 import type { Entity, Page, PageRequest } from '../../store/collection.js';
-import { compact } from './compact.js';
+import { compact } from '../../util/compact.js';
 
 /**
  * The common life of an account-scoped resource: create, get, list, replace, delete — each
@@ -45,12 +45,12 @@ export interface AccountResources<Input, Resource extends Entity> {
   slice(accountId: string, start: number, end: number): Resource[];
 }
 
-/** @example const addresses = createAccountResources(runtime, { collection: 'addresses', topic: 'ADDRESS', label: 'Address', build }) */
+/** @example const addresses = createAccountResources(core, { collection: 'addresses', topic: 'ADDRESS', label: 'Address', build }) */
 export function createAccountResources<Input, Resource extends Entity & { updatedAt?: string }>(
-  runtime: MockRuntime,
+  core: ResourceDeps,
   options: AccountResourceOptions<Input, Resource>,
 ): AccountResources<Input, Resource> {
-  const { store, clock, random, events } = runtime;
+  const { store, clock, random, events } = core;
   const collection = (accountId: string) => store.account(accountId).collection<Resource>(options.collection);
   const publish = (accountId: string, type: string, resource: Resource) =>
     events.publish({ topic: options.topic, type, accountId, payload: resource as unknown as Record<string, unknown> });

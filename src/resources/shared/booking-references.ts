@@ -1,4 +1,4 @@
-import type { MockRuntime } from '../../app/runtime.js';
+import type { DomainDeps } from './domain-deps.js';
 
 /**
  * Which Shipment Bookings reference a declaration. A referenced Customs or Dangerous Goods
@@ -22,9 +22,9 @@ export interface BookingReferences {
   forget(accountId: string, id: string): void;
 }
 
-/** @example const refs = createBookingReferences(runtime, 'customs-declaration-references') */
-export function createBookingReferences(runtime: MockRuntime, collection: string): BookingReferences {
-  const entries = (accountId: string) => runtime.store.account(accountId).collection<ReferenceEntry>(collection);
+/** @example const refs = createBookingReferences(core, 'customs-declaration-references') */
+export function createBookingReferences(core: Pick<DomainDeps, 'store'>, collection: string): BookingReferences {
+  const entries = (accountId: string) => core.store.account(accountId).collection<ReferenceEntry>(collection);
   return {
     mark(accountId, id, shipmentBookingId) {
       const found = entries(accountId).get(id);

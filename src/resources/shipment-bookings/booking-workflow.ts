@@ -1,9 +1,9 @@
-import type { MockRuntime } from '../../app/runtime.js';
+import type { DomainDeps } from '../shared/domain-deps.js';
 import type { UsageLedger } from '../../billing/usage.js';
 import { CarrierError, type CarrierBookingResult, type CarrierDefinitionRef, type CarrierLocation, type Carriers } from '../../carriers/index.js';
 import type { DocumentParty } from '../../documents/model.js';
 import type { DomainFacts } from '../../scenarios/model.js';
-import { compact } from '../shared/compact.js';
+import { compact } from '../../util/compact.js';
 import type { CustomsDeclarationService } from '../customs-declarations/service.js';
 import type { DangerousGoodsDeclarationService } from '../dangerous-goods-declarations/service.js';
 import type { DocumentService } from '../documents/service.js';
@@ -49,9 +49,9 @@ const FAILURE_REASON_MAX = 500;
 
 const locationOf = (party: DocumentParty): CarrierLocation => ({ countryCode: party.countryCode, postalCode: party.postalCode, city: party.city });
 
-/** @example const workflow = createBookingWorkflow(runtime, deps); const answer = await workflow.askCarrier(…) */
-export function createBookingWorkflow(runtime: MockRuntime, deps: BookingWorkflowDeps) {
-  const { store, clock, events, scenarios, catalogue } = runtime;
+/** @example const workflow = createBookingWorkflow(core, deps); const answer = await workflow.askCarrier(…) */
+export function createBookingWorkflow(core: Pick<DomainDeps, 'store' | 'clock' | 'events' | 'scenarios' | 'catalogue'>, deps: BookingWorkflowDeps) {
+  const { store, clock, events, scenarios, catalogue } = core;
   const bookings = (accountId: string) => store.account(accountId).collection<StoredShipmentBooking>('shipment-bookings');
 
   function publish(accountId: string, code: ShipmentBookingEventCode, booking: StoredShipmentBooking): void {

@@ -1,4 +1,4 @@
-import type { MockRuntime } from '../../app/runtime.js';
+import type { DomainDeps } from '../shared/domain-deps.js';
 import type { CarrierDefinitionRef } from '../../carriers/index.js';
 import { ProblemError, ruleViolation } from '../../errors/problem.js';
 import { effectiveMode } from '../carrier-definitions/model.js';
@@ -34,8 +34,8 @@ interface InlinePlan {
  * const bookInline = createInlineBooking(runtime, deps, rules, workflow);
  * const booking = await bookInline(accountId, { serviceDefinitionId, sender, receiver, parcels: [{ weight: 2 }] }, {});
  */
-export function createInlineBooking(runtime: MockRuntime, deps: BookingRuleDeps, rules: BookingRules, workflow: BookingWorkflow) {
-  const { catalogue, random } = runtime;
+export function createInlineBooking(core: Pick<DomainDeps, 'catalogue' | 'random'>, deps: BookingRuleDeps, rules: BookingRules, workflow: BookingWorkflow) {
+  const { catalogue, random } = core;
 
   function plan(accountId: string, input: InlineShipmentBookingInput): InlinePlan {
     if ((input.receiver === undefined) === (input.receiverPudoPointId === undefined)) {

@@ -1,4 +1,4 @@
-import { created, ok, type HandlerMap, type OperationContext } from '../../app/operation-handler.js';
+import { created, ok, type HandlerMap, type OperationContext } from '../shared/operation-handler.js';
 import { accountOf, pageArgs } from '../shared/crud-routes.js';
 import type { BookingContext } from './booking-workflow.js';
 import type { InlineShipmentBookingInput, ShipmentBookingInput } from './model.js';

@@ -1,10 +1,10 @@
-import type { MockRuntime } from '../../app/runtime.js';
+import type { DomainDeps, ResourceDeps } from '../shared/domain-deps.js';
 import type { UsageLedger } from '../../billing/usage.js';
 import type { Carriers } from '../../carriers/index.js';
 import { notFound } from '../../errors/problem.js';
 import type { Page, PageRequest } from '../../store/collection.js';
 import type { DocumentService } from '../documents/service.js';
-import { compact } from '../shared/compact.js';
+import { compact } from '../../util/compact.js';
 import type { TrackerService } from '../trackers/service.js';
 import { createBookingRules, type BookingRuleDeps } from './booking-rules.js';
 import { createBookingWorkflow, type BookingContext } from './booking-workflow.js';
@@ -34,12 +34,12 @@ export interface ShipmentBookingDeps extends BookingRuleDeps {
  * const booking = await bookings.book(accountId, { serviceDefinitionId, shipmentChannelId, parties, parcelIds: [parcelId] }, { companyId });
  * booking.trackingNumbers // ['000012345678'] (STAGING test number)
  */
-export function createShipmentBookingService(runtime: MockRuntime, deps: ShipmentBookingDeps) {
-  const { store, clock, random } = runtime;
+export function createShipmentBookingService(core: ResourceDeps & Pick<DomainDeps, 'scenarios' | 'catalogue'>, deps: ShipmentBookingDeps) {
+  const { store, clock, random } = core;
   const bookings = (accountId: string) => store.account(accountId).collection<StoredShipmentBooking>('shipment-bookings');
   const rules = createBookingRules(deps);
-  const workflow = createBookingWorkflow(runtime, deps);
-  const bookInline = createInlineBooking(runtime, deps, rules, workflow);
+  const workflow = createBookingWorkflow(core, deps);
+  const bookInline = createInlineBooking(core, deps, rules, workflow);
 
   /** The contract's ShipmentBooking: the stored booking without its snapshot, with its current trackers. */
   function view(accountId: string, stored: StoredShipmentBooking): ShipmentBooking {

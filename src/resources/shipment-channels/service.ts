@@ -1,4 +1,4 @@
-import type { MockRuntime } from '../../app/runtime.js';
+import type { ResourceDeps } from '../shared/domain-deps.js';
 import { ruleViolation } from '../../errors/problem.js';
 import { createAccountResources } from '../shared/account-resources.js';
 import type { ShipmentChannel, ShipmentChannelInput } from './model.js';
@@ -14,8 +14,8 @@ export const SHIPMENT_CHANNELS = 'shipment-channels';
  * @example
  * channels.create(accountId, { name: 'Webshop', documentRendering: { labelFormat: 'PDF', labelSize: 'A6' }, default: true })
  */
-export function createShipmentChannelService(runtime: MockRuntime) {
-  const base = createAccountResources<ShipmentChannelInput, ShipmentChannel>(runtime, {
+export function createShipmentChannelService(core: ResourceDeps) {
+  const base = createAccountResources<ShipmentChannelInput, ShipmentChannel>(core, {
     collection: SHIPMENT_CHANNELS,
     topic: 'SHIPMENT_CHANNEL',
     label: 'Shipment Channel',

@@ -1,4 +1,4 @@
-import type { MockRuntime } from '../../app/runtime.js';
+import type { ResourceDeps } from '../shared/domain-deps.js';
 import { ruleViolation } from '../../errors/problem.js';
 import type { AddressService } from '../addresses/service.js';
 import type { CarrierDefinitionService } from '../carrier-definitions/service.js';
@@ -23,7 +23,7 @@ const LAST_MINUTE = 23 * 60 + 59;
  * bookings.get(accountId, bookingId).status // 'DISPATCHED'
  */
 export function createShipmentDispatchService(
-  runtime: MockRuntime,
+  core: ResourceDeps,
   deps: { bookings: ShipmentBookingService; carrierDefinitions: CarrierDefinitionService; addresses: AddressService },
 ) {
   const { bookings } = deps;
@@ -66,7 +66,7 @@ export function createShipmentDispatchService(
     });
   }
 
-  const base = createAccountResources<ShipmentDispatchInput, ShipmentDispatch>(runtime, {
+  const base = createAccountResources<ShipmentDispatchInput, ShipmentDispatch>(core, {
     collection: 'shipment-dispatches',
     topic: 'SHIPMENT_DISPATCH',
     label: 'Shipment Dispatch',

@@ -1,4 +1,4 @@
-import { created, ok, type HandlerMap } from '../../app/operation-handler.js';
+import { created, ok, type HandlerMap } from '../shared/operation-handler.js';
 import { accountOf, pageArgs } from '../shared/crud-routes.js';
 import type { ShipmentManifestService } from './service.js';
 

@@ -1,9 +1,9 @@
-import type { MockRuntime } from '../../app/runtime.js';
+import type { ResourceDeps } from '../shared/domain-deps.js';
 import { notFound } from '../../errors/problem.js';
 import type { Page, PageRequest } from '../../store/collection.js';
 import type { AddressService } from '../addresses/service.js';
 import type { DocumentService } from '../documents/service.js';
-import { compact } from '../shared/compact.js';
+import { compact } from '../../util/compact.js';
 import { partyOfAddress } from '../shipment-bookings/booking-rules.js';
 import type { ShipmentBookingService } from '../shipment-bookings/service.js';
 import type { ShipmentDispatchService } from '../shipment-dispatches/service.js';
@@ -25,10 +25,10 @@ const grams = (kg: number) => Math.round(kg * 1000) / 1000 || kg;
  * documents.data(accountId, manifest.documentId).mediaType // 'application/pdf'
  */
 export function createShipmentManifestService(
-  runtime: MockRuntime,
+  core: ResourceDeps,
   deps: { dispatches: ShipmentDispatchService; bookings: ShipmentBookingService; documents: DocumentService; addresses: AddressService },
 ) {
-  const { store, clock, random, events } = runtime;
+  const { store, clock, random, events } = core;
   const manifests = (accountId: string) => store.account(accountId).collection<ShipmentManifest>('shipment-manifests');
 
   return {

@@ -1,5 +1,5 @@
-import type { HandlerMap } from '../../app/operation-handler.js';
-import { ok } from '../../app/operation-handler.js';
+import type { HandlerMap } from '../shared/operation-handler.js';
+import { ok } from '../shared/operation-handler.js';
 import { accountOf } from '../shared/crud-routes.js';
 import type { InlineShippingQuoteInput, ShippingQuoteInput } from './model.js';
 import type { ShippingQuoteService } from './service.js';

@@ -1,9 +1,9 @@
-import type { MockRuntime } from '../../app/runtime.js';
+import type { DomainDeps, ResourceDeps } from '../shared/domain-deps.js';
 import { ProblemError, notFound, ruleViolation } from '../../errors/problem.js';
 import type { AddressService } from '../addresses/service.js';
 import type { DeliveryOptionService } from '../delivery-options/service.js';
 import { scenarioQuoteValidity } from '../../scenarios/domain-hooks.js';
-import { compact } from '../shared/compact.js';
+import { compact } from '../../util/compact.js';
 import type { ServiceDefinitionLookup } from '../shared/service-definition-lookup.js';
 import type { Destination } from '../zones/model.js';
 import type { ZoneService } from '../zones/service.js';
@@ -36,10 +36,10 @@ const roundCents = (amount: number) => Math.round(amount * 100) / 100;
  * quotes.assertUsable(accountId, batch.quotes![0].id, 'body/shippingQuoteId'); // ok for 24 h
  */
 export function createShippingQuoteService(
-  runtime: MockRuntime,
+  core: ResourceDeps & Pick<DomainDeps, 'scenarios'>,
   deps: { addresses: AddressService; zones: ZoneService; deliveryOptions: DeliveryOptionService; serviceDefinitions: ServiceDefinitionLookup },
 ) {
-  const { store, clock, random, events } = runtime;
+  const { store, clock, random, events } = core;
   const batches = (accountId: string) => store.account(accountId).collection<StoredQuoteBatch>('shipping-quote-batches');
   const index = (accountId: string) => store.account(accountId).collection<QuoteIndexEntry>('shipping-quotes');
 
@@ -85,7 +85,7 @@ export function createShippingQuoteService(
   function createBatch(accountId: string, receiver: Destination, parcels: QuoteParcel[]): ShippingQuoteBatch {
     const createdAt = clock.nowIso();
     // Scenario hook (issue 7): the quote-expiry scenario shortens the 24 h validity.
-    const validity = scenarioQuoteValidity(runtime.scenarios, { accountId }) ?? QUOTE_VALIDITY_MS;
+    const validity = scenarioQuoteValidity(core.scenarios, { accountId }) ?? QUOTE_VALIDITY_MS;
     const expiresAt = new Date(clock.now() + validity).toISOString();
     const purchaseId = random.uuid();
     const quotes = evaluate(accountId, receiver, parcels, expiresAt);

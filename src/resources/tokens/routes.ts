@@ -1,4 +1,4 @@
-import { ok, type HandlerMap } from '../../app/operation-handler.js';
+import { ok, type HandlerMap } from '../shared/operation-handler.js';
 import type { TokenIssuer } from './service.js';
 
 export function tokenRoutes(tokens: TokenIssuer): HandlerMap {

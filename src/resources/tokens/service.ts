@@ -1,5 +1,5 @@
 import type { Principal } from '../../http/request-state.js';
-import type { MockRuntime } from '../../app/runtime.js';
+import type { DomainDeps } from '../shared/domain-deps.js';
 import type { TokenClaims } from '../../auth/tokens.js';
 import { ProblemError } from '../../errors/problem.js';
 import type { AccountService } from '../accounts/service.js';
@@ -19,11 +19,11 @@ export interface IssuedToken {
  * @example
  * tokens.issueCompany(principal, companyId) // { accessToken, expiresAt, tokenType: 'Bearer' }
  */
-export function createTokenIssuer(runtime: MockRuntime, accounts: AccountService) {
-  const lifetimes = runtime.options.tokenLifetimes;
+export function createTokenIssuer(core: Pick<DomainDeps, 'tokens' | 'tokenLifetimes'>, accounts: AccountService) {
+  const lifetimes = core.tokenLifetimes;
 
   function issue(claims: Omit<TokenClaims, 'iat' | 'exp' | 'expMs'>, lifetimeMs: number): IssuedToken {
-    const { token, expiresAt } = runtime.tokens.sign(claims, lifetimeMs);
+    const { token, expiresAt } = core.tokens.sign(claims, lifetimeMs);
     return { accessToken: token, expiresAt, tokenType: 'Bearer' };
   }
 

@@ -1,4 +1,4 @@
-import { created, noContent, ok, type HandlerMap } from '../../app/operation-handler.js';
+import { created, noContent, ok, type HandlerMap } from '../shared/operation-handler.js';
 import { accountOf, pageArgs } from '../shared/crud-routes.js';
 import type { TrackerInput } from './model.js';
 import type { TrackerService } from './service.js';

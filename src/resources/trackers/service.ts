@@ -1,9 +1,9 @@
-import type { MockRuntime } from '../../app/runtime.js';
+import type { DomainDeps, ResourceDeps } from '../shared/domain-deps.js';
 import type { Carriers } from '../../carriers/index.js';
 import { notFound, ruleViolation } from '../../errors/problem.js';
 import type { DomainFacts } from '../../scenarios/model.js';
 import type { Page, PageRequest } from '../../store/collection.js';
-import { compact } from '../shared/compact.js';
+import { compact } from '../../util/compact.js';
 import type { StoredTracker, TrackedParcel, TrackedParcelInput, Tracker, TrackerEvent, TrackerInput, TrackerOutcome } from './model.js';
 import { dueSteps, journeyOf } from './progression.js';
 
@@ -32,8 +32,8 @@ export interface TrackerFilter {
  * trackers.register(accountId, { trackingNumber, carrierId, serviceId, shipmentBookingId, parcelId, bookedAt, sender, receiver });
  * runtime.clock.advance(3 * 86_400_000); // → TRACKER UPDATED for PICKED_UP, IN_TRANSIT, OUT_FOR_DELIVERY, DELIVERED
  */
-export function createTrackerService(runtime: MockRuntime, deps: { carriers: Carriers }) {
-  const { store, clock, random, events, scenarios } = runtime;
+export function createTrackerService(core: ResourceDeps & Pick<DomainDeps, 'scenarios'>, deps: { carriers: Carriers }) {
+  const { store, clock, random, events, scenarios } = core;
   const trackers = (accountId: string) => store.account(accountId).collection<StoredTracker>('trackers');
   const parcels = (accountId: string) => store.account(accountId).collection<TrackedParcel>('tracked-parcels');
   /** Pending timers of this instance, by account and tracker: one per tracker, at its next scan. */

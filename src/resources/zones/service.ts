@@ -1,4 +1,4 @@
-import type { MockRuntime } from '../../app/runtime.js';
+import type { ResourceDeps } from '../shared/domain-deps.js';
 import { ruleViolation } from '../../errors/problem.js';
 import { createAccountResources } from '../shared/account-resources.js';
 import type { Destination, Zone, ZoneInput } from './model.js';
@@ -26,9 +26,9 @@ export type ZoneRemovalGuard = (accountId: string, zone: Zone) => void;
  * Zones: countries and postal-code ranges that Delivery Options are offered in.
  * @example const zone = zones.create(accountId, { name: 'Germany', countryCodes: ['DE'] });
  */
-export function createZoneService(runtime: MockRuntime) {
+export function createZoneService(core: ResourceDeps) {
   const guards: ZoneRemovalGuard[] = [];
-  const base = createAccountResources<ZoneInput, Zone>(runtime, {
+  const base = createAccountResources<ZoneInput, Zone>(core, {
     collection: 'zones',
     topic: 'ZONE',
     label: 'Zone',

@@ -4,7 +4,7 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createApp } from '../../../src/app/create-app.js';
-import { createRuntime, type MockRuntime } from '../../../src/app/runtime.js';
+import { createRuntime, type MockRuntime } from '../../../src/runtime/runtime.js';
 import { exportState } from '../../../src/admin/state.js';
 import { createLogger } from '../../../src/logging/logger.js';
 import type { FuzzTarget } from './fuzzer.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadCatalogue } from '../catalogue/load-catalogue.js';
+import { loadCatalogue } from './load-catalogue.js';
 import { createRandom } from '../random/random.js';
 import { computeCheckDigit, fixedPrefix, generateSerial, isStagingSerial, isValidSerial, type CheckDigitAlgorithm } from './serial-numbers.js';
 

@@ -9,7 +9,7 @@ import { loadCompiledContract } from '../contract/compiled-contract.js';
 import type { Contract } from '../contract/load-contract.js';
 import { createValidators, type ContractValidators } from '../contract/validators.js';
 import { createRouteMatcher, type RouteMatcher } from '../contract/route-matcher.js';
-import { createChannelSource } from '../events/channel-source.js';
+import { createChannelSource } from '../resources/event-channels/channel-source.js';
 import { createEventBus, type EventBus } from '../events/event-bus.js';
 import type { Delivery } from '../events/delivery-log.js';
 import { createWebhookDispatcher, type WebhookDispatcher } from '../events/webhook-dispatcher.js';

@@ -1,5 +1,5 @@
-import type { ContractOperation } from '../contract/load-contract.js';
-import type { Principal } from '../http/request-state.js';
+import type { ContractOperation } from '../../contract/load-contract.js';
+import type { Principal } from '../../http/request-state.js';
 
 /**
  * What a resource route receives: the request already matched, authenticated and validated
