@@ -1,8 +1,11 @@
+import type { components } from '../client/schema.js';
 import type { Clock } from '../clock/clock.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Random } from '../random/random.js';
 import type { Store } from '../store/store.js';
 import { USAGE_LINES, type UsageInput, type UsageLine, type UsageRecord } from './model.js';
+
+type UsageEventPayload = components['schemas']['UsageEventPayload'];
 
 /**
  * The usage ledger. Each chargeable event is stored in the account's scope (collection `usage`)
@@ -31,8 +34,7 @@ export function createUsageLedger({ store, clock, random, events }: { store: Sto
         recordedAt: clock.nowIso(),
       };
       records(input.accountId).insert(record);
-      const payload: Record<string, unknown> = { operation: record.operation, topic: record.topic, tokens: record.tokens };
-      if (record.reference) payload.reference = record.reference;
+      const payload: UsageEventPayload = { operation: record.operation, topic: record.topic, tokens: record.tokens, ...(record.reference ? { reference: record.reference } : {}) };
       events.publish({
         topic: input.topic,
         type: 'USAGE',

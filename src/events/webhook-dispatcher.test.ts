@@ -4,7 +4,7 @@ import { createLogger } from '../logging/logger.js';
 import { createRandom } from '../random/random.js';
 import { createStore } from '../store/store.js';
 import { createChannelSource, EVENT_CHANNELS, type SubscribedChannel } from '../resources/event-channels/channel-source.js';
-import { createEventBus } from './event-bus.js';
+import { createEventBus, type EventTopic } from './event-bus.js';
 import { createWebhookDispatcher } from './webhook-dispatcher.js';
 import { resolveWebhookOptions, type WebhookOptions } from './webhook-options.js';
 import type { PostOutcome, WebhookTransport } from './webhook-post.js';
@@ -49,7 +49,7 @@ function setUp(options: WebhookOptions = {}) {
   });
   const addChannel = (accountId: string, id: string, topics = ['ADDRESS'], enabled = true) =>
     store.account(accountId).collection<SubscribedChannel>(EVENT_CHANNELS).insert({ id, topics, enabled, webhook: { url: `http://hooks.test/${id}` } });
-  const publish = (accountId: string, n: number, topic = 'ADDRESS') => events.publish({ topic, type: 'CREATED', accountId, payload: { n } });
+  const publish = (accountId: string, n: number, topic: EventTopic = 'ADDRESS') => events.publishMock({ topic, type: 'CREATED', accountId, payload: { n } });
   return { clock, store, events, dispatcher, addChannel, publish, ...manual };
 }
 
@@ -112,7 +112,7 @@ describe('webhook dispatcher', () => {
     t.addChannel('acc-1', 'ch-1', ['CARRIER']);
     t.addChannel('acc-2', 'ch-2', ['CARRIER']);
     t.addChannel('acc-3', 'ch-3', ['CARRIER']);
-    t.events.publish({ topic: 'CARRIER', type: 'UPDATED', companyId: 'co', payload: {} });
+    t.events.publishMock({ topic: 'CARRIER', type: 'UPDATED', companyId: 'co', payload: {} });
     await flush();
     expect(t.calls.map((c) => c.url).sort()).toEqual(['http://hooks.test/ch-1', 'http://hooks.test/ch-2']);
   });
@@ -126,7 +126,7 @@ describe('webhook dispatcher', () => {
     t.calls[0].answer({ errorCode: 'ECONNREFUSED', error: 'refused' });
     await flush();
     t.store.reset('acc');
-    t.events.publish({ topic: 'ACCOUNT', type: 'DELETED', accountId: 'acc', payload: {} });
+    t.events.publishMock({ topic: 'ACCOUNT', type: 'DELETED', accountId: 'acc', payload: {} });
     expect(t.dispatcher.list({ limit: 10 }).items.map((d) => d.status)).toEqual(['CANCELLED', 'CANCELLED']);
     t.clock.advance(3_600_000);
     await flush();
@@ -138,7 +138,7 @@ describe('webhook dispatcher', () => {
     t.addChannel('acc', 'ch');
     t.publish('acc', 1);
     await flush();
-    t.events.publish({ topic: 'ACCOUNT', type: 'DELETED', accountId: 'acc', payload: {} });
+    t.events.publishMock({ topic: 'ACCOUNT', type: 'DELETED', accountId: 'acc', payload: {} });
     expect(t.dispatcher.list({ limit: 10 }).items.map((d) => d.status)).toEqual(['IN_FLIGHT']);
   });
 
@@ -146,7 +146,7 @@ describe('webhook dispatcher', () => {
     const t = setUp();
     t.addChannel('acc', 'ch');
     t.store.reset('acc');
-    t.events.publish({ topic: 'ACCOUNT', type: 'DELETED', accountId: 'acc', payload: {} });
+    t.events.publishMock({ topic: 'ACCOUNT', type: 'DELETED', accountId: 'acc', payload: {} });
     expect(t.store.hasAccount('acc')).toBe(false);
   });
 
@@ -238,7 +238,7 @@ describe('webhook dispatcher: nothing escapes background work', () => {
     await noUncaught(async () => {
       const t = withTransport({ post: post as WebhookTransport['post'], close: () => undefined });
       t.channels.insert({ id: 'ch', topics: ['ADDRESS'], enabled: true, webhook: { url: 'http://hooks.test/x' } });
-      t.events.publish({ topic: 'ADDRESS', type: 'CREATED', accountId: 'acc', payload: {} });
+      t.events.publishMock({ topic: 'ADDRESS', type: 'CREATED', accountId: 'acc', payload: {} });
       await flush();
       t.clock.advance(60_000);
       await flush();
@@ -259,7 +259,7 @@ describe('webhook dispatcher: nothing escapes background work', () => {
       const posted: string[] = [];
       const t = withTransport({ post: async (u) => (posted.push(u), { statusCode: 204, latencyMs: 0 }), close: () => undefined });
       t.channels.insert({ id: 'ch', topics: ['ADDRESS'], enabled: true, webhook: { url } });
-      t.events.publish({ topic: 'ADDRESS', type: 'CREATED', accountId: 'acc', payload: {} });
+      t.events.publishMock({ topic: 'ADDRESS', type: 'CREATED', accountId: 'acc', payload: {} });
       await flush();
       t.clock.advance(60_000);
       await flush();
@@ -274,7 +274,7 @@ describe('webhook dispatcher: nothing escapes background work', () => {
     const posted: string[] = [];
     const t = withTransport({ post: async (u) => (posted.push(u), { statusCode: 204, latencyMs: 0 }), close: () => undefined }, { maxAttempts: 1 });
     t.channels.insert({ id: 'ch', topics: ['ADDRESS'], enabled: true, webhook: { url: 'http://hooks.test/x', headers: { 'X-Key': 'a\r\nX-Evil: 1' } } });
-    t.events.publish({ topic: 'ADDRESS', type: 'CREATED', accountId: 'acc', payload: {} });
+    t.events.publishMock({ topic: 'ADDRESS', type: 'CREATED', accountId: 'acc', payload: {} });
     await flush();
     expect(posted).toEqual([]);
     expect(t.dispatcher.list({ limit: 1 }).items[0]).toMatchObject({ status: 'FAILED', attempts: [{ errorCode: 'INVALID_HEADER' }] });
@@ -284,7 +284,7 @@ describe('webhook dispatcher: nothing escapes background work', () => {
     const posted: string[] = [];
     const t = withTransport({ post: async (u) => (posted.push(u), { statusCode: 204, latencyMs: 0 }), close: () => undefined }, { allowedHosts: ['*.allowed.test'] });
     t.channels.insert({ id: 'ch', topics: ['ADDRESS'], enabled: true, webhook: { url: 'http://elsewhere.test/x' } });
-    t.events.publish({ topic: 'ADDRESS', type: 'CREATED', accountId: 'acc', payload: {} });
+    t.events.publishMock({ topic: 'ADDRESS', type: 'CREATED', accountId: 'acc', payload: {} });
     await flush();
     const [delivery] = t.dispatcher.list({ limit: 1 }).items;
     expect(delivery).toMatchObject({ status: 'RETRYING', attempts: [{ errorCode: 'HOST_NOT_ALLOWED' }] });

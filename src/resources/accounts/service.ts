@@ -40,7 +40,7 @@ export function createAccountService(core: ResourceDeps) {
   const owners = () => store.global.collection<AccountOwner>('account-owners');
 
   const publish = (companyId: string, type: string, account: Account) =>
-    events.publish({ topic: 'ACCOUNT', type, accountId: account.id, companyId, payload: account as unknown as Record<string, unknown> });
+    events.publish({ topic: 'ACCOUNT', type, accountId: account.id, companyId, payload: account });
 
   const isExpired = (account: Account) =>
     account.persistence.expiresAt !== undefined && Date.parse(account.persistence.expiresAt) <= clock.now();

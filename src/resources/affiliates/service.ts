@@ -60,7 +60,7 @@ export function createAffiliateService(core: Pick<DomainDeps, 'store' | 'clock' 
       const collection = configs();
       if (collection.has(affiliateId)) collection.update(config);
       else collection.insert(config);
-      events.publish({ topic: 'AFFILIATE', type: 'UPDATED', payload: config as unknown as Record<string, unknown> });
+      events.publish({ topic: 'AFFILIATE', type: 'UPDATED', payload: config });
       return config;
     },
   };

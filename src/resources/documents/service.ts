@@ -78,7 +78,7 @@ export function createDocumentService(core: ResourceDeps) {
     documents(accountId).insert(stored);
     contents(accountId).insert({ id, base64: rendered.bytes.toString('base64') });
     const document = view(stored);
-    events.publish({ topic: 'DOCUMENT', type: 'CREATED', accountId, payload: document as unknown as Record<string, unknown> });
+    events.publish({ topic: 'DOCUMENT', type: 'CREATED', accountId, payload: document });
     return document;
   }
 

@@ -16,14 +16,14 @@ export function createMockEventService(core: Pick<DomainDeps, 'events'>) {
   return {
     emit(principal: Principal, input: MockEventInput): EventEnvelope {
       if (principal.level === 'ACCOUNT' && principal.accountId) {
-        return core.events.publish({ ...input, accountId: principal.accountId, companyId: principal.companyId });
+        return core.events.publishMock({ ...input, accountId: principal.accountId, companyId: principal.companyId });
       }
       if (principal.level === 'COMPANY' && principal.companyId) {
         if (!COMPANY_MOCK_EVENT_TOPICS.includes(input.topic)) {
           const message = `With a Company token the topic must be one of ${COMPANY_MOCK_EVENT_TOPICS.join(', ')}; use an Account token for ${input.topic}`;
           throw new ProblemError('topic-not-allowed', { detail: message, violations: [{ field: 'body/topic', message }] });
         }
-        return core.events.publish({ ...input, companyId: principal.companyId });
+        return core.events.publishMock({ ...input, companyId: principal.companyId });
       }
       throw new ProblemError('forbidden', { detail: 'Mock events need an Account or a Company token' });
     },

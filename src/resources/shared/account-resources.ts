@@ -1,3 +1,4 @@
+import type { EventInput, TopicPayloads } from '../../events/event-bus.js';
 import type { ResourceDeps } from './domain-deps.js';
 import { notFound } from '../../errors/problem.js';
 import type { Entity, Page, PageRequest } from '../../store/collection.js';
@@ -15,11 +16,14 @@ export interface Timestamps {
   updatedAt: string;
 }
 
+/** The topics whose events carry a Resource: a family's own topic. */
+export type TopicOf<Resource> = { [T in keyof TopicPayloads]: Resource extends TopicPayloads[T] ? T : never }[keyof TopicPayloads];
+
 export interface AccountResourceOptions<Input, Resource extends Entity> {
   /** Collection name inside the account scope. */
   collection: string;
-  /** Event topic from the spec's list. */
-  topic: string;
+  /** The family's event topic (spec, Events); its events carry the resource (events/event-bus.ts TopicPayloads). */
+  topic: TopicOf<Resource>;
   /** Spec name for messages, e.g. 'Address'. */
   label: string;
   /** Builds the stored resource from a request; `previous` is set on replace. */
@@ -53,7 +57,9 @@ export function createAccountResources<Input, Resource extends Entity & { update
   const { store, clock, random, events } = core;
   const collection = (accountId: string) => store.account(accountId).collection<Resource>(options.collection);
   const publish = (accountId: string, type: string, resource: Resource) =>
-    events.publish({ topic: options.topic, type, accountId, payload: resource as unknown as Record<string, unknown> });
+    // Generic code: TopicOf<Resource> pairs the family's topic with its resource type where the
+    // family is declared; TypeScript cannot follow that pairing through the generics here.
+    events.publish({ topic: options.topic, type, accountId, payload: resource } as unknown as EventInput);
 
   const self: AccountResources<Input, Resource> = {
     create(accountId, input) {

@@ -70,7 +70,7 @@ export function createShipmentManifestService(
         documentId: document.id,
       });
       manifests(accountId).insert(manifest);
-      events.publish({ topic: 'SHIPMENT_MANIFEST', type: 'CREATED', accountId, payload: manifest as unknown as Record<string, unknown> });
+      events.publish({ topic: 'SHIPMENT_MANIFEST', type: 'CREATED', accountId, payload: manifest });
       deps.dispatches.close(accountId, shipmentDispatchId, id);
       for (const booking of bookings) {
         deps.bookings.setStatus(accountId, booking.id, { status: 'MANIFESTED', shipmentDispatchId }, 'MANIFESTED');

@@ -93,7 +93,7 @@ export function createShippingQuoteService(
     batches(accountId).insert(batch);
     for (const quote of quotes) index(accountId).insert({ id: quote.id, purchaseId });
     const result = view(batch);
-    events.publish({ topic: 'SHIPPING_QUOTE', type: 'CREATED', accountId, payload: result as unknown as Record<string, unknown> });
+    events.publish({ topic: 'SHIPPING_QUOTE', type: 'CREATED', accountId, payload: result });
     return result;
   }
 

@@ -44,7 +44,7 @@ export function createTrackerService(core: ResourceDeps & Pick<DomainDeps, 'scen
     return tracker;
   };
   const publish = (accountId: string, type: string, tracker: StoredTracker) =>
-    events.publish({ topic: 'TRACKER', type, accountId, payload: view(tracker) as unknown as Record<string, unknown> });
+    events.publish({ topic: 'TRACKER', type, accountId, payload: view(tracker) });
   const later = (a: string, b: string) => (Date.parse(a) >= Date.parse(b) ? a : b);
 
   function withSteps(tracker: StoredTracker, steps: TrackerEvent[]): StoredTracker {
