@@ -12,7 +12,8 @@ import { Collection, type CollectionSnapshot, type Entity } from './collection.j
  * and makes them durable on `commit()`, which the HTTP layer calls before it answers.
  */
 export class Scope {
-  private readonly collections = new Map<string, Collection<any>>();
+  // Each collection holds its own entity type; `collection<T>()` gives it back as the type its callers name.
+  private readonly collections = new Map<string, Collection<Entity>>();
   /** Small per-scope values (usage counters, settings) that are not lists of resources. */
   readonly values: Map<string, unknown>;
 
@@ -24,7 +25,7 @@ export class Scope {
     let collection = this.collections.get(name);
     if (!collection) {
       const watcher = this.watcher;
-      collection = new Collection<T>(watcher && ((id, seq) => watcher.item(name, id, seq)));
+      collection = new Collection<Entity>(watcher && ((id, seq) => watcher.item(name, id, seq)));
       this.collections.set(name, collection);
     }
     return collection as Collection<T>;

@@ -49,7 +49,7 @@ export function readPactFiles(paths: string[], provider?: string): PactFile[] {
   );
   return files
     .map((path) => {
-      const raw = JSON.parse(readFileSync(path, 'utf8')) as Record<string, any>;
+      const raw = JSON.parse(readFileSync(path, 'utf8')) as { consumer?: { name?: string }; provider?: { name?: string }; interactions?: unknown[]; messages?: unknown[] } & Record<string, unknown>;
       return {
         path,
         consumer: String(raw.consumer?.name ?? ''),

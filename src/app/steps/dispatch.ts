@@ -3,7 +3,7 @@ import { requestState, type RequestState } from '../../http/request-state.js';
 import type { ApiRequest, ApiResponse, Next } from '../../http/types.js';
 import type { PrismFallback } from '../../prism/prism-fallback.js';
 import type { ScenarioEngine } from '../../scenarios/engine.js';
-import type { HandlerMap, OperationHandler, OperationResult } from '../../resources/shared/operation-handler.js';
+import { handlerOf, type HandlerMap, type OperationResult } from '../../resources/shared/operation-handler.js';
 import type { Responder } from '../respond.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -26,7 +26,7 @@ export function dispatch(options: DispatchOptions) {
   return async function dispatchStep(req: ApiRequest, res: ApiResponse, _next: Next) {
     const state = requestState(req);
     const operation = state.operation!;
-    const handler = options.handlers[operation.operationId];
+    const handler = handlerOf(options.handlers, operation.operationId);
     if (handler) return options.responder.sendResult(req, res, await runHandler(handler, req, state, options.scenarios));
     if (options.unhandled === 'error') {
       throw new ProblemError('not-implemented', { detail: `${operation.operationId} has no stateful handler and unhandled=error` });
@@ -45,7 +45,7 @@ export function dispatch(options: DispatchOptions) {
  * they only fire in requests that create something, and tracking them costs throughput, so
  * reads and idle scenarios skip it.
  */
-async function runHandler(handler: OperationHandler, req: ApiRequest, state: RequestState, scenarios: ScenarioEngine): Promise<OperationResult> {
+async function runHandler(handler: NonNullable<ReturnType<typeof handlerOf>>, req: ApiRequest, state: RequestState, scenarios: ScenarioEngine): Promise<OperationResult> {
   const call = () =>
     handler({
       operation: state.operation!,

@@ -1,4 +1,4 @@
-import { created, noContent, ok, type HandlerMap, type OperationContext } from '../shared/operation-handler.js';
+import { created, noContent, ok, type HandlerMap, type ParamsIn } from '../shared/operation-handler.js';
 import type { Principal } from '../../http/request-state.js';
 import { ProblemError } from '../../errors/problem.js';
 import { pageArgs } from '../shared/crud-routes.js';
@@ -11,9 +11,9 @@ function companyOf(principal: Principal): string {
   return principal.companyId;
 }
 
-const accountId = (ctx: OperationContext) => ctx.path['account-id'] as string;
+const accountId = (ctx: { path: { 'account-id': string } }) => ctx.path['account-id'];
 
-function listFilter(query: Record<string, any>): ((account: Account) => boolean) | undefined {
+function listFilter(query: ParamsIn<'listAccounts', 'query'>): ((account: Account) => boolean) | undefined {
   const { enabled, type } = query;
   if (enabled === undefined && type === undefined) return undefined;
   return (a) => (enabled === undefined || a.enabled === enabled) && (type === undefined || a.type === type);

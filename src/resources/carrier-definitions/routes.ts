@@ -1,4 +1,4 @@
-import { created, noContent, ok, type HandlerMap, type OperationHandler } from '../shared/operation-handler.js';
+import { created, noContent, ok, type HandlerMap, type OperationHandler, type OperationId } from '../shared/operation-handler.js';
 import { PROBLEM_TYPES } from '../../errors/problem-types.js';
 import { ProblemError } from '../../errors/problem.js';
 import { accountOf, crudRoutes } from '../shared/crud-routes.js';
@@ -17,7 +17,7 @@ export function toV0Problem(error: unknown): unknown {
   });
 }
 
-function v0(handler: OperationHandler): OperationHandler {
+function v0<Id extends OperationId>(handler: OperationHandler<Id>): OperationHandler<Id> {
   return async (ctx) => {
     try {
       return await handler(ctx);
@@ -44,8 +44,9 @@ export function carrierDefinitionRoutes(definitions: CarrierDefinitionService): 
   return {
     ...v1,
     createCarrierDefinitionV0: v0((ctx) => created(definitions.create(accountOf(ctx.principal), ctx.body).id)),
+    // page and size have defaults in the contract, which validation applies.
     listCarrierDefinitionsV0: v0((ctx) =>
-      ok(definitions.listPage(accountOf(ctx.principal), { page: ctx.query.page, size: ctx.query.size, group: ctx.query.group })),
+      ok(definitions.listPage(accountOf(ctx.principal), { page: ctx.query.page as number, size: ctx.query.size as number, group: ctx.query.group })),
     ),
     getCarrierDefinitionV0: v0((ctx) => ok(definitions.get(accountOf(ctx.principal), id(ctx.path)))),
     replaceCarrierDefinitionV0: v0((ctx) => {

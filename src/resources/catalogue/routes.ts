@@ -5,7 +5,7 @@ import type { CatalogueService, RouteQuery } from './service.js';
 /** Caching of logos: they change only with the catalogue, i.e. with a new mock version. */
 const LOGO_CACHE_CONTROL = 'public, max-age=86400';
 
-const routeOf = (ctx: OperationContext): RouteQuery => ({ from: ctx.query.route_from, to: ctx.query.route_to });
+const routeOf = (ctx: { query: { route_from?: string; route_to?: string } }): RouteQuery => ({ from: ctx.query.route_from, to: ctx.query.route_to });
 
 /**
  * RFC 9110 §13.1.2: If-None-Match uses weak comparison and may list several tags or `*`.
@@ -17,7 +17,7 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
   return header.split(',').some((tag) => tag.trim() === '*' || bare(tag) === bare(etag));
 }
 
-function logoResult(service: CatalogueService, ctx: OperationContext): OperationResult {
+function logoResult(service: CatalogueService, ctx: OperationContext<'getCarrierLogo'>): OperationResult {
   const logo = service.logo(ctx.path['carrier-id']);
   const headers = { 'Cache-Control': LOGO_CACHE_CONTROL, ETag: logo.etag };
   if (etagMatches(ctx.headers['if-none-match'], logo.etag)) return { status: 304, headers };

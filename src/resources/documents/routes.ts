@@ -4,7 +4,7 @@ import type { StoredDocument } from './model.js';
 import type { DocumentService } from './service.js';
 
 export function documentRoutes(documents: DocumentService): HandlerMap {
-  const id = (ctx: OperationContext) => ctx.path['document-id'] as string;
+  const id = (ctx: { path: { 'document-id': string } }) => ctx.path['document-id'];
   return {
     listDocuments(ctx) {
       const { group_id: groupId, type } = ctx.query as { group_id?: string; type?: string };

@@ -1,10 +1,10 @@
-import type { HandlerMap } from '../shared/operation-handler.js';
+import type { HandlerMap, ParamsIn } from '../shared/operation-handler.js';
 import { crudRoutes } from '../shared/crud-routes.js';
 import type { MockEventService } from './mock-events.js';
 import type { EventChannel } from './model.js';
 import type { EventChannelService } from './service.js';
 
-function listFilter(query: Record<string, any>): ((channel: EventChannel) => boolean) | undefined {
+function listFilter(query: ParamsIn<'listEventChannels', 'query'>): ((channel: EventChannel) => boolean) | undefined {
   const { topic, enabled } = query;
   if (topic === undefined && enabled === undefined) return undefined;
   return (c) => (topic === undefined || c.topics.includes(topic)) && (enabled === undefined || c.enabled === enabled);

@@ -80,7 +80,7 @@ export function createAccountResources<Input, Resource extends Entity & { update
     replace(accountId, id, input) {
       const previous = self.get(accountId, id);
       options.check?.(accountId, input, previous);
-      const meta = { id, createdAt: (previous as any).createdAt, updatedAt: clock.nowIso() };
+      const meta = { id, createdAt: (previous as Resource & { createdAt: string }).createdAt, updatedAt: clock.nowIso() };
       const resource = compact(options.build(input, meta, accountId, previous));
       collection(accountId).update(resource);
       publish(accountId, 'UPDATED', resource);

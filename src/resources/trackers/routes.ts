@@ -6,7 +6,7 @@ import type { TrackerService } from './service.js';
 export function trackerRoutes(trackers: TrackerService): HandlerMap {
   return {
     // contract/DECISIONS.md "Tracker creation rules": an existing tracker's id is returned, still 201.
-    createTracker: (ctx) => created(trackers.create(accountOf(ctx.principal), ctx.body as TrackerInput).tracker.id),
+    createTracker: (ctx) => created(trackers.create(accountOf(ctx.principal), ctx.body).tracker.id),
     listTrackers: (ctx) =>
       ok(
         trackers.list(accountOf(ctx.principal), pageArgs(ctx.query), {

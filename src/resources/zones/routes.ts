@@ -9,7 +9,7 @@ export function zoneRoutes(zones: ZoneService): HandlerMap {
     { create: 'createZone', list: 'listZones', get: 'getZone', replace: 'replaceZone', remove: 'deleteZone' },
     {
       idParam: 'zone-id',
-      filter: (query) => (query.country_code ? (zone: Zone) => zone.countryCodes.includes(query.country_code) : undefined),
+      filter: ({ country_code: country }) => (country ? (zone: Zone) => zone.countryCodes.includes(country) : undefined),
     },
   );
 }
