@@ -1,9 +1,9 @@
 import { hostnameOf, isLoopbackHost, normalizeAdminOrigin } from '../admin/admin-access.js';
 import type { ClockOptions } from '../clock/clock.js';
-import type { FlagSpec } from './parse-args.js';
+import type { FlagSpec, ParsedFlags } from './parse-args.js';
 
 /** Flags of the QA control plane (README, section qa). */
-export const CONTROL_PLANE_FLAGS: Record<string, FlagSpec> = {
+export const CONTROL_PLANE_FLAGS = {
   clock: { type: 'string' },
   'clock-start': { type: 'string' },
   scenario: { type: 'string', repeatable: true },
@@ -13,7 +13,7 @@ export const CONTROL_PLANE_FLAGS: Record<string, FlagSpec> = {
   'admin-origin': { type: 'string', repeatable: true },
   'admin-host': { type: 'string', repeatable: true },
   'journal-size': { type: 'number' },
-};
+} satisfies Record<string, FlagSpec>;
 
 export const CONTROL_PLANE_USAGE = `  --clock MODE             real|manual: wall time plus offset, or time that stands still until
                            advanced (POST /__admin/clock/advance) (default real)
@@ -55,7 +55,7 @@ function listOf(values: string[] | undefined): string[] {
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
 
 /** Maps the flags onto startMock options; a wrong value is an error naming the flag. */
-export function controlPlaneOptions(flags: Record<string, any>): ControlPlaneFlags {
+export function controlPlaneOptions(flags: ParsedFlags<typeof CONTROL_PLANE_FLAGS> & { host?: string }): ControlPlaneFlags {
   const out: ControlPlaneFlags = {};
   const mode = flags.clock;
   if (mode !== undefined && mode !== 'real' && mode !== 'manual') throw new Error(`--clock must be real or manual (got ${mode})`);

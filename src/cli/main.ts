@@ -1,14 +1,13 @@
 import { readCredentialsFile } from '../auth/credentials.js';
-import type { LogLevel } from '../logging/logger.js';
-import { createLogger } from '../logging/logger.js';
+import { createLogger, LOG_FORMATS, LOG_LEVELS } from '../logging/logger.js';
 import { startMock } from '../server/start-mock.js';
 import { CONTROL_PLANE_FLAGS, CONTROL_PLANE_USAGE, controlPlaneBanner, controlPlaneOptions } from './control-plane-flags.js';
-import { parseArgs, type FlagSpec } from './parse-args.js';
+import { oneOf, parseArgs, type FlagSpec } from './parse-args.js';
 import { proxyCommand } from './proxy-command.js';
 import { verifyCommand } from './verify-command.js';
 import { parseByteSize, parseDuration, parseLoginLockout, parseRateLimit, parseTokenTtls } from './parse-limits.js';
 
-const SERVE_FLAGS: Record<string, FlagSpec> = {
+const SERVE_FLAGS = {
   port: { type: 'number' },
   host: { type: 'string' },
   seed: { type: 'number' },
@@ -38,7 +37,7 @@ const SERVE_FLAGS: Record<string, FlagSpec> = {
   cert: { type: 'string' },
   key: { type: 'string' },
   help: { type: 'boolean' },
-};
+} satisfies Record<string, FlagSpec>;
 
 const USAGE = `Usage: shipmock serve [options]
 
@@ -85,8 +84,8 @@ async function serve(argv: string[]): Promise<void> {
     process.stdout.write(USAGE);
     return;
   }
-  const logFormat = flags['log-format'] ?? 'pretty';
-  const logLevel = (flags['log-level'] ?? 'info') as LogLevel;
+  const logFormat = oneOf('--log-format', flags['log-format'], LOG_FORMATS) ?? 'pretty';
+  const logLevel = oneOf('--log-level', flags['log-level'], LOG_LEVELS) ?? 'info';
   const logger = createLogger({ level: logLevel, format: logFormat });
   const controlPlane = controlPlaneOptions(flags);
   const mock = await startMock({
@@ -94,9 +93,9 @@ async function serve(argv: string[]): Promise<void> {
     host: flags.host,
     seed: flags.seed,
     contract: flags.contract,
-    unhandled: flags.unhandled,
+    unhandled: oneOf('--unhandled', flags.unhandled, ['prism', 'error']),
     stateful: flags.stateless ? false : undefined,
-    responseValidation: flags['response-validation'],
+    responseValidation: oneOf('--response-validation', flags['response-validation'], ['error', 'warn', 'off']),
     companyId: flags['company-id'],
     clientId: flags['client-id'],
     clientSecret: flags['client-secret'],

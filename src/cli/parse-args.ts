@@ -1,35 +1,72 @@
+import { parseArgs as parseNodeArgs, type ParseArgsConfig } from 'node:util';
+
 /**
- * Minimal flag parsing for the CLI: `--name value`, `--name=value`, boolean `--flag`,
- * repeatable flags collected into arrays. Unknown flags are errors (typos must not pass).
+ * The CLI's flags: `--name value`, `--name=value`, boolean `--flag` (or `--flag=false`),
+ * repeatable flags collected into arrays, numbers checked. Node's util.parseArgs does the
+ * parsing; this adds numbers, `--flag=false`, typed results and the CLI's error messages.
+ * Unknown flags are errors (typos must not pass).
  */
 export interface FlagSpec {
   type: 'string' | 'number' | 'boolean';
   repeatable?: boolean;
 }
 
-export function parseArgs(argv: string[], spec: Record<string, FlagSpec>): { flags: Record<string, any>; positionals: string[] } {
-  const flags: Record<string, any> = {};
-  const positionals: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (!arg.startsWith('--')) {
-      positionals.push(arg);
-      continue;
-    }
-    const eq = arg.indexOf('=');
-    const name = arg.slice(2, eq === -1 ? undefined : eq);
-    const flag = spec[name];
-    if (!flag) throw new Error(`unknown flag --${name}`);
-    let value: any;
-    if (flag.type === 'boolean') value = eq === -1 ? true : arg.slice(eq + 1) !== 'false';
-    else {
-      const raw = eq === -1 ? argv[++i] : arg.slice(eq + 1);
-      if (raw === undefined) throw new Error(`--${name} needs a value`);
-      value = flag.type === 'number' ? Number(raw) : raw;
-      if (flag.type === 'number' && !Number.isFinite(value)) throw new Error(`--${name} needs a number, got ${raw}`);
-    }
-    if (flag.repeatable) (flags[name] ??= []).push(value);
-    else flags[name] = value;
+type ValueOf<F extends FlagSpec> = F['type'] extends 'number' ? number : F['type'] extends 'boolean' ? boolean : string;
+
+/** The parsed flags of a spec, each typed by its declaration; absent flags are undefined. */
+export type ParsedFlags<S extends Record<string, FlagSpec>> = { [K in keyof S]?: S[K]['repeatable'] extends true ? ValueOf<S[K]>[] : ValueOf<S[K]> };
+
+/**
+ * @example parseArgs(['--port', '4010', '--scenario', 'a', '--scenario=b'], { port: { type: 'number' }, scenario: { type: 'string', repeatable: true } })
+ * // { flags: { port: 4010, scenario: ['a', 'b'] }, positionals: [] }
+ */
+export function parseArgs<S extends Record<string, FlagSpec>>(argv: string[], spec: S): { flags: ParsedFlags<S>; positionals: string[] } {
+  const options: NonNullable<ParseArgsConfig['options']> = {};
+  for (const [name, flag] of Object.entries(spec)) options[name] = { type: flag.type === 'boolean' ? 'boolean' : 'string', multiple: flag.repeatable ?? false };
+  // util.parseArgs takes no value on a boolean option; `--flag=false` is a documented spelling here.
+  const negated = new Set<string>();
+  const args = argv.flatMap((arg) => {
+    const match = /^--([^=]+)=(.*)$/s.exec(arg);
+    if (!match || spec[match[1]]?.type !== 'boolean') return [arg];
+    if (match[2] !== 'false') return [`--${match[1]}`];
+    negated.add(match[1]);
+    return [];
+  });
+  let parsed: ReturnType<typeof parseNodeArgs>;
+  try {
+    parsed = parseNodeArgs({ args, options, strict: true, allowPositionals: true });
+  } catch (error) {
+    throw new Error(messageOf(error as Error & { code?: string }));
   }
-  return { flags, positionals };
+  const flags: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(parsed.values)) {
+    const flag = spec[name];
+    flags[name] = flag.type === 'number' ? (Array.isArray(value) ? value.map((v) => toNumber(name, String(v))) : toNumber(name, String(value))) : value;
+  }
+  for (const name of negated) if (!(name in flags)) flags[name] = false;
+  return { flags: flags as ParsedFlags<S>, positionals: parsed.positionals };
+}
+
+function toNumber(name: string, raw: string): number {
+  const value = Number(raw);
+  if (!Number.isFinite(value)) throw new Error(`--${name} needs a number, got ${raw}`);
+  return value;
+}
+
+/** util.parseArgs' errors in the CLI's words. */
+function messageOf(error: Error & { code?: string }): string {
+  const option = /'(-[^' ]+)/.exec(error.message)?.[1] ?? '';
+  const name = option.split(', ').pop() ?? option;
+  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown flag ${name}`;
+  if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return `${name} needs a value`;
+  return error.message;
+}
+
+/**
+ * A flag that takes one of a few words; anything else is an error naming the flag and the words.
+ * @example oneOf('--log-format', flags['log-format'], ['pretty', 'json'] as const) // 'json' | 'pretty' | undefined
+ */
+export function oneOf<const Word extends string>(flag: string, value: string | undefined, words: readonly Word[]): Word | undefined {
+  if (value === undefined || (words as readonly string[]).includes(value)) return value as Word | undefined;
+  throw new Error(`${flag} must be ${words.slice(0, -1).join(', ')}${words.length > 1 ? ' or ' : ''}${words[words.length - 1]} (got ${value})`);
 }

@@ -1,9 +1,8 @@
-import type { LogLevel } from '../logging/logger.js';
-import { createLogger } from '../logging/logger.js';
+import { createLogger, LOG_FORMATS, LOG_LEVELS } from '../logging/logger.js';
 import { formatProxySummary, startValidationProxy } from '../proxy/validation-proxy.js';
-import { parseArgs, type FlagSpec } from './parse-args.js';
+import { oneOf, parseArgs, type FlagSpec } from './parse-args.js';
 
-const PROXY_FLAGS: Record<string, FlagSpec> = {
+const PROXY_FLAGS = {
   upstream: { type: 'string' },
   port: { type: 'number' },
   host: { type: 'string' },
@@ -12,7 +11,7 @@ const PROXY_FLAGS: Record<string, FlagSpec> = {
   'log-level': { type: 'string' },
   'log-format': { type: 'string' },
   help: { type: 'boolean' },
-};
+} satisfies Record<string, FlagSpec>;
 
 export const PROXY_USAGE = `Usage: shipmock proxy --upstream URL [options]
 
@@ -44,7 +43,7 @@ export async function proxyCommand(argv: string[]): Promise<void> {
   } catch {
     throw new Error(`--upstream is not a URL: ${flags.upstream}`);
   }
-  const logger = createLogger({ level: (flags['log-level'] ?? 'info') as LogLevel, format: flags['log-format'] ?? 'pretty' });
+  const logger = createLogger({ level: oneOf('--log-level', flags['log-level'], LOG_LEVELS) ?? 'info', format: oneOf('--log-format', flags['log-format'], LOG_FORMATS) ?? 'pretty' });
   const proxy = await startValidationProxy({
     upstream: flags.upstream,
     port: flags.port ?? 4020,

@@ -5,7 +5,7 @@ import { DEFAULT_PROVIDER, verifyProvider, type VerifyProviderOptions } from '..
 import { realTargetControl, shipmockControl } from '../verify/targets.js';
 import { parseArgs, type FlagSpec } from './parse-args.js';
 
-const VERIFY_FLAGS: Record<string, FlagSpec> = {
+const VERIFY_FLAGS = {
   'base-url': { type: 'string' },
   'company-id': { type: 'string' },
   'client-id': { type: 'string' },
@@ -24,7 +24,7 @@ const VERIFY_FLAGS: Record<string, FlagSpec> = {
   json: { type: 'string' },
   'log-level': { type: 'string' },
   help: { type: 'boolean' },
-};
+} satisfies Record<string, FlagSpec>;
 
 export const VERIFY_USAGE = `Usage: shipmock verify --base-url URL --company-id ID --client-id ID --client-secret SECRET [options]
 
@@ -59,11 +59,15 @@ Exit status: 0 when nothing failed (skips allowed), 1 when an interaction failed
 
 const BUNDLED_PACTS = fileURLToPath(new URL('../../pacts', import.meta.url));
 
+const VERIFY_LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const;
+type VerifyLogLevel = (typeof VERIFY_LOG_LEVELS)[number];
+
 /** Reads flags, then the SHIPMOCK_VERIFY_* / PACT_BROKER_* environment, into verifier options. */
 export function readVerifyOptions(argv: string[], env: NodeJS.ProcessEnv = process.env): { options: VerifyProviderOptions; json?: string } | { help: true } {
   const { flags } = parseArgs(argv, VERIFY_FLAGS);
   if (flags.help) return { help: true };
-  const pick = (flag: string, variable: string): string | undefined => flags[flag] ?? (env[variable] || undefined);
+  const pick = (flag: 'base-url' | 'company-id' | 'client-id' | 'client-secret' | 'provider' | 'broker-url' | 'broker-token' | 'provider-version' | 'provider-branch' | 'webhook-public-url', variable: string): string | undefined =>
+    flags[flag] ?? (env[variable] || undefined);
   const baseUrl = pick('base-url', 'SHIPMOCK_VERIFY_BASE_URL');
   const companyId = pick('company-id', 'SHIPMOCK_VERIFY_COMPANY_ID');
   const clientId = pick('client-id', 'SHIPMOCK_VERIFY_CLIENT_ID');
@@ -83,7 +87,7 @@ export function readVerifyOptions(argv: string[], env: NodeJS.ProcessEnv = proce
   const webhookPublicUrl: string | undefined = flags['webhook-public-url'];
   const pactDirs: string[] | undefined = flags['pact-dir'];
   const logLevel = flags['log-level'] ?? 'error';
-  if (!['trace', 'debug', 'info', 'warn', 'error'].includes(logLevel)) throw new Error(`--log-level must be error, warn, info, debug or trace`);
+  if (!VERIFY_LOG_LEVELS.includes(logLevel as VerifyLogLevel)) throw new Error(`--log-level must be error, warn, info, debug or trace`);
   return {
     json: flags.json,
     options: {
@@ -100,7 +104,7 @@ export function readVerifyOptions(argv: string[], env: NodeJS.ProcessEnv = proce
         providerBranch: flags['provider-branch'],
       },
       webhook: { port: flags['webhook-port'], publicUrl: webhookPublicUrl },
-      logLevel,
+      logLevel: logLevel as VerifyLogLevel,
     },
   };
 }

@@ -1,6 +1,8 @@
 import { lazyModule } from '../util/lazy-module.js';
 
-export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+export const LOG_FORMATS = ['pretty', 'json'] as const;
 
 /**
  * The mock's logger: structured (`json`, pino's lines as they are) or `pretty`

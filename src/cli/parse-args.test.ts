@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { oneOf, parseArgs, type FlagSpec } from './parse-args.js';
+
+const SPEC = {
+  port: { type: 'number' },
+  host: { type: 'string' },
+  stateless: { type: 'boolean' },
+  scenario: { type: 'string', repeatable: true },
+  retries: { type: 'number', repeatable: true },
+} satisfies Record<string, FlagSpec>;
+
+describe('parseArgs', () => {
+  it('reads --name value, --name=value, booleans, numbers and positionals', () => {
+    const { flags, positionals } = parseArgs(['serve', '--port', '4010', '--host=0.0.0.0', '--stateless', 'extra'], SPEC);
+    expect(flags).toEqual({ port: 4010, host: '0.0.0.0', stateless: true });
+    expect(positionals).toEqual(['serve', 'extra']);
+  });
+
+  it('collects repeatable flags into arrays, in order, and lets the last one win otherwise', () => {
+    const { flags } = parseArgs(['--scenario', 'a', '--scenario=b', '--retries', '1', '--retries', '2', '--port', '1', '--port', '2'], SPEC);
+    expect(flags).toEqual({ scenario: ['a', 'b'], retries: [1, 2], port: 2 });
+  });
+
+  it('accepts --flag=false and --flag=true for booleans', () => {
+    expect(parseArgs(['--stateless=false'], SPEC).flags).toEqual({ stateless: false });
+    expect(parseArgs(['--stateless=true'], SPEC).flags).toEqual({ stateless: true });
+  });
+
+  it('keeps a value with = and spaces whole', () => {
+    expect(parseArgs(['--host=a=b c'], SPEC).flags).toEqual({ host: 'a=b c' });
+  });
+
+  it('refuses unknown flags, missing values and non-numbers with the flag’s name', () => {
+    expect(() => parseArgs(['--prot', '1'], SPEC)).toThrow('unknown flag --prot');
+    expect(() => parseArgs(['--port'], SPEC)).toThrow('--port needs a value');
+    expect(() => parseArgs(['--port', 'ten'], SPEC)).toThrow('--port needs a number, got ten');
+    expect(() => parseArgs(['--retries', '1', '--retries', 'x'], SPEC)).toThrow('--retries needs a number, got x');
+  });
+});
+
+describe('oneOf', () => {
+  it('passes a listed word or nothing, and names the flag and the words otherwise', () => {
+    expect(oneOf('--log-format', 'json', ['pretty', 'json'])).toBe('json');
+    expect(oneOf('--log-format', undefined, ['pretty', 'json'])).toBeUndefined();
+    expect(() => oneOf('--unhandled', 'maybe', ['prism', 'error'])).toThrow('--unhandled must be prism or error (got maybe)');
+    expect(() => oneOf('--level', 'x', ['a', 'b', 'c'])).toThrow('--level must be a, b or c (got x)');
+  });
+});
