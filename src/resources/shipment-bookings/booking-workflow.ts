@@ -64,6 +64,151 @@ export function createBookingWorkflow(core: Pick<DomainDeps, 'store' | 'clock' |
     });
   }
 
+  /** Stores a booking and publishes its CREATED event. */
+  function storeBooking(accountId: string, booking: StoredShipmentBooking): StoredShipmentBooking {
+    const stored = compact<StoredShipmentBooking>(booking);
+    bookings(accountId).insert(stored);
+    publish(accountId, 'CREATED', stored);
+    return stored;
+  }
+
+  /** What a booking records whatever the carrier answered: its references and a snapshot of what it was booked with. */
+  function commonFields(id: string, resolved: ResolvedBooking, answer: CarrierAnswer) {
+    const { input, serviceDefinition, carrierDefinition, channel, draft } = resolved;
+    const now = clock.nowIso();
+    const snapshot = compact({
+      carrier: { name: draft.carrier.name, code: draft.carrier.code },
+      service: { name: draft.service.view.name, code: draft.service.view.code },
+      sender: draft.sender,
+      receiver: draft.receiver,
+      weightsKg: draft.weightsKg,
+      carrierReference: answer.kind === 'BOOKED' ? answer.result.carrierReference : undefined,
+    });
+    const head = { id, createdAt: now, updatedAt: now };
+    const common = {
+      mode: answer.mode,
+      carrierId: draft.carrier.id,
+      serviceId: draft.service.view.id,
+      carrierDefinitionId: carrierDefinition.id,
+      serviceDefinitionId: serviceDefinition.id,
+      shipmentChannelId: channel.id,
+      parties: input.parties,
+      customsDeclarationId: input.customsDeclarationId,
+      dangerousGoodsDeclarationIds: input.dangerousGoodsDeclarationIds,
+      shippingQuoteId: input.shippingQuoteId,
+      reference: input.reference,
+      shipDate: input.shipDate,
+      snapshot,
+    };
+    return { head, common };
+  }
+
+  const carrierOf = (draft: ShipmentDraft) => ({ name: draft.carrier.name, code: draft.carrier.code });
+
+  /** One label per parcel, in the channel's format, size and resolution. */
+  function renderLabels(accountId: string, id: string, resolved: ResolvedBooking, result: CarrierBookingResult) {
+    const { input, channel, draft } = resolved;
+    const { labelFormat: format, labelSize: size, resolutionDpi } = channel.documentRendering;
+    const service = { name: draft.service.view.name, code: draft.service.view.code };
+    const receiverPudoName = draft.receiverPudo ? `PUDO ${draft.receiverPudo.name}` : undefined;
+    return resolved.parcels.map((parcel, index) =>
+      deps.documents.createLabel(accountId, {
+        format,
+        size,
+        resolutionDpi,
+        specimen: result.specimen,
+        carrier: carrierOf(draft),
+        service,
+        sender: draft.sender,
+        receiver: draft.receiver,
+        receiverPudoName,
+        parcel: { id: parcel.id, weight: parcel.weight, weightUnit: parcel.weightUnit ?? 'KG', dimensions: parcel.dimensions, reference: parcel.reference },
+        trackingNumber: result.trackingNumbers[index],
+        parcelIndex: index + 1,
+        parcelCount: resolved.parcels.length,
+        shipDate: input.shipDate,
+        reference: input.reference,
+        shipmentBookingId: id,
+      }),
+    );
+  }
+
+  /** The customs form (CN23-style) of a booking with a customs declaration; its document id. */
+  function renderCustomsForm(accountId: string, id: string, resolved: ResolvedBooking, customs: NonNullable<ResolvedBooking['customs']>, result: CarrierBookingResult): string {
+    const { draft, input } = resolved;
+    return deps.documents.createCustomsForm(accountId, {
+      specimen: result.specimen,
+      typeCodes: customs.types.map((typeId) => catalogue.customsDeclarationType(typeId)?.code ?? typeId),
+      carrier: carrierOf(draft),
+      sender: draft.sender,
+      receiver: draft.receiver,
+      declarant: customs.declarant,
+      currency: customs.currency,
+      contentType: customs.contentType,
+      incoterm: customs.incoterm,
+      invoiceNumber: customs.invoiceNumber,
+      lines: customs.lines ?? [],
+      trackingNumbers: result.trackingNumbers,
+      reference: input.reference,
+      shipmentBookingId: id,
+    }).id;
+  }
+
+  /** The dangerous goods form of a booking with DG declarations, each item with its parcel's tracking number. */
+  function renderDangerousGoodsForm(accountId: string, id: string, resolved: ResolvedBooking, result: CarrierBookingResult): string {
+    const { draft, input } = resolved;
+    const trackingOf = (parcelId?: string) => (parcelId ? result.trackingNumbers[input.parcelIds.indexOf(parcelId)] : undefined);
+    return deps.documents.createDangerousGoodsForm(accountId, {
+      specimen: result.specimen,
+      carrier: carrierOf(draft),
+      sender: draft.sender,
+      receiver: draft.receiver,
+      items: resolved.dangerousGoods.map((dg) => ({
+        unNumber: dg.unNumber,
+        properShippingName: dg.properShippingName,
+        hazardClass: dg.hazardClass,
+        packingGroup: dg.packingGroup,
+        quantity: dg.quantity,
+        quantityUnit: dg.quantityUnit,
+        typeName: catalogue.dangerousGoodsDeclarationType(dg.typeId)?.name,
+        trackingNumber: trackingOf(dg.parcelId),
+        emergencyContact: dg.emergencyContact,
+      })),
+      trackingNumbers: result.trackingNumbers,
+      reference: input.reference,
+      shipmentBookingId: id,
+    }).id;
+  }
+
+  /** Parcels become booked (with their tracking numbers); the declarations they used are referenced. */
+  function markUsed(accountId: string, id: string, resolved: ResolvedBooking, trackingNumbers: string[]): void {
+    const { input } = resolved;
+    input.parcelIds.forEach((parcelId, index) => deps.parcels.markBooked(accountId, parcelId, { shipmentBookingId: id, trackingNumber: trackingNumbers[index] }));
+    if (input.customsDeclarationId) deps.customsDeclarations.markReferenced(accountId, input.customsDeclarationId, id);
+    for (const dgId of input.dangerousGoodsDeclarationIds ?? []) deps.dangerousGoodsDeclarations.markReferenced(accountId, dgId, id);
+  }
+
+  /** One tracker per booked parcel, following it on the virtual clock. */
+  function registerTrackers(accountId: string, id: string, resolved: ResolvedBooking, result: CarrierBookingResult, context: BookingContext): void {
+    const { input, draft } = resolved;
+    input.parcelIds.forEach((parcelId, index) =>
+      deps.trackers.register(
+        accountId,
+        {
+          trackingNumber: result.trackingNumbers[index],
+          carrierId: draft.carrier.id,
+          serviceId: draft.service.view.id,
+          shipmentBookingId: id,
+          parcelId,
+          bookedAt: result.bookedAt,
+          sender: locationOf(draft.sender),
+          receiver: locationOf(draft.receiver),
+        },
+        { operationId: context.operationId },
+      ),
+    );
+  }
+
   return {
     publish,
 
@@ -104,126 +249,23 @@ export function createBookingWorkflow(core: Pick<DomainDeps, 'store' | 'clock' |
 
     /** Stores the booking and everything it yields; synchronous, so nothing can interleave. */
     commit(accountId: string, id: string, resolved: ResolvedBooking, answer: CarrierAnswer, context: BookingContext): StoredShipmentBooking {
-      const { input, serviceDefinition, carrierDefinition, channel, draft } = resolved;
-      const now = clock.nowIso();
-      const snapshot = compact({
-        carrier: { name: draft.carrier.name, code: draft.carrier.code },
-        service: { name: draft.service.view.name, code: draft.service.view.code },
-        sender: draft.sender,
-        receiver: draft.receiver,
-        weightsKg: draft.weightsKg,
-        carrierReference: answer.kind === 'BOOKED' ? answer.result.carrierReference : undefined,
-      });
-      const head = { id, createdAt: now, updatedAt: now };
-      const common = {
-        mode: answer.mode,
-        carrierId: draft.carrier.id,
-        serviceId: draft.service.view.id,
-        carrierDefinitionId: carrierDefinition.id,
-        serviceDefinitionId: serviceDefinition.id,
-        shipmentChannelId: channel.id,
-        parties: input.parties,
-        customsDeclarationId: input.customsDeclarationId,
-        dangerousGoodsDeclarationIds: input.dangerousGoodsDeclarationIds,
-        shippingQuoteId: input.shippingQuoteId,
-        reference: input.reference,
-        shipDate: input.shipDate,
-        snapshot,
-      };
-
+      const { head, common } = commonFields(id, resolved, answer);
       if (answer.kind === 'REJECTED') {
         // contract/DECISIONS.md "Booking status and FAILED": stored, inspectable, nothing booked or billed.
-        const failed = compact<StoredShipmentBooking>({
-          ...head,
-          status: 'FAILED',
-          ...common,
-          failureReason: answer.reason,
-          parcels: input.parcelIds.map((parcelId) => ({ parcelId })),
-        });
-        bookings(accountId).insert(failed);
-        publish(accountId, 'CREATED', failed);
-        return failed;
+        const parcels = resolved.input.parcelIds.map((parcelId) => ({ parcelId }));
+        return storeBooking(accountId, { ...head, status: 'FAILED', ...common, failureReason: answer.reason, parcels });
       }
 
       const { result } = answer;
+      const { input } = resolved;
       const trackingNumbers = result.trackingNumbers;
-      const { labelFormat: format, labelSize: size, resolutionDpi } = channel.documentRendering;
-      const carrier = { name: draft.carrier.name, code: draft.carrier.code };
-      const service = { name: draft.service.view.name, code: draft.service.view.code };
-      const receiverPudoName = draft.receiverPudo ? `PUDO ${draft.receiverPudo.name}` : undefined;
-      const labels = resolved.parcels.map((parcel, index) =>
-        deps.documents.createLabel(accountId, {
-          format,
-          size,
-          resolutionDpi,
-          specimen: result.specimen,
-          carrier,
-          service,
-          sender: draft.sender,
-          receiver: draft.receiver,
-          receiverPudoName,
-          parcel: { id: parcel.id, weight: parcel.weight, weightUnit: parcel.weightUnit ?? 'KG', dimensions: parcel.dimensions, reference: parcel.reference },
-          trackingNumber: trackingNumbers[index],
-          parcelIndex: index + 1,
-          parcelCount: resolved.parcels.length,
-          shipDate: input.shipDate,
-          reference: input.reference,
-          shipmentBookingId: id,
-        }),
-      );
+      const labels = renderLabels(accountId, id, resolved, result);
       const documentIds = labels.map((label) => label.id);
-      if (resolved.customs) {
-        const customs = resolved.customs;
-        documentIds.push(
-          deps.documents.createCustomsForm(accountId, {
-            specimen: result.specimen,
-            typeCodes: customs.types.map((typeId) => catalogue.customsDeclarationType(typeId)?.code ?? typeId),
-            carrier,
-            sender: draft.sender,
-            receiver: draft.receiver,
-            declarant: customs.declarant,
-            currency: customs.currency,
-            contentType: customs.contentType,
-            incoterm: customs.incoterm,
-            invoiceNumber: customs.invoiceNumber,
-            lines: customs.lines ?? [],
-            trackingNumbers,
-            reference: input.reference,
-            shipmentBookingId: id,
-          }).id,
-        );
-      }
-      if (resolved.dangerousGoods.length) {
-        const trackingOf = (parcelId?: string) => (parcelId ? trackingNumbers[input.parcelIds.indexOf(parcelId)] : undefined);
-        documentIds.push(
-          deps.documents.createDangerousGoodsForm(accountId, {
-            specimen: result.specimen,
-            carrier,
-            sender: draft.sender,
-            receiver: draft.receiver,
-            items: resolved.dangerousGoods.map((dg) => ({
-              unNumber: dg.unNumber,
-              properShippingName: dg.properShippingName,
-              hazardClass: dg.hazardClass,
-              packingGroup: dg.packingGroup,
-              quantity: dg.quantity,
-              quantityUnit: dg.quantityUnit,
-              typeName: catalogue.dangerousGoodsDeclarationType(dg.typeId)?.name,
-              trackingNumber: trackingOf(dg.parcelId),
-              emergencyContact: dg.emergencyContact,
-            })),
-            trackingNumbers,
-            reference: input.reference,
-            shipmentBookingId: id,
-          }).id,
-        );
-      }
-
-      input.parcelIds.forEach((parcelId, index) => deps.parcels.markBooked(accountId, parcelId, { shipmentBookingId: id, trackingNumber: trackingNumbers[index] }));
-      if (input.customsDeclarationId) deps.customsDeclarations.markReferenced(accountId, input.customsDeclarationId, id);
-      for (const dgId of input.dangerousGoodsDeclarationIds ?? []) deps.dangerousGoodsDeclarations.markReferenced(accountId, dgId, id);
-
-      const booking = compact<StoredShipmentBooking>({
+      const customsFormId = resolved.customs && renderCustomsForm(accountId, id, resolved, resolved.customs, result);
+      if (customsFormId) documentIds.push(customsFormId);
+      if (resolved.dangerousGoods.length) documentIds.push(renderDangerousGoodsForm(accountId, id, resolved, result));
+      markUsed(accountId, id, resolved, trackingNumbers);
+      const booking = storeBooking(accountId, {
         ...head,
         status: 'BOOKED',
         ...common,
@@ -231,25 +273,7 @@ export function createBookingWorkflow(core: Pick<DomainDeps, 'store' | 'clock' |
         trackingNumbers,
         documentIds,
       });
-      bookings(accountId).insert(booking);
-      publish(accountId, 'CREATED', booking);
-
-      input.parcelIds.forEach((parcelId, index) =>
-        deps.trackers.register(
-          accountId,
-          {
-            trackingNumber: trackingNumbers[index],
-            carrierId: draft.carrier.id,
-            serviceId: draft.service.view.id,
-            shipmentBookingId: id,
-            parcelId,
-            bookedAt: result.bookedAt,
-            sender: locationOf(draft.sender),
-            receiver: locationOf(draft.receiver),
-          },
-          { operationId: context.operationId },
-        ),
-      );
+      registerTrackers(accountId, id, resolved, result, context);
       // Spec, billing: "A Parcel is used in a Shipment Booking" — one CONSUME/PARCEL token per parcel.
       for (let i = 0; i < input.parcelIds.length; i++) {
         deps.usage.recordUsage({ accountId, companyId: context.companyId, operation: 'CONSUME', topic: 'PARCEL', tokens: 1, reference: id });
