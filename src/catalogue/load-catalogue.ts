@@ -132,60 +132,67 @@ function unique(kind: string, codes: string[]): void {
  */
 export function loadCatalogue(source: string | CatalogueFile = BUILT_IN_CATALOGUE_PATH): Catalogue {
   const file: CatalogueFile = typeof source === 'string' ? JSON.parse(readFileSync(source, 'utf8')) : source;
-  const stamp = file.publishedAt;
-  const carriers: CarrierEntry[] = [];
-  const services: ServiceEntry[] = [];
-  const serialTypes: SerialTypeEntry[] = [];
   unique('carrier', file.carriers.map((c) => c.code));
   unique('serial type', file.carriers.flatMap((c) => c.serialTypes.map((s) => s.code)));
+  const loaded = file.carriers.map((raw) => loadCarrier(raw, file.publishedAt));
+  return indexCatalogue({
+    publishedAt: file.publishedAt,
+    carriers: loaded.map((l) => l.carrier),
+    services: loaded.flatMap((l) => l.services),
+    serialTypes: loaded.flatMap((l) => l.serialTypes),
+    ...loadReferenceTypes(file),
+  });
+}
 
-  for (const raw of file.carriers) {
-    const carrierId = catalogueIds.carrier(raw.code);
-    unique(`${raw.code} service`, raw.services.map((s) => s.code));
-    const serialIds = new Map<string, string>();
-    for (const s of raw.serialTypes) {
-      const id = catalogueIds.serialType(s.code);
-      serialIds.set(s.code, id);
-      const format = { pattern: s.pattern, checkDigit: s.checkDigit, template: s.template, stagingTemplate: s.stagingTemplate, checkFrom: s.checkFrom };
-      if (!isValidSerial(format, s.example)) fail(`serial type ${s.code}: example ${s.example} fails its pattern or check digit`);
-      serialTypes.push({
-        view: { id, carrierId, code: s.code, name: s.name, pattern: s.pattern, checkDigit: s.checkDigit, example: s.example },
-        format,
-      });
-    }
-    const serviceIds: string[] = [];
-    for (const s of raw.services) {
-      const serialTypeId = serialIds.get(s.serialType) ?? fail(`service ${raw.code}/${s.code} names unknown serial type ${s.serialType}`);
-      const routes = expandRoutes(s.routes);
-      if (!routes.length) fail(`service ${raw.code}/${s.code} has no routes`);
-      const id = catalogueIds.service(raw.code, s.code);
-      serviceIds.push(id);
-      const { serialType: _serialType, routes: _groups, ...fields } = s;
-      services.push({
-        view: compact({ id, carrierId, ...fields, routes, createdAt: stamp, updatedAt: stamp }),
-        serialTypeId,
-        routesByPair: new Map(routes.map((r) => [`${r.from}>${r.to}`, r])),
-        froms: new Set(routes.map((r) => r.from)),
-        tos: new Set(routes.map((r) => r.to)),
-      });
-    }
-    const { logo, serialTypes: _serials, services: _services, ...fields } = raw;
-    const view: Carrier = compact({
-      id: carrierId,
-      ...fields,
-      logoUrl: `/v1/carriers/${carrierId}/logo`,
-      serialTypeIds: [...serialIds.values()],
-      createdAt: stamp,
-      updatedAt: stamp,
-    });
-    carriers.push({ view, logo, serviceIds });
-  }
+type RawCarrier = CatalogueFile['carriers'][number];
 
+/** One carrier of the file with its serial types and services, each checked. */
+function loadCarrier(raw: RawCarrier, stamp: string): { carrier: CarrierEntry; services: ServiceEntry[]; serialTypes: SerialTypeEntry[] } {
+  const carrierId = catalogueIds.carrier(raw.code);
+  unique(`${raw.code} service`, raw.services.map((s) => s.code));
+  const serialTypes = raw.serialTypes.map((s) => loadSerialType(s, carrierId));
+  const serialIds = new Map(serialTypes.map((s) => [s.view.code, s.view.id]));
+  const services = raw.services.map((s) => {
+    const serialTypeId = serialIds.get(s.serialType) ?? fail(`service ${raw.code}/${s.code} names unknown serial type ${s.serialType}`);
+    const routes = expandRoutes(s.routes);
+    if (!routes.length) fail(`service ${raw.code}/${s.code} has no routes`);
+    const { serialType: _serialType, routes: _groups, ...fields } = s;
+    return {
+      view: compact({ id: catalogueIds.service(raw.code, s.code), carrierId, ...fields, routes, createdAt: stamp, updatedAt: stamp }),
+      serialTypeId,
+      routesByPair: new Map(routes.map((r) => [`${r.from}>${r.to}`, r])),
+      froms: new Set(routes.map((r) => r.from)),
+      tos: new Set(routes.map((r) => r.to)),
+    };
+  });
+  const { logo, serialTypes: _serials, services: _services, ...fields } = raw;
+  const view: Carrier = compact({
+    id: carrierId,
+    ...fields,
+    logoUrl: `/v1/carriers/${carrierId}/logo`,
+    serialTypeIds: [...serialIds.values()],
+    createdAt: stamp,
+    updatedAt: stamp,
+  });
+  return { carrier: { view, logo, serviceIds: services.map((s) => s.view.id) }, services, serialTypes };
+}
+
+/** A serial type whose example passes its own pattern and check digit. */
+function loadSerialType(s: RawCarrier['serialTypes'][number], carrierId: string): SerialTypeEntry {
+  const format = { pattern: s.pattern, checkDigit: s.checkDigit, template: s.template, stagingTemplate: s.stagingTemplate, checkFrom: s.checkFrom };
+  if (!isValidSerial(format, s.example)) fail(`serial type ${s.code}: example ${s.example} fails its pattern or check digit`);
+  return {
+    view: { id: catalogueIds.serialType(s.code), carrierId, code: s.code, name: s.name, pattern: s.pattern, checkDigit: s.checkDigit, example: s.example },
+    format,
+  };
+}
+
+/** Packing, document, customs and dangerous goods declaration types, with their stable ids. */
+function loadReferenceTypes(file: CatalogueFile) {
   unique('packing type', file.packingTypes.map((p) => p.code));
   unique('customs declaration type', file.customsDeclarationTypes.map((p) => p.code));
   unique('dangerous goods declaration type', file.dangerousGoodsDeclarationTypes.map((p) => p.code));
   unique('document type', file.documentTypes.map((d) => `${d.type}:${d.contentType}`));
-  const packingTypes = file.packingTypes.map((p) => compact({ id: catalogueIds.packingType(p.code), ...p }));
   const documentTypes: DocumentType[] = file.documentTypes.map((d) => ({
     id: catalogueIds.documentType(d.type, d.contentType),
     type: d.type,
@@ -193,30 +200,28 @@ export function loadCatalogue(source: string | CatalogueFile = BUILT_IN_CATALOGU
     mediaType: MEDIA_TYPES[d.contentType],
     contentType: d.contentType,
   }));
-  const customsDeclarationTypes = file.customsDeclarationTypes.map((c) => compact({ id: catalogueIds.customsDeclarationType(c.code), ...c }));
-  const dangerousGoodsDeclarationTypes = file.dangerousGoodsDeclarationTypes.map((d) =>
-    compact({ id: catalogueIds.dangerousGoodsDeclarationType(d.code), ...d }),
-  );
+  return {
+    packingTypes: file.packingTypes.map((p) => compact({ id: catalogueIds.packingType(p.code), ...p })),
+    documentTypes,
+    customsDeclarationTypes: file.customsDeclarationTypes.map((c) => compact({ id: catalogueIds.customsDeclarationType(c.code), ...c })),
+    dangerousGoodsDeclarationTypes: file.dangerousGoodsDeclarationTypes.map((d) => compact({ id: catalogueIds.dangerousGoodsDeclarationType(d.code), ...d })),
+  };
+}
 
+/** The loaded parts behind their lookups, frozen. */
+function indexCatalogue(parts: Pick<Catalogue, 'publishedAt' | 'carriers' | 'services' | 'serialTypes' | 'packingTypes' | 'documentTypes' | 'customsDeclarationTypes' | 'dangerousGoodsDeclarationTypes'>): Catalogue {
   const byId = <T extends { id: string }>(items: readonly T[]) => new Map(items.map((i) => [i.id, i]));
-  const carrierById = new Map(carriers.map((c) => [c.view.id, c]));
-  const carrierByCode = new Map(carriers.map((c) => [c.view.code, c]));
-  const serviceById = new Map(services.map((s) => [s.view.id, s]));
-  const serialById = new Map(serialTypes.map((s) => [s.view.id, s]));
-  const packingById = byId(packingTypes);
-  const documentById = byId(documentTypes);
-  const customsById = byId(customsDeclarationTypes);
-  const dgById = byId(dangerousGoodsDeclarationTypes);
+  const carrierById = new Map(parts.carriers.map((c) => [c.view.id, c]));
+  const carrierByCode = new Map(parts.carriers.map((c) => [c.view.code, c]));
+  const serviceById = new Map(parts.services.map((s) => [s.view.id, s]));
+  const serialById = new Map(parts.serialTypes.map((s) => [s.view.id, s]));
+  const packingById = byId(parts.packingTypes);
+  const documentById = byId(parts.documentTypes);
+  const customsById = byId(parts.customsDeclarationTypes);
+  const dgById = byId(parts.dangerousGoodsDeclarationTypes);
 
   return deepFreeze({
-    publishedAt: stamp,
-    carriers,
-    services,
-    serialTypes,
-    packingTypes,
-    documentTypes,
-    customsDeclarationTypes,
-    dangerousGoodsDeclarationTypes,
+    ...parts,
     carrier: (id: string) => carrierById.get(id),
     carrierByCode: (code: string) => carrierByCode.get(code),
     service: (id: string) => serviceById.get(id),
