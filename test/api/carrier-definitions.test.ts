@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogueIds } from '../../src/catalogue/load-catalogue.js';
 import type { EventEnvelope } from '../../src/events/event-bus.js';
-import { createHarness, newAccount, type Harness, type TestAccount } from '../support/harness.js';
+import { createHarness, newAccount, twoAccounts, type Harness, type TestAccount } from '../support/harness.js';
 
 const DHL_PARCEL = catalogueIds.carrier('DHL_PARCEL');
 const DPD = catalogueIds.carrier('DPD');
@@ -28,8 +28,7 @@ describe('carrier definitions', () => {
 
   beforeAll(async () => {
     h.runtime.events.subscribe((event) => events.push(event));
-    a = await newAccount(h);
-    b = await newAccount(h, { alias: 'Second warehouse' });
+    ({ a, b } = await twoAccounts(h, ['Warehouse Berlin', 'Second warehouse']));
   });
   afterAll(() => h.runtime.dispose());
 
@@ -180,6 +179,8 @@ describe('carrier definitions', () => {
     let owner: TestAccount;
     const ids: string[] = [];
 
+    // Made in a hook, so disposed here (see createHarness).
+    afterAll(() => h2.dispose());
     beforeAll(async () => {
       h2 = createHarness();
       owner = await newAccount(h2);

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, newAccount, type TestAccount } from '../support/harness.js';
+import { createHarness, newAccount, twoAccounts, type TestAccount } from '../support/harness.js';
 import { captureEvents, createVia, ids } from '../support/shipping-fixtures.js';
 
 const customsBody = {
@@ -27,8 +27,7 @@ describe('customs declarations', () => {
   let a: TestAccount;
   let b: TestAccount;
   beforeAll(async () => {
-    a = await newAccount(h);
-    b = await newAccount(h, { alias: 'B' });
+    ({ a, b } = await twoAccounts(h, ['Warehouse Berlin', 'B']));
   });
 
   it('creates, reads, replaces and deletes with CUSTOMS_DECLARATION events', async () => {
@@ -81,8 +80,7 @@ describe('dangerous goods declarations', () => {
   let a: TestAccount;
   let b: TestAccount;
   beforeAll(async () => {
-    a = await newAccount(h);
-    b = await newAccount(h, { alias: 'B' });
+    ({ a, b } = await twoAccounts(h, ['Warehouse Berlin', 'B']));
   });
 
   it('creates one attached to a parcel, filters by parcel_id, and publishes DANGEROUS_GOODS_DECLARATION', async () => {

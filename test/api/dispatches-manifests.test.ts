@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { carrierRejection } from '../../src/carriers/faults.js';
-import { createHarness, newAccount, type TestAccount } from '../support/harness.js';
+import { createHarness, newAccount, twoAccounts, type TestAccount } from '../support/harness.js';
 import { book, bookingKit, download, pdfText, type BookingKit } from '../support/booking-fixtures.js';
 import { berlin, captureEvents, createVia } from '../support/shipping-fixtures.js';
 
@@ -15,8 +15,7 @@ describe('shipment dispatches and manifests', () => {
   let other: BookingKit;
   let pickupAddressId: string;
   beforeAll(async () => {
-    a = await newAccount(h);
-    b = await newAccount(h, { alias: 'B' });
+    ({ a, b } = await twoAccounts(h, ['Warehouse Berlin', 'B']));
     kit = await bookingKit(h, a);
     other = await bookingKit(h, a);
     pickupAddressId = await createVia(h, a, '/v1/addresses', berlin);

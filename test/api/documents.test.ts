@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { PDFParse } from 'pdf-parse';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { LabelDocumentRequest } from '../../src/resources/documents/model.js';
-import { createHarness, newAccount, type TestAccount } from '../support/harness.js';
+import { createHarness, newAccount, twoAccounts, type TestAccount } from '../support/harness.js';
 import { captureEvents } from '../support/shipping-fixtures.js';
 
 const bookingId = '9e5b6a7c-8f9d-4e0f-8a1b-3c4d5e6f7a8b';
@@ -34,8 +34,7 @@ describe('documents', () => {
   let a: TestAccount;
   let b: TestAccount;
   beforeAll(async () => {
-    a = await newAccount(h);
-    b = await newAccount(h, { alias: 'B' });
+    ({ a, b } = await twoAccounts(h, ['Warehouse Berlin', 'B']));
   });
 
   it('serves a label PDF: description, bytes with Content-Type and Content-Disposition, and metadata', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventEnvelope } from '../../src/events/event-bus.js';
-import { companyToken, createHarness, newAccount, type TestAccount } from '../support/harness.js';
+import { companyToken, createHarness, newAccount, twoAccounts, type TestAccount } from '../support/harness.js';
 
 const SECRET = 'whsec_0123456789abcdef';
 
@@ -21,8 +21,7 @@ describe('event channels', () => {
 
   beforeAll(async () => {
     h.runtime.events.subscribe((event) => published.push(event));
-    a = await newAccount(h);
-    b = await newAccount(h, { alias: 'Second account' });
+    ({ a, b } = await twoAccounts(h, ['Warehouse Berlin', 'Second account']));
   });
   afterAll(() => h.runtime.dispose());
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { carrierOutage } from '../../src/carriers/faults.js';
-import { createHarness, newAccount, type Harness, type TestAccount } from '../support/harness.js';
+import { createHarness, newAccount, twoAccounts, type Harness, type TestAccount } from '../support/harness.js';
 import { book, carriers, createChannel, customsBody, defineService, isCarrierNumber, parcelTokens, pdfText, download, pudoPoints, zurich } from '../support/booking-fixtures.js';
 import { berlin, captureEvents, munich } from '../support/shipping-fixtures.js';
 
@@ -162,8 +162,7 @@ describe('inline shipment bookings', () => {
 
   it("refuses another account's service definition and channel (400), never revealing them", async () => {
     const h = createHarness();
-    const a = await newAccount(h);
-    const b = await newAccount(h, { alias: 'B' });
+    const { a, b } = await twoAccounts(h, ['Warehouse Berlin', 'B']);
     const { serviceDefinitionId } = await defineService(h, a);
     const channel = await createChannel(h, a);
     const asB = await h.http.post(INLINE).set('Authorization', b.auth).send(embedded({ serviceDefinitionId }));

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ContractOperation } from '../../src/contract/load-contract.js';
 import { book, bookingKit } from '../support/booking-fixtures.js';
-import { createHarness, newAccount, type Harness, type TestAccount } from '../support/harness.js';
+import { createHarness, newAccount, twoAccounts, type Harness, type TestAccount } from '../support/harness.js';
 import { createVia } from '../support/shipping-fixtures.js';
 
 /**
@@ -13,10 +13,11 @@ import { createVia } from '../support/shipping-fixtures.js';
  *
  * Creating from a bare example fails where the body references other resources (a booking
  * naming parcels). References named `<thing>Id`/`<thing>Ids` in a 400 rule-violation are
- * resolved by creating a `<things>` resource first; what still fails with 400 rule-violation (or
- * has no stateful handler yet, 501) is reported as skipped with the reason. Where references were
- * resolved, the same body sent by account B must be refused (400 rule-violation naming the
- * reference): another account's id inside a body is as unknown as a made-up one.
+ * resolved by creating a `<things>` resource first; what still fails with 400 rule-violation is
+ * reported as skipped with the reason. A 501 (no stateful handler: one deleted by mistake) fails.
+ * Where references were resolved, the same body sent by account B must be refused (400
+ * rule-violation naming the reference): another account's id inside a body is as unknown as a
+ * made-up one.
  *
  * Resources that exist only downstream of a booking (the booking itself, its documents and
  * trackers, dispatches, manifests) cannot be made from one example; DOWNSTREAM builds them
@@ -120,7 +121,7 @@ async function createWith(h: Harness, account: TestAccount, creator: ContractOpe
       expect(id, `${creator.operationId} 201 body names the new id`).toEqual(expect.any(String));
       return { ids: { ...ids, [param]: id }, body, references };
     }
-    if (res.status === 501) throw new Skip(`${creator.operationId} has no stateful handler yet`);
+    expect(res.status, `${creator.operationId} answered 501: every operation has a stateful handler`).not.toBe(501);
     const isRule = res.status === 400 && res.body.type === 'https://shipmock.dev/problems/rule-violation';
     expect(isRule, `${creator.operationId} from its contract example: ${res.status} ${JSON.stringify(res.body)}`).toBe(true);
     const field: string | undefined = res.body.properties?.violations?.[0]?.field;
@@ -225,23 +226,21 @@ function call(h: Harness, op: ContractOperation, path: string, auth: string) {
   return body === undefined ? req : req.send(body as object);
 }
 
-async function twoAccounts(): Promise<{ h: Harness; a: TestAccount; b: TestAccount }> {
-  const h = createHarness({ unhandled: 'error' });
-  return { h, a: await newAccount(h), b: await newAccount(h) };
-}
+/** A fresh mock per probe, answering 501 for an operation without a stateful handler (which fails the probe). */
+const isolated = () => twoAccounts(createHarness({ unhandled: 'error' }));
 
 describe('per-account isolation, driven by the contract', () => {
   it.for(probed.map((op) => [op.operationId, op] as const))('%s: account B gets 404 for account A’s resource', async ([, op], ctx) => {
     try {
-      const { h, a, b } = await twoAccounts();
+      const { h, a, b } = await isolated();
       const ids = await createFor(h, a, resourcePathOf(op.path));
       const path = fill(op.path, ids);
       const foreign = await call(h, op, path, b.auth);
-      if (foreign.status === 501) throw new Skip(`${op.operationId} has no stateful handler yet`);
+      expect(foreign.status, `${op.operationId} answered 501: every operation has a stateful handler`).not.toBe(501);
       expect(foreign.status, `${op.method.toUpperCase()} ${path} with account B: ${JSON.stringify(foreign.body)}`).toBe(404);
       // The resource is intact and visible to its own account, so the 404 above means isolation.
       const owner = await h.http.get(fill(resourcePathOf(op.path), ids)).set('Authorization', a.auth);
-      if (owner.status !== 501) expect(owner.status).toBe(200);
+      expect(owner.status).toBe(200);
       outcomes.set(op.operationId, { status: 'covered' });
     } catch (error) {
       if (!(error instanceof Skip)) throw error;
@@ -255,12 +254,12 @@ describe('per-account isolation, driven by the contract', () => {
   );
   it.for(lists.map((op) => [op.operationId, op] as const))('%s: account B’s list does not contain account A’s resource', async ([, op], ctx) => {
     try {
-      const { h, a, b } = await twoAccounts();
+      const { h, a, b } = await isolated();
       const param = probed.map((p) => resourcePathOf(p.path)).find((p) => p.startsWith(`${op.path}/{`))!;
       const ids = await createFor(h, a, param);
       const id = ids[param.slice(param.lastIndexOf('{') + 1, -1)];
       const own = await call(h, op, op.path, a.auth);
-      if (own.status === 501) throw new Skip(`${op.operationId} has no stateful handler yet`);
+      expect(own.status, `${op.operationId} answered 501: every operation has a stateful handler`).not.toBe(501);
       expect(JSON.stringify(own.body)).toContain(id);
       const foreign = await call(h, op, op.path, b.auth);
       expect(foreign.status).toBe(200);
@@ -276,7 +275,7 @@ describe('per-account isolation, driven by the contract', () => {
   const creators = contract.operations.filter((op) => isAccountOnly(op) && op.method === 'post' && op.responses.has(201));
   it.for(creators.map((op) => [op.operationId, op] as const))('%s: account B cannot reference account A’s resources', async ([, op], ctx) => {
     try {
-      const { h, a, b } = await twoAccounts();
+      const { h, a, b } = await isolated();
       const downstream = DOWNSTREAM_BODIES[op.operationId];
       const made = downstream ? await downstream(h, a) : await createWith(h, a, op);
       const ids = op.path.includes('{') ? await createFor(h, b, resourcePathOf(op.path)) : {};
@@ -301,7 +300,7 @@ describe('per-account isolation, driven by the contract', () => {
   });
 
   it('serves PUDO points as shared reference data: account B reads a point account A’s query returned', async () => {
-    const { h, a, b } = await twoAccounts();
+    const { h, a, b } = await isolated();
     const query = await h.http.post('/v1/pudo-points/queries').set('Authorization', a.auth).send({ postalCode: '10115', countryCode: 'DE', limit: 1 });
     expect(query.status).toBe(200);
     const id = query.body.items[0].id;

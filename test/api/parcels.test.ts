@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, newAccount, type TestAccount } from '../support/harness.js';
+import { createHarness, newAccount, twoAccounts, type TestAccount } from '../support/harness.js';
 import { captureEvents, createVia, ids } from '../support/shipping-fixtures.js';
 
 const parcelBody = { weight: 2.5, dimensions: { length: 40, width: 30, height: 20, unit: 'CM' }, reference: 'ORDER-1' };
@@ -11,8 +11,7 @@ describe('parcels and parcel items', () => {
   let a: TestAccount;
   let b: TestAccount;
   beforeAll(async () => {
-    a = await newAccount(h);
-    b = await newAccount(h, { alias: 'Warehouse B' });
+    ({ a, b } = await twoAccounts(h, ['Warehouse Berlin', 'Warehouse B']));
   });
 
   it('creates a parcel with weightUnit defaulting to KG and publishes PARCEL CREATED', async () => {

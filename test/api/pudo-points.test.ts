@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, newAccount, type Harness, type TestAccount } from '../support/harness.js';
+import { createHarness, newAccount, twoAccounts, type Harness, type TestAccount } from '../support/harness.js';
 import { berlin, captureEvents, createAddress, ids, schemaErrors } from '../support/shipping-fixtures.js';
 
 interface Point {
@@ -24,8 +24,7 @@ describe('PUDO points', () => {
   let a: TestAccount;
   let b: TestAccount;
   beforeAll(async () => {
-    a = await newAccount(h);
-    b = await newAccount(h, { alias: 'B' });
+    ({ a, b } = await twoAccounts(h, ['Warehouse Berlin', 'B']));
   });
 
   it('finds plausible points near a postal code, nearest first, in the postal area', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogueIds } from '../../src/catalogue/load-catalogue.js';
 import type { EventEnvelope } from '../../src/events/event-bus.js';
-import { createHarness, newAccount, type TestAccount } from '../support/harness.js';
+import { createHarness, newAccount, twoAccounts, type TestAccount } from '../support/harness.js';
 
 const DHL_PARCEL = catalogueIds.carrier('DHL_PARCEL');
 const DPD = catalogueIds.carrier('DPD');
@@ -28,8 +28,7 @@ describe('service definitions', () => {
 
   beforeAll(async () => {
     h.runtime.events.subscribe((event) => events.push(event));
-    a = await newAccount(h);
-    b = await newAccount(h, { alias: 'Other merchant' });
+    ({ a, b } = await twoAccounts(h, ['Warehouse Berlin', 'Other merchant']));
     dhlA = await carrierDefinition(a, DHL_PARCEL);
     dpdA = await carrierDefinition(a, DPD);
     dhlB = await carrierDefinition(b, DHL_PARCEL);

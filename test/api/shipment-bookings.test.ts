@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { carrierLatency, carrierOutage, carrierRejection, carrierTimeout } from '../../src/carriers/faults.js';
-import { createHarness, newAccount, type Harness, type TestAccount } from '../support/harness.js';
+import { createHarness, newAccount, twoAccounts, type Harness, type TestAccount } from '../support/harness.js';
 import {
   book,
   bookingKit,
@@ -31,8 +31,7 @@ describe('shipment bookings', () => {
   let production: BookingKit;
   const removers: (() => void)[] = [];
   beforeAll(async () => {
-    a = await newAccount(h);
-    b = await newAccount(h, { alias: 'B' });
+    ({ a, b } = await twoAccounts(h, ['Warehouse Berlin', 'B']));
     staging = await bookingKit(h, a);
     production = await bookingKit(h, a, { mode: 'PRODUCTION' });
   });

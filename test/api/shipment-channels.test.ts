@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventEnvelope } from '../../src/events/event-bus.js';
-import { createHarness, newAccount, type TestAccount } from '../support/harness.js';
+import { createHarness, newAccount, twoAccounts, type TestAccount } from '../support/harness.js';
 
 function channelBody(overrides: Record<string, unknown> = {}) {
   return {
@@ -20,8 +20,7 @@ describe('shipment channels', () => {
 
   beforeAll(async () => {
     h.runtime.events.subscribe((event) => events.push(event));
-    a = await newAccount(h);
-    b = await newAccount(h, { alias: 'Other merchant' });
+    ({ a, b } = await twoAccounts(h, ['Warehouse Berlin', 'Other merchant']));
   });
   afterAll(() => h.runtime.dispose());
 

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ProblemError } from '../../src/errors/problem.js';
 import { catalogueIds } from '../../src/catalogue/load-catalogue.js';
-import { createHarness, newAccount, type TestAccount } from '../support/harness.js';
+import { createHarness, newAccount, twoAccounts, type TestAccount } from '../support/harness.js';
 import { berlin, captureEvents, createAddress, createServiceDefinition, createVia, ids, munich, renewToken, vienna } from '../support/shipping-fixtures.js';
 
 const eur = (amount: number) => ({ amount, currency: 'EUR' });
@@ -20,8 +20,7 @@ describe('shipping quotes', () => {
   const options: Record<string, string> = {};
 
   beforeAll(async () => {
-    a = await newAccount(h);
-    b = await newAccount(h, { alias: 'B' });
+    ({ a, b } = await twoAccounts(h, ['Warehouse Berlin', 'B']));
     dhl = await createServiceDefinition(h, a);
     ups = await createServiceDefinition(h, a, catalogueIds.service('UPS', 'UPS_STANDARD'), ids.ups);
     const germany = await createVia(h, a, '/v1/zones', { name: 'Germany', countryCodes: ['DE'] });

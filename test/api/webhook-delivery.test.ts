@@ -9,6 +9,7 @@ import { startMock } from '../../src/server/start-mock.js';
 import { companyToken, createHarness, newAccount, type Harness, type TestAccount } from '../support/harness.js';
 import { schemaErrors } from '../support/shipping-fixtures.js';
 import {
+  deliveriesSettled,
   autoAdvanceClock,
   behaviours,
   closedPortUrl,
@@ -145,7 +146,7 @@ describe('webhook delivery', () => {
     // Nothing moves past the first failure until the clock does: the retry waits on it.
     await r.waitFor(() => true);
     await waitUntil(() => deliveriesOf(h.runtime, channelId)[0].status === 'RETRYING');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await deliveriesSettled(h.runtime);
     expect(r.received).toHaveLength(1);
 
     await driveDeliveries(h.runtime, finished(channelId, 3));
@@ -230,7 +231,7 @@ describe('webhook delivery', () => {
     expect(first.attempts).toHaveLength(1);
     expect(second).toMatchObject({ status: 'CANCELLED', attempts: [] });
     h.runtime.clock.advance(3_600_000);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await deliveriesSettled(h.runtime);
     expect(r.received).toHaveLength(1);
     // a cancelled delivery of a deleted channel cannot be redelivered
     expect((await h.http.post(`/__admin/deliveries/${first.id}/redeliver`).set('X-Shipmock-Admin', '1')).status).toBe(409);
@@ -263,7 +264,7 @@ describe('webhook delivery', () => {
     expect(delivery.status).toBe(outcome);
     expect(delivery.attempts).toHaveLength(1);
     h.runtime.clock.advance(3_600_000);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await deliveriesSettled(h.runtime);
     expect(r.received).toHaveLength(1);
   });
 
@@ -278,7 +279,7 @@ describe('webhook delivery', () => {
     const otherTopic = await channel(r.url, ['TRACKER']);
     await createAddress();
     const [hit] = await r.waitFor(() => true);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await deliveriesSettled(h.runtime);
     expect(r.received).toHaveLength(1);
     expect(hit.headers['shipmock-signature']).toBeUndefined();
     expect(hit.headers['shipmock-delivery-id']).toBe(deliveriesOf(h.runtime, unsigned.body.id)[0].id);
@@ -479,7 +480,9 @@ describe('shutdown', () => {
     await mock.close();
     const [delivery] = mock.runtime.webhooks.list({ channelId: res.body.id, limit: 1 }).items;
     expect(delivery).toMatchObject({ status: 'CANCELLED', reason: 'the mock shut down' });
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(process.getActiveResourcesInfo().filter((x) => x === 'Timeout').length).toBeLessThanOrEqual(before);
+    // The retry's timer goes with the mock (the check waits for it, bounded, instead of sleeping).
+    const timers = () => process.getActiveResourcesInfo().filter((x) => x === 'Timeout').length;
+    await waitUntil(() => timers() <= before, 2_000, 'the mock’s timers to be cleared').catch(() => undefined);
+    expect(timers()).toBeLessThanOrEqual(before);
   });
 });

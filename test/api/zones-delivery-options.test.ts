@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, newAccount, type TestAccount } from '../support/harness.js';
+import { createHarness, newAccount, twoAccounts, type TestAccount } from '../support/harness.js';
 import { captureEvents, createServiceDefinition, createVia } from '../support/shipping-fixtures.js';
 
 const germany = { name: 'Germany', countryCodes: ['DE'] };
@@ -22,8 +22,7 @@ describe('zones', () => {
   let a: TestAccount;
   let b: TestAccount;
   beforeAll(async () => {
-    a = await newAccount(h);
-    b = await newAccount(h, { alias: 'B' });
+    ({ a, b } = await twoAccounts(h, ['Warehouse Berlin', 'B']));
   });
 
   it('CRUD with ZONE events and the country_code filter', async () => {
@@ -64,8 +63,7 @@ describe('delivery options', () => {
   let serviceDefinitionId: string;
   let zoneId: string;
   beforeAll(async () => {
-    a = await newAccount(h);
-    b = await newAccount(h, { alias: 'B' });
+    ({ a, b } = await twoAccounts(h, ['Warehouse Berlin', 'B']));
     serviceDefinitionId = await createServiceDefinition(h, a);
     zoneId = await createVia(h, a, '/v1/zones', germany);
   });

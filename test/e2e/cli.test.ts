@@ -64,7 +64,9 @@ describe('shipmock CLI options', () => {
     const { child, output } = await startCli(['--port', '0', '--log-format', 'json']);
     const url = JSON.parse(output().trim().split('\n').find((l) => l.includes('listening'))!).url;
     await fetch(`${url}/v1/unknown`);
-    await new Promise((r) => setTimeout(r, 100));
+    // The request's log line is written when the response finishes; wait for it, bounded.
+    const deadline = Date.now() + 5_000;
+    while (!output().includes('GET /v1/unknown') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
     const exit = exitOf(child);
     child.kill('SIGTERM');
     await exit;

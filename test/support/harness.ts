@@ -1,8 +1,9 @@
 import request from 'supertest';
 import type { RequestListener } from 'node:http';
+import { afterAll, onTestFinished } from 'vitest';
 import { createApp } from '../../src/app/create-app.js';
 import { createRuntime, type MockRuntime } from '../../src/runtime/runtime.js';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MockOptions } from '../../src/config/options.js';
@@ -23,6 +24,8 @@ export interface Harness {
   /** Basic header of the default company's client credentials. */
   basic: string;
   companyId: string;
+  /** Stops the mock's timers and webhook deliveries and removes its data file; done for you (see createHarness). */
+  dispose(): void;
 }
 
 const silent = createLogger({ level: 'silent', format: 'json' });
@@ -31,16 +34,39 @@ const silent = createLogger({ level: 'silent', format: 'json' });
  * SHIPMOCK_TEST_STORE=sqlite runs the harness on the durable store: a fresh SQLite file per
  * harness (in the OS temp dir), every response committed to it, as `--data` does.
  */
-function testStore(): Store | undefined {
+function testStore(): { store: Store; dir: string } | undefined {
   if (process.env.SHIPMOCK_TEST_STORE !== 'sqlite') return undefined;
   const dir = mkdtempSync(join(tmpdir(), 'shipmock-harness-'));
-  return openSqliteStore(join(dir, 'mock.db'));
+  return { store: openSqliteStore(join(dir, 'mock.db')), dir };
+}
+
+/**
+ * Disposes of a harness when it is no longer used: created inside a test, when that test ends;
+ * created while a file's tests are collected (module or describe scope), after the file. A
+ * harness made in a beforeAll/beforeEach hook is disposed by the test file itself (vitest takes
+ * no new afterAll hooks once the tests run).
+ */
+function disposeWhenDone(dispose: () => void): void {
+  try {
+    onTestFinished(dispose);
+  } catch {
+    afterAll(dispose);
+  }
 }
 
 export function createHarness(options: MockOptions = {}): Harness {
-  const runtime = createRuntime({ seed: 1, clock: { mode: 'manual' }, responseValidation: 'error', ...options }, silent, { store: testStore() });
+  const durable = testStore();
+  const runtime = createRuntime({ seed: 1, clock: { mode: 'manual' }, responseValidation: 'error', ...options }, silent, { store: durable?.store });
   const { app, services } = createApp(runtime);
   const company = runtime.credentials.defaultCompany;
+  let disposed = false;
+  const dispose = () => {
+    if (disposed) return;
+    disposed = true;
+    runtime.dispose();
+    if (durable) rmSync(durable.dir, { recursive: true, force: true });
+  };
+  disposeWhenDone(dispose);
   return {
     runtime,
     app,
@@ -48,7 +74,16 @@ export function createHarness(options: MockOptions = {}): Harness {
     http: request(app),
     basic: `Basic ${Buffer.from(`${company.clientId}:${company.clientSecret}`).toString('base64')}`,
     companyId: company.companyId,
+    dispose,
   };
+}
+
+/**
+ * Two accounts of the same company, A and B (isolation tests), on the given harness or a new one.
+ * @example const { h, a, b } = await twoAccounts(createHarness({ unhandled: 'error' }));
+ */
+export async function twoAccounts(h: Harness = createHarness(), aliases: [string, string] = ['A', 'B']): Promise<{ h: Harness; a: TestAccount; b: TestAccount }> {
+  return { h, a: await newAccount(h, { alias: aliases[0] }), b: await newAccount(h, { alias: aliases[1] }) };
 }
 
 /** Default AccountRequest body; override fields per test. */

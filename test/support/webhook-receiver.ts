@@ -138,6 +138,25 @@ export async function waitUntil(condition: () => boolean, timeoutMs = 5_000, wha
 }
 
 /**
+ * Waits until webhook delivery has nothing left to do without a clock move — on every channel
+ * the oldest unfinished delivery (its queue's head) waits out a backoff, or there is none — so
+ * the receiver has seen every POST that was coming: the event a test asserting "nothing more
+ * arrived" waits for, instead of sleeping.
+ */
+export async function deliveriesSettled(runtime: MockRuntime, timeoutMs = 5_000): Promise<void> {
+  const unfinished = () => (['PENDING', 'IN_FLIGHT', 'RETRYING'] as const).flatMap((status) => runtime.webhooks.list({ status, limit: 1000 }).items);
+  const settled = () => {
+    const heads = new Map<string, Delivery>();
+    for (const d of unfinished()) {
+      const head = heads.get(d.channelId);
+      if (!head || d.seq < head.seq) heads.set(d.channelId, d);
+    }
+    return [...heads.values()].every((d) => d.status === 'RETRYING');
+  };
+  await waitUntil(settled, timeoutMs, 'webhook deliveries to settle');
+}
+
+/**
  * Drives a manual-clock mock through webhook retries: whenever a delivery waits out a backoff,
  * the clock jumps to its due time, until `done()` holds (bounded by real `timeoutMs`).
  */

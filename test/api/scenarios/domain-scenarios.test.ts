@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { book, bookingKit, carriers } from '../../support/booking-fixtures.js';
-import { createHarness, newAccount, type Harness, type TestAccount } from '../../support/harness.js';
+import { createHarness, newAccount, twoAccounts, type Harness, type TestAccount } from '../../support/harness.js';
 import { berlin, createAddress, createVia, munich, renewToken } from '../../support/shipping-fixtures.js';
 import { behaviours, deliveriesOf, driveDeliveries, startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
 
@@ -11,8 +11,7 @@ import { behaviours, deliveriesOf, driveDeliveries, startWebhookReceiver, type W
 describe('quote-expiry', () => {
   it('makes quotes of the scoped account expire after the given validity; booking one then is 400 quote-expired', async () => {
     const h = createHarness();
-    const a = await newAccount(h);
-    const b = await newAccount(h, { alias: 'B' });
+    const { a, b } = await twoAccounts(h, ['Warehouse Berlin', 'B']);
     const quoteFor = async (account: TestAccount) => {
       const kit = await bookingKit(h, account);
       const zone = await createVia(h, account, '/v1/zones', { name: 'Germany', countryCodes: ['DE'] });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningMock } from '../../../src/server/start-mock.js';
 import { createHarness, newAccount } from '../../support/harness.js';
 import { ADDRESS, call, liveAccount, startLiveMock, type LiveAccount } from '../../support/live-mock.js';
+import { waitUntil } from '../../support/webhook-receiver.js';
 
 /**
  * The ready scenarios that act on requests (scenarios/*.yaml), each proved through real HTTP
@@ -254,7 +255,8 @@ describe('truncated-responses', () => {
     const res = await fetch(`${mock.url}/v1/addresses`, { headers: { Authorization: account.auth } });
     expect(res.status).toBe(200);
     await expect(res.text()).rejects.toThrow();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The journal records the request when the server is done with its connection.
+    await waitUntil(() => mock.journal.find({ accountId: account.accountId, path: '/v1/addresses', limit: 1 }).length > 0, 2_000, 'the journal entry');
     const [entry] = mock.journal.find({ accountId: account.accountId, path: '/v1/addresses', limit: 1 });
     expect(entry.outcome).toBe('truncated');
   });
