@@ -52,7 +52,8 @@ export { isValidSerial, computeCheckDigit, type CheckDigitAlgorithm, type Serial
 export type { Catalogue } from './catalogue/model.js';
 
 // Time
-export { parseDuration, type Clock } from './clock/clock.js';
+export type { Clock } from './clock/clock.js';
+export { parseDuration } from './clock/duration.js';
 
 // QA control plane: the handles startMock() returns (mock.reset, mock.clock, mock.scenarios, mock.journal, mock.state), README section qa
 export type { MockHandles, ScenarioActivation } from './server/mock-handles.js';

@@ -1,6 +1,7 @@
 import type { MockRuntime } from '../runtime/runtime.js';
 import type { CompanyCredentials } from '../auth/credentials.js';
-import { parseDuration, type TimerFailures } from '../clock/clock.js';
+import type { TimerFailures } from '../clock/clock.js';
+import { parseDuration } from '../clock/duration.js';
 import type { JournalEntry, JournalFilter } from '../journal/journal.js';
 import { assertHonouredRetryAfter, checkRetryAfter, type RetryAfterReport } from '../journal/retry-after.js';
 import type { ActivateOptions, ActivationView } from '../scenarios/engine.js';

@@ -5,7 +5,7 @@ import { CONTROL_PLANE_FLAGS, CONTROL_PLANE_USAGE, controlPlaneBanner, controlPl
 import { oneOf, parseArgs, type FlagSpec } from './parse-args.js';
 import { proxyCommand } from './proxy-command.js';
 import { verifyCommand } from './verify-command.js';
-import { parseByteSize, parseDuration, parseLoginLockout, parseRateLimit, parseTokenTtls } from './parse-limits.js';
+import { parseByteSize, parseLoginLockout, parsePositiveDuration, parseRateLimit, parseTokenTtls } from './parse-limits.js';
 
 const SERVE_FLAGS = {
   port: { type: 'number' },
@@ -106,9 +106,9 @@ async function serve(argv: string[]): Promise<void> {
     addressRateLimit: flags['address-rate-limit'] ? parseRateLimit(flags['address-rate-limit'], '--address-rate-limit') : undefined,
     loginLockout: flags['login-lockout'] ? parseLoginLockout(flags['login-lockout']) : undefined,
     connections: {
-      headersTimeoutMs: flags['headers-timeout'] ? parseDuration(flags['headers-timeout']) : undefined,
-      requestTimeoutMs: flags['request-timeout'] ? parseDuration(flags['request-timeout']) : undefined,
-      keepAliveTimeoutMs: flags['keep-alive-timeout'] ? parseDuration(flags['keep-alive-timeout']) : undefined,
+      headersTimeoutMs: flags['headers-timeout'] ? parsePositiveDuration(flags['headers-timeout']) : undefined,
+      requestTimeoutMs: flags['request-timeout'] ? parsePositiveDuration(flags['request-timeout']) : undefined,
+      keepAliveTimeoutMs: flags['keep-alive-timeout'] ? parsePositiveDuration(flags['keep-alive-timeout']) : undefined,
       maxConnections: flags['max-connections'],
     },
     bodyLimit: flags['body-limit'] ? parseByteSize(flags['body-limit'], '--body-limit') : undefined,

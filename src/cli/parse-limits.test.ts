@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseByteSize, parseDuration, parseLoginLockout, parseRateLimit, parseTokenTtls } from './parse-limits.js';
+import { parseByteSize, parsePositiveDuration, parseLoginLockout, parseRateLimit, parseTokenTtls } from './parse-limits.js';
 
 describe('parse-limits', () => {
   it.each([
@@ -8,9 +8,9 @@ describe('parse-limits', () => {
     ['15m', 900_000],
     ['4h', 14_400_000],
     ['1.5h', 5_400_000],
-  ])('parses the duration %s', (text, ms) => expect(parseDuration(text)).toBe(ms));
+  ])('parses the duration %s', (text, ms) => expect(parsePositiveDuration(text)).toBe(ms));
 
-  it.each(['', '60', '60x', '-5s', '0s', 's'])('refuses the duration %j', (text) => expect(() => parseDuration(text)).toThrow());
+  it.each(['', '60', '60x', '-5s', '0s', 's'])('refuses the duration %j', (text) => expect(() => parsePositiveDuration(text)).toThrow());
 
   it.each([
     ['1048576', 1_048_576],

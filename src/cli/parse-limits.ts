@@ -1,17 +1,15 @@
+import { parseDuration } from '../clock/duration.js';
 import type { MockOptions } from '../config/options.js';
 
 type TokenLevelName = keyof NonNullable<MockOptions['tokenLifetimes']>;
 const LEVELS: TokenLevelName[] = ['company', 'account', 'affiliate', 'admin'];
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
 
 /**
- * A duration flag value: a positive number with a unit ms|s|m|h.
- * @example parseDuration('15m') // 900000
+ * A duration flag value (src/clock/duration.ts: 90s, 15m, 4h or ISO 8601), longer than zero.
+ * @example parsePositiveDuration('15m') // 900000
  */
-export function parseDuration(text: string): number {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(text.trim());
-  if (!match) throw new Error(`"${text}" is not a duration; use e.g. 90s, 15m or 4h`);
-  const ms = Math.round(Number(match[1]) * UNIT_MS[match[2]]);
+export function parsePositiveDuration(text: string): number {
+  const ms = parseDuration(text);
   if (ms <= 0) throw new Error(`"${text}" must be longer than zero`);
   return ms;
 }
@@ -40,7 +38,7 @@ export function parseRateLimit(text: string, flag = '--rate-limit'): { limit: nu
   if (slash === -1 || !Number.isInteger(limit) || limit < 1 || limit > 2_147_483_647) {
     throw new Error(`${flag} "${text}" must look like 600/60s (a positive whole number of requests per duration)`);
   }
-  return { limit, windowMs: parseDuration(text.slice(slash + 1)) };
+  return { limit, windowMs: parsePositiveDuration(text.slice(slash + 1)) };
 }
 
 /**
@@ -64,7 +62,7 @@ export function parseTokenTtls(values: string[]): Partial<Record<TokenLevelName,
     if (eq === -1 || !LEVELS.includes(level)) {
       throw new Error(`--token-ttl "${value}" must look like affiliate=4h (levels: ${LEVELS.join(', ')})`);
     }
-    out[level] = parseDuration(value.slice(eq + 1));
+    out[level] = parsePositiveDuration(value.slice(eq + 1));
   }
   return out;
 }

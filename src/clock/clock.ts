@@ -172,14 +172,3 @@ function parseStart(start: number | string | undefined): number | undefined {
   if (!Number.isFinite(ms)) throw new RangeError(`invalid clock start: ${String(start)}`);
   return ms;
 }
-
-/**
- * Parses an ISO 8601 duration (PnDTnHnMnS, PnW) into milliseconds.
- * @example parseDuration('PT4H') // 14400000
- */
-export function parseDuration(iso: string): number {
-  const match = /^P(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/.exec(iso);
-  if (!match || iso === 'P' || iso.endsWith('T')) throw new RangeError(`not an ISO 8601 duration: ${iso}`);
-  const [, w, d, h, m, s] = match.map((v) => (v === undefined ? 0 : Number(v)));
-  return Math.round(((((w * 7 + d) * 24 + h) * 60 + m) * 60 + s) * 1000);
-}

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { basename, extname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { lazyModule } from '../util/lazy-module.js';
-import { parseDuration } from '../clock/clock.js';
+import { parseDuration } from '../clock/duration.js';
 import { regexProblem } from './linear-pattern.js';
 import { toViolations } from '../contract/validators.js';
 import { PROBLEM_TYPES } from '../errors/problem-types.js';
