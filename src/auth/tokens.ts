@@ -3,6 +3,8 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 /**
  * Signed, self-contained bearer tokens (JWT, HS256). The service keeps no server-side
  * sessions (spec, Authentication §6): everything needed to authorise a call is in the token.
+ * Hand-written rather than jose/jsonwebtoken: one algorithm, expiry on the mock's virtual clock
+ * (time travel), and a cache of verified signatures that keeps an HMAC off every request.
  */
 export type TokenLevel = 'COMPANY' | 'ACCOUNT' | 'AFFILIATE' | 'ADMIN';
 

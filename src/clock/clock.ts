@@ -7,7 +7,9 @@
  * - `manual` mode: time stands still until advanced or set.
  *
  * Timers scheduled with `setTimer` fire when virtual time reaches them: in `real` mode also by a
- * real timeout, in both modes whenever `advance`/`set` passes their due time.
+ * real timeout, in both modes whenever `advance`/`set` passes their due time. Hand-written: fake
+ * timer libraries (@sinonjs/fake-timers) replace the process's own timers for everyone, and this
+ * clock must move one mock's time while the process (and the other mocks in it) keep theirs.
  */
 export type ClockMode = 'real' | 'manual';
 

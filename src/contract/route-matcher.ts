@@ -33,6 +33,11 @@ export function allowedMethodsOf(routes: RouteMatcher, path: string): string[] |
 }
 
 /**
+ * A segment tree built from the contract's paths: literal segments before parameters, so
+ * /v1/pudo-points/queries is never read as /v1/pudo-points/{pudo-point-id}. Hand-written
+ * rather than find-my-way or path-to-regexp: it routes by OpenAPI path templates as they stand
+ * in the contract and answers 405 with the declared methods, in 80 lines.
+ *
  * @example
  * const matcher = createRouteMatcher(contract.operations);
  * matcher.match('GET', '/v1/addresses/0b6f…') // { kind: 'operation', pathParams: { 'address-id': '0b6f…' } }
