@@ -1923,6 +1923,7 @@ export interface components {
              * @enum {string}
              */
             mode?: "STAGING" | "PRODUCTION" | "";
+            /** @description Each key may appear once (400 naming the repeated one); JSON Schema cannot say so of the objects of an array. */
             settings?: components["schemas"]["CarrierDefinitionSetting"][];
         };
         CarrierDefinition: {
@@ -1962,6 +1963,7 @@ export interface components {
             name: string;
             /** @default true */
             active?: boolean;
+            /** @description Each key may appear once (400 naming the repeated one); JSON Schema cannot say so of the objects of an array. */
             settings?: components["schemas"]["CarrierDefinitionSetting"][];
             /** @description A Packing Type of the catalogue, used when a parcel names none. */
             defaultPackingTypeId?: components["schemas"]["Id"];
@@ -1984,7 +1986,7 @@ export interface components {
             /** @description Present when another page follows. */
             nextCursor?: string;
         };
-        /** @description How labels and documents of bookings in this channel are rendered. */
+        /** @description How labels and documents of bookings in this channel are rendered. ZPL labels print on 4x6 thermal label stock, so labelFormat ZPL takes labelSize LABEL_4X6 only. */
         DocumentRendering: {
             /** @enum {string} */
             labelFormat: "PDF" | "PNG" | "ZPL";
@@ -4640,7 +4642,7 @@ export interface operations {
                      *           "id": "7a9e3c2b-1d4f-4a8e-b6c5-2f3e4d5c6b7a",
                      *           "createdAt": "2026-01-15T09:30:00.000Z",
                      *           "updatedAt": "2026-01-15T09:30:00.000Z",
-                     *           "carrierId": "5b2d7c1e-8f3a-4e6b-9c0d-1e2f3a4b5c6d",
+                     *           "carrierId": "b7d5826f-5c81-4b7d-9b9b-1295b178a3f5",
                      *           "name": "DHL Parcel Germany",
                      *           "group": "main_warehouse",
                      *           "mode": "STAGING",
@@ -4676,7 +4678,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "carrierId": "5b2d7c1e-8f3a-4e6b-9c0d-1e2f3a4b5c6d",
+                 *       "carrierId": "b7d5826f-5c81-4b7d-9b9b-1295b178a3f5",
                  *       "name": "DHL Parcel Germany",
                  *       "group": "main_warehouse",
                  *       "mode": "STAGING",
@@ -4734,7 +4736,7 @@ export interface operations {
                      *       "id": "7a9e3c2b-1d4f-4a8e-b6c5-2f3e4d5c6b7a",
                      *       "createdAt": "2026-01-15T09:30:00.000Z",
                      *       "updatedAt": "2026-01-16T08:00:00.000Z",
-                     *       "carrierId": "5b2d7c1e-8f3a-4e6b-9c0d-1e2f3a4b5c6d",
+                     *       "carrierId": "b7d5826f-5c81-4b7d-9b9b-1295b178a3f5",
                      *       "name": "DHL Parcel Germany",
                      *       "group": "main_warehouse",
                      *       "mode": "PRODUCTION",
@@ -4775,7 +4777,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "carrierId": "5b2d7c1e-8f3a-4e6b-9c0d-1e2f3a4b5c6d",
+                 *       "carrierId": "b7d5826f-5c81-4b7d-9b9b-1295b178a3f5",
                  *       "name": "DHL Parcel Germany",
                  *       "group": "main_warehouse",
                  *       "mode": "PRODUCTION",
@@ -4866,7 +4868,7 @@ export interface operations {
                      *           "id": "7a9e3c2b-1d4f-4a8e-b6c5-2f3e4d5c6b7a",
                      *           "createdAt": "2026-01-15T09:30:00.000Z",
                      *           "updatedAt": "2026-01-15T09:30:00.000Z",
-                     *           "carrierId": "5b2d7c1e-8f3a-4e6b-9c0d-1e2f3a4b5c6d",
+                     *           "carrierId": "b7d5826f-5c81-4b7d-9b9b-1295b178a3f5",
                      *           "name": "DHL Parcel Germany",
                      *           "group": "main_warehouse",
                      *           "mode": "STAGING",
@@ -4903,7 +4905,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "carrierId": "5b2d7c1e-8f3a-4e6b-9c0d-1e2f3a4b5c6d",
+                 *       "carrierId": "b7d5826f-5c81-4b7d-9b9b-1295b178a3f5",
                  *       "name": "DHL Parcel Germany",
                  *       "group": "main_warehouse",
                  *       "settings": [
@@ -4959,7 +4961,7 @@ export interface operations {
                      *       "id": "7a9e3c2b-1d4f-4a8e-b6c5-2f3e4d5c6b7a",
                      *       "createdAt": "2026-01-15T09:30:00.000Z",
                      *       "updatedAt": "2026-01-15T09:30:00.000Z",
-                     *       "carrierId": "5b2d7c1e-8f3a-4e6b-9c0d-1e2f3a4b5c6d",
+                     *       "carrierId": "b7d5826f-5c81-4b7d-9b9b-1295b178a3f5",
                      *       "name": "DHL Parcel Germany",
                      *       "group": "main_warehouse",
                      *       "mode": "STAGING",
@@ -4999,7 +5001,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "carrierId": "5b2d7c1e-8f3a-4e6b-9c0d-1e2f3a4b5c6d",
+                 *       "carrierId": "b7d5826f-5c81-4b7d-9b9b-1295b178a3f5",
                  *       "name": "DHL Parcel Germany",
                  *       "group": "main_warehouse",
                  *       "mode": "PRODUCTION",
@@ -5088,8 +5090,8 @@ export interface operations {
                      *           "createdAt": "2026-01-15T09:35:00.000Z",
                      *           "updatedAt": "2026-01-15T09:35:00.000Z",
                      *           "carrierDefinitionId": "7a9e3c2b-1d4f-4a8e-b6c5-2f3e4d5c6b7a",
-                     *           "carrierId": "5b2d7c1e-8f3a-4e6b-9c0d-1e2f3a4b5c6d",
-                     *           "serviceId": "9c8b7a6d-5e4f-4321-8abc-def012345678",
+                     *           "carrierId": "b7d5826f-5c81-4b7d-9b9b-1295b178a3f5",
+                     *           "serviceId": "87484728-e1cb-4ab7-bc5c-accc17b79282",
                      *           "name": "DHL Paket national",
                      *           "active": true
                      *         }
@@ -5120,7 +5122,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "carrierDefinitionId": "7a9e3c2b-1d4f-4a8e-b6c5-2f3e4d5c6b7a",
-                 *       "serviceId": "9c8b7a6d-5e4f-4321-8abc-def012345678",
+                 *       "serviceId": "87484728-e1cb-4ab7-bc5c-accc17b79282",
                  *       "name": "DHL Paket national",
                  *       "active": true,
                  *       "settings": [
@@ -5129,7 +5131,7 @@ export interface operations {
                  *           "value": "33333333330101"
                  *         }
                  *       ],
-                 *       "defaultPackingTypeId": "2e4a6c8e-0b1d-4f3a-9c5e-7a9b1c3d5e7f"
+                 *       "defaultPackingTypeId": "4cb9f9f4-ee85-4b2d-bba3-6ea696a6d5bf"
                  *     }
                  */
                 "application/json": components["schemas"]["ServiceDefinitionRequest"];
@@ -5174,8 +5176,8 @@ export interface operations {
                      *       "createdAt": "2026-01-15T09:35:00.000Z",
                      *       "updatedAt": "2026-01-15T09:35:00.000Z",
                      *       "carrierDefinitionId": "7a9e3c2b-1d4f-4a8e-b6c5-2f3e4d5c6b7a",
-                     *       "carrierId": "5b2d7c1e-8f3a-4e6b-9c0d-1e2f3a4b5c6d",
-                     *       "serviceId": "9c8b7a6d-5e4f-4321-8abc-def012345678",
+                     *       "carrierId": "b7d5826f-5c81-4b7d-9b9b-1295b178a3f5",
+                     *       "serviceId": "87484728-e1cb-4ab7-bc5c-accc17b79282",
                      *       "name": "DHL Paket national",
                      *       "active": true,
                      *       "settings": [
@@ -5184,7 +5186,7 @@ export interface operations {
                      *           "value": "33333333330101"
                      *         }
                      *       ],
-                     *       "defaultPackingTypeId": "2e4a6c8e-0b1d-4f3a-9c5e-7a9b1c3d5e7f"
+                     *       "defaultPackingTypeId": "4cb9f9f4-ee85-4b2d-bba3-6ea696a6d5bf"
                      *     }
                      */
                     "application/json": components["schemas"]["ServiceDefinition"];
@@ -5212,7 +5214,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "carrierDefinitionId": "7a9e3c2b-1d4f-4a8e-b6c5-2f3e4d5c6b7a",
-                 *       "serviceId": "9c8b7a6d-5e4f-4321-8abc-def012345678",
+                 *       "serviceId": "87484728-e1cb-4ab7-bc5c-accc17b79282",
                  *       "name": "DHL Paket national",
                  *       "active": false
                  *     }
@@ -5554,7 +5556,7 @@ export interface operations {
                  *         "height": 20,
                  *         "unit": "CM"
                  *       },
-                 *       "packingTypeId": "8d4a5f6b-7e8c-4d9e-9f0a-2b3c4d5e6f7a",
+                 *       "packingTypeId": "f99be665-082c-47e5-863a-983a943fb98f",
                  *       "reference": "ORDER-10045",
                  *       "description": "Books and stationery",
                  *       "value": {
@@ -5612,7 +5614,7 @@ export interface operations {
                      *         "height": 20,
                      *         "unit": "CM"
                      *       },
-                     *       "packingTypeId": "8d4a5f6b-7e8c-4d9e-9f0a-2b3c4d5e6f7a",
+                     *       "packingTypeId": "f99be665-082c-47e5-863a-983a943fb98f",
                      *       "reference": "ORDER-10045",
                      *       "description": "Books and stationery",
                      *       "value": {
@@ -5922,7 +5924,7 @@ export interface operations {
                      *           "createdAt": "2026-01-15T10:00:00.000Z",
                      *           "updatedAt": "2026-01-15T10:00:00.000Z",
                      *           "types": [
-                     *             "b2a7d8c9-0b1f-4a2b-8c3d-5e6f7a8b9c0d"
+                     *             "a16d88b8-af06-49f7-bedf-73e9e9ab2863"
                      *           ],
                      *           "declarant": {
                      *             "firstName": "Erika",
@@ -5958,7 +5960,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "types": [
-                 *         "b2a7d8c9-0b1f-4a2b-8c3d-5e6f7a8b9c0d"
+                 *         "a16d88b8-af06-49f7-bedf-73e9e9ab2863"
                  *       ],
                  *       "declarant": {
                  *         "firstName": "Erika",
@@ -6024,7 +6026,7 @@ export interface operations {
                      *       "createdAt": "2026-01-15T10:00:00.000Z",
                      *       "updatedAt": "2026-01-15T10:00:00.000Z",
                      *       "types": [
-                     *         "b2a7d8c9-0b1f-4a2b-8c3d-5e6f7a8b9c0d"
+                     *         "a16d88b8-af06-49f7-bedf-73e9e9ab2863"
                      *       ],
                      *       "declarant": {
                      *         "firstName": "Erika",
@@ -6073,7 +6075,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "types": [
-                 *         "b2a7d8c9-0b1f-4a2b-8c3d-5e6f7a8b9c0d"
+                 *         "a16d88b8-af06-49f7-bedf-73e9e9ab2863"
                  *       ],
                  *       "declarant": {
                  *         "firstName": "Erika",
@@ -6153,7 +6155,7 @@ export interface operations {
                      *           "id": "c3b8e9d0-1c2a-4b3c-9d4e-6f7a8b9c0d1e",
                      *           "createdAt": "2026-01-15T10:05:00.000Z",
                      *           "updatedAt": "2026-01-15T10:05:00.000Z",
-                     *           "typeId": "d4c9f0e1-2d3b-4c4d-8e5f-7a8b9c0d1e2f",
+                     *           "typeId": "7d15cf8e-bc1f-4806-81b6-d5fcffe57516",
                      *           "unNumber": "UN3481",
                      *           "properShippingName": "Lithium ion batteries contained in equipment",
                      *           "quantity": 0.5,
@@ -6184,7 +6186,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "typeId": "d4c9f0e1-2d3b-4c4d-8e5f-7a8b9c0d1e2f",
+                 *       "typeId": "7d15cf8e-bc1f-4806-81b6-d5fcffe57516",
                  *       "unNumber": "UN3481",
                  *       "properShippingName": "Lithium ion batteries contained in equipment",
                  *       "hazardClass": "9",
@@ -6239,7 +6241,7 @@ export interface operations {
                      *       "id": "c3b8e9d0-1c2a-4b3c-9d4e-6f7a8b9c0d1e",
                      *       "createdAt": "2026-01-15T10:05:00.000Z",
                      *       "updatedAt": "2026-01-15T10:05:00.000Z",
-                     *       "typeId": "d4c9f0e1-2d3b-4c4d-8e5f-7a8b9c0d1e2f",
+                     *       "typeId": "7d15cf8e-bc1f-4806-81b6-d5fcffe57516",
                      *       "unNumber": "UN3481",
                      *       "properShippingName": "Lithium ion batteries contained in equipment",
                      *       "hazardClass": "9",
@@ -6277,7 +6279,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "typeId": "d4c9f0e1-2d3b-4c4d-8e5f-7a8b9c0d1e2f",
+                 *       "typeId": "7d15cf8e-bc1f-4806-81b6-d5fcffe57516",
                  *       "unNumber": "UN3481",
                  *       "properShippingName": "Lithium ion batteries contained in equipment",
                  *       "quantity": 0.8,
@@ -7440,7 +7442,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "4e6a8c0e-2b4d-4f6a-8c0e-2b4d6f8a0c2e",
-                     *       "carrierId": "6b8d0f2a-4c6e-4a8b-9d0f-2a4c6e8a0b2d",
+                     *       "carrierId": "eee18fc5-5ad3-419c-add5-746d9324aa68",
                      *       "name": "Kiosk am Markt",
                      *       "type": "PARCEL_SHOP",
                      *       "address": {
@@ -7493,7 +7495,7 @@ export interface operations {
                  * @example {
                  *       "postalCode": "10115",
                  *       "countryCode": "DE",
-                 *       "carrierId": "6b8d0f2a-4c6e-4a8b-9d0f-2a4c6e8a0b2d",
+                 *       "carrierId": "eee18fc5-5ad3-419c-add5-746d9324aa68",
                  *       "limit": 5
                  *     }
                  */
@@ -7517,7 +7519,7 @@ export interface operations {
                      *       "items": [
                      *         {
                      *           "id": "4e6a8c0e-2b4d-4f6a-8c0e-2b4d6f8a0c2e",
-                     *           "carrierId": "6b8d0f2a-4c6e-4a8b-9d0f-2a4c6e8a0b2d",
+                     *           "carrierId": "eee18fc5-5ad3-419c-add5-746d9324aa68",
                      *           "name": "Kiosk am Markt",
                      *           "type": "PARCEL_SHOP",
                      *           "address": {
@@ -7598,7 +7600,7 @@ export interface operations {
                      *           "createdAt": "2026-01-15T11:00:00.000Z",
                      *           "updatedAt": "2026-01-16T07:45:00.000Z",
                      *           "trackingNumber": "00340434161234567890",
-                     *           "carrierId": "6b8d0f2a-4c6e-4a8b-9d0f-2a4c6e8a0b2d",
+                     *           "carrierId": "eee18fc5-5ad3-419c-add5-746d9324aa68",
                      *           "shipmentBookingId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                      *           "status": "IN_TRANSIT",
                      *           "estimatedDeliveryAt": "2026-01-17T12:00:00.000Z",
@@ -7641,8 +7643,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "trackingNumber": "00340434161234567890",
-                 *       "carrierId": "6b8d0f2a-4c6e-4a8b-9d0f-2a4c6e8a0b2d"
+                 *       "trackingNumber": "340455640216",
+                 *       "carrierId": "b7d5826f-5c81-4b7d-9b9b-1295b178a3f5"
                  *     }
                  */
                 "application/json": components["schemas"]["TrackerRequest"];
@@ -7687,7 +7689,7 @@ export interface operations {
                      *       "createdAt": "2026-01-15T11:00:00.000Z",
                      *       "updatedAt": "2026-01-17T10:12:00.000Z",
                      *       "trackingNumber": "00340434161234567890",
-                     *       "carrierId": "6b8d0f2a-4c6e-4a8b-9d0f-2a4c6e8a0b2d",
+                     *       "carrierId": "eee18fc5-5ad3-419c-add5-746d9324aa68",
                      *       "shipmentBookingId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                      *       "parcelId": "0e2a4c6e-8a0c-4e2a-9c6e-8a0c2e4a6c8e",
                      *       "status": "DELIVERED",
@@ -8258,7 +8260,7 @@ export interface operations {
                      *           "id": "7f9b1d3f-5b7d-4f9b-8d3f-5b7d9f1b3d5f",
                      *           "deliveryOptionId": "9d1f3b5d-7f9b-4d1f-8b5d-7f9b1d3f5b7d",
                      *           "serviceDefinitionId": "2c4e6a8c-0e2a-4c4e-9a8c-0e2a4c6e8a0c",
-                     *           "carrierId": "6b8d0f2a-4c6e-4a8b-9d0f-2a4c6e8a0b2d",
+                     *           "carrierId": "eee18fc5-5ad3-419c-add5-746d9324aa68",
                      *           "serviceId": "8c0e2a4c-6e8a-4c0e-9a4c-6e8a0c2e4a6c",
                      *           "name": "Standard DACH",
                      *           "price": {
@@ -8343,7 +8345,7 @@ export interface operations {
                      *           "id": "7f9b1d3f-5b7d-4f9b-8d3f-5b7d9f1b3d5f",
                      *           "deliveryOptionId": "9d1f3b5d-7f9b-4d1f-8b5d-7f9b1d3f5b7d",
                      *           "serviceDefinitionId": "2c4e6a8c-0e2a-4c4e-9a8c-0e2a4c6e8a0c",
-                     *           "carrierId": "6b8d0f2a-4c6e-4a8b-9d0f-2a4c6e8a0b2d",
+                     *           "carrierId": "eee18fc5-5ad3-419c-add5-746d9324aa68",
                      *           "serviceId": "8c0e2a4c-6e8a-4c0e-9a4c-6e8a0c2e4a6c",
                      *           "name": "Standard DACH",
                      *           "price": {
@@ -8402,7 +8404,7 @@ export interface operations {
                      *           "id": "7f9b1d3f-5b7d-4f9b-8d3f-5b7d9f1b3d5f",
                      *           "deliveryOptionId": "9d1f3b5d-7f9b-4d1f-8b5d-7f9b1d3f5b7d",
                      *           "serviceDefinitionId": "2c4e6a8c-0e2a-4c4e-9a8c-0e2a4c6e8a0c",
-                     *           "carrierId": "6b8d0f2a-4c6e-4a8b-9d0f-2a4c6e8a0b2d",
+                     *           "carrierId": "eee18fc5-5ad3-419c-add5-746d9324aa68",
                      *           "serviceId": "8c0e2a4c-6e8a-4c0e-9a4c-6e8a0c2e4a6c",
                      *           "name": "Standard DACH",
                      *           "price": {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createAjv } from './compiled-contract.js';
-import { WEBHOOK_URL } from './formats.js';
+import { WEBHOOK_URL, EMAIL } from './formats.js';
 
 describe('format webhook-url', () => {
   it.each([
@@ -47,5 +47,14 @@ describe('format webhook-url', () => {
     new Function('module', 'exports', 'require', code)(module, module.exports, () => ({}));
     expect(module.exports.default('http://127.0.0.1:99999/x')).toBe(false);
     expect(module.exports.default('http://127.0.0.1:9999/x')).toBe(true);
+  });
+});
+
+describe('email (RFC 5321 Mailbox, as format: email means)', () => {
+  it.each(['erika@example.com', 'a@com', 'first.last+tag@sub.example.co.uk', '"john doe"@example.com', 'x@[192.0.2.1]'])('accepts %s', (email) => {
+    expect(EMAIL.test(email)).toBe(true);
+  });
+  it.each(['not-an-email', 'a@', '@example.com', 'a b@example.com', 'a..b@example.com', '.a@example.com', 'a@-b.com', 'a@b..com'])('refuses %s', (email) => {
+    expect(EMAIL.test(email)).toBe(false);
   });
 });

@@ -45,6 +45,11 @@ describe('contract gate: requests', () => {
     expect(gate.requestProblem(checked)).toBeUndefined();
   });
 
+  it('takes an email address as RFC 5321 (and format: email) allow it, a dotless domain too', () => {
+    expect(gate.checkRequest(createAddress, input({ ...address, email: 'a@com' })).violations).toEqual([]);
+    expect(gate.checkRequest(createAddress, input({ ...address, email: 'not-an-email' })).violations).toEqual([{ field: 'body/email', message: 'must be a valid email' }]);
+  });
+
   it('names every failing field and answers validation-error', () => {
     const checked = gate.checkRequest(createAddress, input({ name: 'Erika', countryCode: 'de' }));
     expect(checked.violations).toEqual(expect.arrayContaining([{ field: 'body/street', message: 'is required' }]));

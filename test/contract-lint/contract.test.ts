@@ -103,6 +103,9 @@ describe('contract/openapi.yaml', () => {
       if (isObject && schema.additionalProperties === undefined && schema.unevaluatedProperties === undefined) open.push(at);
       for (const [key, value] of Object.entries<any>(schema)) {
         if (key === 'example' || key === 'examples') continue;
+        // if/then/else only condition properties the enclosing schema declares (and closes);
+        // a closed `then` would refuse every other property.
+        if ((key === 'if' || key === 'then' || key === 'else') && isObject) continue;
         // keywords whose value is a map of name → schema, not a schema
         if (key === 'properties' || key === 'patternProperties' || key === '$defs' || key === 'dependentSchemas') {
           for (const [name, inner] of Object.entries(value ?? {})) visit(inner, `${at}/${key}/${name}`);
@@ -154,5 +157,24 @@ describe('problem type registry', () => {
 
   it('documents the type URI base in DECISIONS.md', () => {
     expect(decisions).toContain(PROBLEM_BASE_URI.replace(/\/$/, ''));
+  });
+});
+
+describe('contract hygiene for other tools', () => {
+  it('declares every tag its operations use, and uses every tag it declares', () => {
+    const declared = (document.tags as { name: string }[]).map((t) => t.name);
+    const used = new Set(contract.operations.flatMap((op) => op.tags));
+    expect([...used].filter((t) => !declared.includes(t))).toEqual([]);
+    expect(declared.filter((t) => !used.has(t))).toEqual([]);
+  });
+
+  it('quotes every time, date and version-like value (YAML 1.1 parsers read them as numbers or timestamps)', () => {
+    const text = readFileSync(DEFAULT_CONTRACT_PATH, 'utf8');
+    const bare = text
+      .split('\n')
+      .map((line, i) => [i + 1, line] as const)
+      .filter(([, line]) => /^\s+(?:- )?(?:[\w-]+: |- )(?:\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}(?::\d{2})?|\d+\.\d+\.\d+)\s*$/.test(line))
+      .map(([n, line]) => `${n}: ${line.trim()}`);
+    expect(bare).toEqual([]);
   });
 });

@@ -31,9 +31,10 @@ function servesRoute(service: ServiceEntry, route: RouteQuery): boolean {
   return true;
 }
 
-function routeUnsupported(what: string, route: RouteQuery): ProblemError {
+/** `refusal` ends in the verb: "Royal Mail Tracked 24 does not serve", "No service of Royal Mail serves". */
+function routeUnsupported(refusal: string, route: RouteQuery): ProblemError {
   const described = `${route.from ?? 'any country'} → ${route.to ?? 'any country'}`;
-  const message = `${what} does not serve the route ${described}`;
+  const message = `${refusal} the route ${described}`;
   const violations: Violation[] = [];
   if (route.from) violations.push({ field: 'query/route_from', message });
   if (route.to) violations.push({ field: 'query/route_to', message });
@@ -95,7 +96,7 @@ export function createCatalogueService(core: Pick<DomainDeps, 'catalogue'>) {
     },
     getCarrier(id: string, route: RouteQuery): Carrier {
       const carrier = carrierEntry(id);
-      if (routeGiven(route) && !carrierServesRoute(carrier, route)) throw routeUnsupported(`No service of ${carrier.view.name}`, route);
+      if (routeGiven(route) && !carrierServesRoute(carrier, route)) throw routeUnsupported(`No service of ${carrier.view.name} serves`, route);
       return carrier.view;
     },
     listServices,
@@ -106,7 +107,7 @@ export function createCatalogueService(core: Pick<DomainDeps, 'catalogue'>) {
     },
     getService(id: string, route: RouteQuery): Service {
       const service = serviceEntry(id);
-      if (routeGiven(route) && !servesRoute(service, route)) throw routeUnsupported(service.view.name, route);
+      if (routeGiven(route) && !servesRoute(service, route)) throw routeUnsupported(`${service.view.name} does not serve`, route);
       return service.view;
     },
     /** Spec: "returns whether the route is supported, plus the dutiable and domestic flags of the matched route entry". */
