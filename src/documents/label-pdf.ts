@@ -1,57 +1,43 @@
 import { barcodePng } from './barcode.js';
-import { labelBlocks } from './label-content.js';
+import { LABEL_GRID, TEXT_WIDTH, labelLayout } from './label-layout.js';
 import type { LabelContent, LabelSize, RenderedDocument } from './model.js';
 import { PAGE_SIZES, createPdf, drawSpecimenWatermark } from './pdf.js';
-import { toWinAnsi, truncate } from './text.js';
-
-// The layout is drawn on a 288 × 432 pt grid (a 4×6 in label) and scaled to the page size.
-const BASE_WIDTH = 288;
-const BASE_HEIGHT = 432;
+import { toWinAnsi } from './text.js';
 
 /**
- * A shipping label as a one-page PDF: carrier, service, sender, receiver, parcel details and
- * the tracking number as a Code 128 barcode (PNG from bwip-js) with its text below.
+ * A shipping label as a one-page PDF: the label layout (label-layout.ts) drawn with Helvetica,
+ * the barcode as a Code 128 PNG from bwip-js, scaled to the page; a SPECIMEN watermark on top.
  * @example renderPdfLabel(content, 'A6', clock.nowIso()).bytes.subarray(0, 5).toString() // '%PDF-'
  */
 export function renderPdfLabel(content: LabelContent, size: LabelSize, createdAt: string): RenderedDocument {
   const [pageWidth, pageHeight] = PAGE_SIZES[size];
   const { doc, finish } = createPdf({ size: [pageWidth, pageHeight], createdAt, title: `Label ${content.trackingNumber}` });
-  const s = Math.min(pageWidth / BASE_WIDTH, pageHeight / BASE_HEIGHT);
-  const left = (pageWidth - BASE_WIDTH * s) / 2;
+  const s = Math.min(pageWidth / LABEL_GRID.width, pageHeight / LABEL_GRID.height);
+  const left = (pageWidth - LABEL_GRID.width * s) / 2;
   const x = (u: number) => left + u * s;
   const y = (u: number) => u * s;
-  const blocks = labelBlocks(content, createdAt);
-  const innerWidth = (BASE_WIDTH - 24) * s;
+  const layout = labelLayout(content, createdAt);
 
-  const text = (value: string, ux: number, uy: number, font: string, size: number, options: PDFKit.Mixins.TextOptions = {}) =>
-    doc.font(font).fontSize(size * s).text(toWinAnsi(value), x(ux), y(uy), { lineBreak: false, ...options });
-  const rule = (uy: number) => doc.moveTo(x(12), y(uy)).lineTo(x(BASE_WIDTH - 12), y(uy)).lineWidth(1.2 * s).stroke();
-
-  doc.rect(x(4), y(4), (BASE_WIDTH - 8) * s, (BASE_HEIGHT - 8) * s).lineWidth(1.5 * s).stroke();
-  text(truncate(blocks.carrier, 22), 12, 14, 'Helvetica-Bold', 18);
-  text(truncate(blocks.service, 30), 12, 14, 'Helvetica', 9, { width: innerWidth, align: 'right' });
-  rule(40);
-
-  text('FROM', 12, 46, 'Helvetica-Bold', 7);
-  blocks.from.slice(0, 5).forEach((line, i) => text(truncate(line, 60), 12, 55 + i * 9.5, 'Helvetica', 8));
-  rule(106);
-
-  text('TO', 12, 112, 'Helvetica-Bold', 8);
-  blocks.to.slice(0, 7).forEach((line, i) =>
-    text(truncate(line, 34), 12, 122 + i * 14, i === 0 ? 'Helvetica-Bold' : 'Helvetica', i === 0 ? 13 : 12),
-  );
-  rule(224);
-
-  blocks.details.slice(0, 6).forEach((line, i) => text(truncate(line, 28), i % 2 === 0 ? 12 : 148, 231 + Math.floor(i / 2) * 12, 'Helvetica', 8.5));
-  rule(270);
-
-  const barcode = barcodePng(blocks.trackingNumber, { moduleWidth: 2, height: 120, quietZone: 10 });
-  doc.image(barcode, x(12), y(278), { width: innerWidth, height: 78 * s });
-  text(blocks.trackingNumber, 12, 362, 'Helvetica-Bold', 13, { width: innerWidth, align: 'center' });
-  rule(384);
-  text(blocks.footer, 12, 392, 'Helvetica', 6.5, { width: innerWidth, align: 'center' });
-
-  if (content.specimen) drawSpecimenWatermark(doc, pageWidth, pageHeight);
+  for (const element of layout.elements) {
+    switch (element.kind) {
+      case 'frame':
+        doc.rect(x(element.x), y(element.y), element.width * s, element.height * s).lineWidth(element.weight * s).stroke();
+        break;
+      case 'rule':
+        doc.moveTo(x(12), y(element.y)).lineTo(x(12 + TEXT_WIDTH), y(element.y)).lineWidth(1.2 * s).stroke();
+        break;
+      case 'text':
+        doc
+          .font(element.bold ? 'Helvetica-Bold' : 'Helvetica')
+          .fontSize(element.size * s)
+          .text(toWinAnsi(element.text), x(element.x), y(element.y), { lineBreak: false, ...(element.align ? { width: TEXT_WIDTH * s, align: element.align } : {}) });
+        break;
+      case 'barcode':
+        doc.image(barcodePng(element.value, { moduleWidth: 2, height: 120, quietZone: 10 }), x(element.x), y(element.y), { width: element.width * s, height: element.height * s });
+        break;
+    }
+  }
+  if (layout.specimen) drawSpecimenWatermark(doc, pageWidth, pageHeight);
   const { bytes, pages } = finish();
   return { bytes, pages, contentType: 'PDF', mediaType: 'application/pdf', extension: 'pdf' };
 }
