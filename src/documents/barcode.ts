@@ -37,6 +37,8 @@ export interface Bitmap {
   width: number;
   height: number;
   data: Buffer;
+  /** Bytes per pixel: 1 grayscale (the default), 4 RGBA. */
+  channels?: 1 | 4;
 }
 
 /**
@@ -59,20 +61,24 @@ export function barcodeBitmap(text: string, options: BarcodeImageOptions): Bitma
 }
 
 /**
- * Encodes a grayscale bitmap as an 8-bit grayscale PNG, synchronously and deterministically.
- * Written here rather than with pngjs: its pure-JS row filtering cost ~4x the time of a plain
- * zlib pass, and labels (mostly flat white) compress well without filters.
+ * The one PNG encoder of the mock (labels, barcodes in PDFs, carrier logos): an 8-bit grayscale
+ * or RGBA PNG, synchronously and deterministically, with the resolution in a pHYs chunk.
+ * Written here rather than with pngjs: pngjs writes no pHYs (a label's dpi), and its pure-JS row
+ * filtering cost ~4x the time of a plain zlib pass; labels (mostly flat white) compress well
+ * without filters.
  */
 export function encodePng(bitmap: Bitmap, dpi?: number): Buffer {
   const { width, height, data } = bitmap;
-  const raw = Buffer.alloc((width + 1) * height);
+  const channels = bitmap.channels ?? 1;
+  const rowBytes = width * channels;
+  const raw = Buffer.alloc((rowBytes + 1) * height);
   // Each scanline: filter type 0 (none), then the row's pixels.
-  for (let y = 0; y < height; y++) data.copy(raw, y * (width + 1) + 1, y * width, (y + 1) * width);
+  for (let y = 0; y < height; y++) data.copy(raw, y * (rowBytes + 1) + 1, y * rowBytes, (y + 1) * rowBytes);
   const header = Buffer.alloc(13);
   header.writeUInt32BE(width, 0);
   header.writeUInt32BE(height, 4);
   header.writeUInt8(8, 8); // bit depth
-  header.writeUInt8(0, 9); // colour type 0: grayscale
+  header.writeUInt8(channels === 4 ? 6 : 0, 9); // colour type 6: RGBA, 0: grayscale
   const chunks = [PNG_SIGNATURE, chunk('IHDR', header)];
   if (dpi) {
     const physical = Buffer.alloc(9);

@@ -5,7 +5,7 @@ const requireFromHere = createRequire(import.meta.url);
 /**
  * A module loaded on first use instead of at start. Start-up must stay well under a second,
  * and most runs never render a PDF, draw a logo, generate a certificate or compile a contract:
- * their libraries (pdfkit, bwip-js, pngjs, selfsigned, Ajv's compiler, the YAML parser, faker)
+ * their libraries (pdfkit, bwip-js, selfsigned, Ajv's compiler, the YAML parser, faker)
  * would otherwise cost hundreds of milliseconds of import time at every start. Uses require(),
  * which loads ES modules too on Node >= 20.19.
  *
