@@ -1,3 +1,8 @@
+import type { components } from '../../client/schema.js';
+
+/** Contract types (src/client/schema.ts, generated from contract/openapi.yaml); below them what only the mock stores. */
+type Schemas = components['schemas'];
+
 /** Account: the isolation unit of the spec ("Accounts" section). Fields: contract AccountRequest / AccountResponse. */
 export type AccountType = 'NORMAL' | 'SHARED';
 export type PersistenceType = 'PERMANENT' | 'TEMPORARY';
@@ -17,16 +22,7 @@ export interface AccountContact {
   phone: string;
 }
 
-export interface AccountInput {
-  alias?: string;
-  company: AccountCompany;
-  contact: AccountContact;
-  enabled?: boolean;
-  meta?: Record<string, string>;
-  persistence?: { type: PersistenceType };
-  sources?: string[];
-  type?: AccountType;
-}
+export type AccountInput = Schemas['AccountRequest'];
 
 export interface Account {
   id: string;

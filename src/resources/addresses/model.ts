@@ -1,20 +1,9 @@
-/** Address: role-neutral and reusable (spec, "What the service does"). Fields: contract AddressRequest. */
-export interface AddressInput {
-  name: string;
-  companyName?: string;
-  street: string;
-  street2?: string;
-  city: string;
-  postalCode: string;
-  stateCode?: string;
-  countryCode: string;
-  email?: string;
-  phone?: string;
-  reference?: string;
-}
+import type { components } from '../../client/schema.js';
 
-export interface Address extends AddressInput {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-}
+/** Contract types (src/client/schema.ts, generated from contract/openapi.yaml); below them what only the mock stores. */
+type Schemas = components['schemas'];
+
+/** Address: role-neutral and reusable (spec, "What the service does"). Fields: contract AddressRequest. */
+export type AddressInput = Schemas['AddressRequest'];
+
+export type Address = Schemas['Address'];

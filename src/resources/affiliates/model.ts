@@ -1,17 +1,12 @@
-/** Affiliate configuration (spec: "PUT /v1/affiliates/{affiliate-id}"). Fields: contract AffiliateConfig. */
-export interface AffiliateConfigInput {
-  billingGracePeriodDays?: number;
-  checkoutUrlSuccess?: string;
-  checkoutUrlFailure?: string;
-}
+import type { components } from '../../client/schema.js';
 
-export interface AffiliateConfig {
-  id: string;
-  billingGracePeriodDays: number;
-  checkoutUrlSuccess?: string;
-  checkoutUrlFailure?: string;
-  updatedAt: string;
-}
+/** Contract types (src/client/schema.ts, generated from contract/openapi.yaml); below them what only the mock stores. */
+type Schemas = components['schemas'];
+
+/** Affiliate configuration (spec: "PUT /v1/affiliates/{affiliate-id}"). Fields: contract AffiliateConfig. */
+export type AffiliateConfigInput = Schemas['ReplaceAffiliateConfigRequest'];
+
+export type AffiliateConfig = Schemas['AffiliateConfig'];
 
 /** Service defaults an omitted field falls back to (contract/DECISIONS.md, "Affiliate service defaults"). */
 export const AFFILIATE_DEFAULTS = { billingGracePeriodDays: 14 } as const;

@@ -1,36 +1,18 @@
+import type { components } from '../../client/schema.js';
 import type { Setting } from '../shared/settings.js';
+
+type Schemas = components['schemas'];
 
 export type CarrierMode = 'STAGING' | 'PRODUCTION';
 
 /** contract: CarrierDefinitionRequest (v0 and v1 share it). */
-export interface CarrierDefinitionInput {
-  carrierId: string;
-  name: string;
-  group?: string;
-  /** Omitted or '' means STAGING (the published pattern accepts the empty string). */
-  mode?: CarrierMode | '';
-  settings?: Setting[];
-}
+export type CarrierDefinitionInput = Schemas['CarrierDefinitionRequest'];
 
 /** contract: CarrierDefinition; `mode` is always the effective mode. */
-export interface CarrierDefinition {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  carrierId: string;
-  name: string;
-  group?: string;
-  mode: CarrierMode;
-  settings?: Setting[];
-}
+export type CarrierDefinition = Schemas['CarrierDefinition'];
 
 /** contract: CarrierDefinitionPage (the v0 list envelope). */
-export interface CarrierDefinitionPage {
-  currentPage: number;
-  items: CarrierDefinition[];
-  pageSize: number;
-  totalPages: number;
-}
+export type CarrierDefinitionPage = Schemas['CarrierDefinitionPage'];
 
 /** Spec, Carrier Definition mode: "(none) | create | mode omitted | STAGING". */
 export function effectiveMode(mode: CarrierDefinitionInput['mode']): CarrierMode {

@@ -1,20 +1,10 @@
+import type { components } from '../../client/schema.js';
+
+/** Contract types (src/client/schema.ts, generated from contract/openapi.yaml); below them what only the mock stores. */
+type Schemas = components['schemas'];
+
 /** contract: DangerousGoodsDeclarationRequest (contract/DECISIONS.md "Dangerous Goods Declaration path and fields"). */
-export interface DangerousGoodsDeclarationInput {
-  /** A Dangerous Goods Declaration Type of the carrier catalogue. */
-  typeId: string;
-  unNumber: string;
-  properShippingName: string;
-  hazardClass?: string;
-  packingGroup?: 'I' | 'II' | 'III';
-  quantity: number;
-  quantityUnit: 'KG' | 'L' | 'G' | 'ML';
-  parcelId?: string;
-  emergencyContact?: { name: string; phone: string };
-}
+export type DangerousGoodsDeclarationInput = Schemas['DangerousGoodsDeclarationRequest'];
 
 /** contract: DangerousGoodsDeclaration */
-export interface DangerousGoodsDeclaration extends DangerousGoodsDeclarationInput {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-}
+export type DangerousGoodsDeclaration = Schemas['DangerousGoodsDeclaration'];

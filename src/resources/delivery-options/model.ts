@@ -1,26 +1,13 @@
+import type { components } from '../../client/schema.js';
 import type { Money } from '../parcels/model.js';
 
+type Schemas = components['schemas'];
+
 /** contract: PriceRule — applies to parcels up to maxWeightKg. */
-export interface PriceRule {
-  maxWeightKg: number;
-  price: Money;
-}
+export type PriceRule = Schemas['PriceRule'];
 
 /** contract: DeliveryOptionRequest (contract/DECISIONS.md "Delivery Option fields and level"). */
-export interface DeliveryOptionInput {
-  name: string;
-  serviceDefinitionId: string;
-  zoneIds: string[];
-  active?: boolean;
-  priceRules: PriceRule[];
-  deliveryDaysMin?: number;
-  deliveryDaysMax?: number;
-}
+export type DeliveryOptionInput = Schemas['DeliveryOptionRequest'];
 
 /** contract: DeliveryOption — active filled in, priceRules ascending by weight. */
-export interface DeliveryOption extends Omit<DeliveryOptionInput, 'active'> {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  active: boolean;
-}
+export type DeliveryOption = Schemas['DeliveryOption'];

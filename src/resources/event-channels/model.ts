@@ -1,5 +1,8 @@
 import type { components } from '../../client/schema.js';
+
+/** Contract types (src/client/schema.ts, generated from contract/openapi.yaml); below them what only the mock stores. */
 type Schemas = components['schemas'];
+
 
 /** Event Channel (spec: "name, topics, webhook"): the contract's types; nothing is stored beyond them. */
 export type WebhookInput = Schemas['Webhook'];

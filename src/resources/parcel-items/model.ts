@@ -1,21 +1,10 @@
+import type { components } from '../../client/schema.js';
 import type { Money } from '../parcels/model.js';
 
+type Schemas = components['schemas'];
+
 /** contract: ParcelItemRequest (contract/DECISIONS.md "Parcel Item fields"). */
-export interface ParcelItemInput {
-  parcelId: string;
-  description: string;
-  quantity: number;
-  /** In the weightUnit of the parent Parcel. */
-  unitWeight?: number;
-  unitValue?: Money;
-  hsCode?: string;
-  originCountryCode?: string;
-  sku?: string;
-}
+export type ParcelItemInput = Schemas['ParcelItemRequest'];
 
 /** contract: ParcelItem */
-export interface ParcelItem extends ParcelItemInput {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-}
+export type ParcelItem = Schemas['ParcelItem'];

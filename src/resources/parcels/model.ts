@@ -1,38 +1,19 @@
+import type { components } from '../../client/schema.js';
+
+/** Contract types (src/client/schema.ts, generated from contract/openapi.yaml); below them what only the mock stores. */
+type Schemas = components['schemas'];
+
 /** contract: Dimensions */
-export interface Dimensions {
-  length: number;
-  width: number;
-  height: number;
-  unit: 'CM' | 'IN';
-}
+export type Dimensions = Schemas['Dimensions'];
 
 /** contract: Money */
-export interface Money {
-  amount: number;
-  currency: string;
-}
+export type Money = Schemas['Money'];
 
 /** contract: ParcelRequest (contract/DECISIONS.md "Parcel fields"). */
-export interface ParcelInput {
-  weight: number;
-  weightUnit?: 'KG' | 'LB';
-  dimensions?: Dimensions;
-  packingTypeId?: string;
-  reference?: string;
-  description?: string;
-  value?: Money;
-}
+export type ParcelInput = Schemas['ParcelRequest'];
 
 /** contract: Parcel. itemIds, shipmentBookingId and trackingNumber are server-maintained. */
-export interface Parcel extends Omit<ParcelInput, 'weightUnit'> {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  weightUnit: 'KG' | 'LB';
-  itemIds?: string[];
-  shipmentBookingId?: string;
-  trackingNumber?: string;
-}
+export type Parcel = Schemas['Parcel'];
 
 /** What a booking records on each parcel it uses. */
 export interface ParcelBooking {

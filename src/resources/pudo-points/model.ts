@@ -1,3 +1,8 @@
+import type { components } from '../../client/schema.js';
+
+/** Contract types (src/client/schema.ts, generated from contract/openapi.yaml); below them what only the mock stores. */
+type Schemas = components['schemas'];
+
 /** contract: PudoOpeningHours */
 export interface OpeningHours {
   dayOfWeek: 'MONDAY' | 'TUESDAY' | 'WEDNESDAY' | 'THURSDAY' | 'FRIDAY' | 'SATURDAY' | 'SUNDAY';
@@ -9,34 +14,13 @@ export type PudoPointType = 'PARCEL_SHOP' | 'LOCKER' | 'POST_OFFICE';
 export type PudoService = 'DROP_OFF' | 'PICKUP' | 'RETURNS';
 
 /** contract: PudoPoint (without distanceMeters, which only query results carry). */
-export interface PudoPoint {
-  id: string;
-  carrierId: string;
-  name: string;
-  type: PudoPointType;
-  address: { street: string; city: string; postalCode: string; countryCode: string };
-  latitude: number;
-  longitude: number;
-  openingHours: OpeningHours[];
-  services: PudoService[];
-}
+export type PudoPoint = Schemas['PudoPoint'];
 
 /** contract: PudoPointQuery */
-export interface PudoPointQueryInput {
-  addressId?: string;
-  postalCode?: string;
-  countryCode?: string;
-  carrierId?: string;
-  limit?: number;
-  latitude?: number;
-  longitude?: number;
-}
+export type PudoPointQueryInput = Schemas['PudoPointQuery'];
 
 /** contract: PudoPointQueryResult */
-export interface PudoPointQueryResult {
-  queryId: string;
-  items: (PudoPoint & { distanceMeters: number })[];
-}
+export type PudoPointQueryResult = Schemas['PudoPointQueryResult'];
 
 /** The carrier data point generation needs (a narrow view of the catalogue's Carrier). */
 export interface PudoCarrier {

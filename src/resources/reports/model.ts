@@ -1,21 +1,13 @@
+import type { components } from '../../client/schema.js';
 import type { UsageLine } from '../../billing/model.js';
 
+type Schemas = components['schemas'];
+
 /** contract: UsageReportAccount */
-export interface UsageReportAccount {
-  accountId: string;
-  usage: UsageLine[];
-}
+export type UsageReportAccount = Schemas['UsageReportAccount'];
 
 /** contract: UsageReport (contract/DECISIONS.md "Reports path, level and period"). */
-export interface UsageReport {
-  periodFrom: string;
-  periodTo: string;
-  level: 'ACCOUNT' | 'COMPANY';
-  companyId: string;
-  accountId?: string;
-  usage: UsageLine[];
-  accounts?: UsageReportAccount[];
-}
+export type UsageReport = Schemas['UsageReport'];
 
 /** Query period_from (inclusive) / period_to (exclusive), ISO timestamps. */
 export interface ReportPeriodInput {

@@ -1,25 +1,10 @@
+import type { components } from '../../client/schema.js';
 import type { Setting } from '../shared/settings.js';
 
+type Schemas = components['schemas'];
+
 /** contract: ServiceDefinitionRequest */
-export interface ServiceDefinitionInput {
-  carrierDefinitionId: string;
-  serviceId: string;
-  name: string;
-  active?: boolean;
-  settings?: Setting[];
-  defaultPackingTypeId?: string;
-}
+export type ServiceDefinitionInput = Schemas['ServiceDefinitionRequest'];
 
 /** contract: ServiceDefinition; carrierId is derived from the Carrier Definition. */
-export interface ServiceDefinition {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  carrierDefinitionId: string;
-  carrierId: string;
-  serviceId: string;
-  name: string;
-  active: boolean;
-  settings?: Setting[];
-  defaultPackingTypeId?: string;
-}
+export type ServiceDefinition = Schemas['ServiceDefinition'];

@@ -1,80 +1,30 @@
+import type { components } from '../../client/schema.js';
 import type { DocumentParty } from '../../documents/model.js';
 import type { AddressInput } from '../addresses/model.js';
 import type { CarrierDefinitionInput } from '../carrier-definitions/model.js';
 import type { CustomsDeclarationInput } from '../customs-declarations/model.js';
 import type { ParcelInput } from '../parcels/model.js';
 
+type Schemas = components['schemas'];
+
 export type PartyRole = 'SENDER' | 'RECEIVER' | 'RETURN' | 'PICKUP' | 'BILLING';
 
 /** contract: Party — an Address or (receivers only) a PUDO Point in a role. */
-export interface Party {
-  role: PartyRole;
-  entityType: 'ADDRESS' | 'PUDO';
-  id: string;
-}
+export type Party = Schemas['Party'];
 
 /** contract: ShipmentBookingRequest */
-export interface ShipmentBookingInput {
-  serviceDefinitionId: string;
-  shipmentChannelId: string;
-  parties: Party[];
-  parcelIds: string[];
-  customsDeclarationId?: string;
-  dangerousGoodsDeclarationIds?: string[];
-  shippingQuoteId?: string;
-  reference?: string;
-  shipDate?: string;
-}
+export type ShipmentBookingInput = Schemas['ShipmentBookingRequest'];
 
 /** contract: InlineShipmentBookingRequest */
-export interface InlineShipmentBookingInput {
-  shipmentChannelId?: string;
-  serviceDefinitionId?: string;
-  carrierDefinition?: CarrierDefinitionInput;
-  serviceDefinition?: { serviceId: string; name: string };
-  sender: AddressInput;
-  receiver?: AddressInput;
-  receiverPudoPointId?: string;
-  parcels: ParcelInput[];
-  customsDeclaration?: CustomsDeclarationInput;
-  reference?: string;
-  shipDate?: string;
-}
+export type InlineShipmentBookingInput = Schemas['InlineShipmentBookingRequest'];
 
 export type ShipmentBookingStatus = 'BOOKED' | 'FAILED' | 'CANCELLED' | 'DISPATCHED' | 'MANIFESTED';
 
 /** contract: BookedParcel */
-export interface BookedParcel {
-  parcelId: string;
-  trackingNumber?: string;
-  labelDocumentId?: string;
-}
+export type BookedParcel = Schemas['BookedParcel'];
 
 /** contract: ShipmentBooking (trackerIds is derived from the trackers when read). */
-export interface ShipmentBooking {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  status: ShipmentBookingStatus;
-  mode: 'STAGING' | 'PRODUCTION';
-  carrierId: string;
-  serviceId: string;
-  carrierDefinitionId: string;
-  serviceDefinitionId: string;
-  shipmentChannelId: string;
-  parties: Party[];
-  parcels: BookedParcel[];
-  trackingNumbers?: string[];
-  documentIds?: string[];
-  failureReason?: string;
-  customsDeclarationId?: string;
-  dangerousGoodsDeclarationIds?: string[];
-  shippingQuoteId?: string;
-  reference?: string;
-  shipDate?: string;
-  shipmentDispatchId?: string;
-  trackerIds?: string[];
-}
+export type ShipmentBooking = Schemas['ShipmentBooking'];
 
 /**
  * What the booking sent to the carrier, kept beside it: manifests print it and it must not

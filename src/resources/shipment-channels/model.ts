@@ -1,27 +1,16 @@
+import type { components } from '../../client/schema.js';
+
+/** Contract types (src/client/schema.ts, generated from contract/openapi.yaml); below them what only the mock stores. */
+type Schemas = components['schemas'];
+
 /** contract: DocumentRendering */
-export interface DocumentRendering {
-  labelFormat: 'PDF' | 'PNG' | 'ZPL';
-  labelSize: 'A4' | 'A6' | 'LABEL_4X6';
-  resolutionDpi?: 150 | 203 | 300 | 600;
-}
+export type DocumentRendering = Schemas['DocumentRendering'];
 
 /** contract: ShipmentChannelRequest */
-export interface ShipmentChannelInput {
-  name: string;
-  documentRendering: DocumentRendering;
-  units?: { weightUnit: 'KG' | 'LB'; dimensionUnit: 'CM' | 'IN' };
-  customs?: { currency?: string; incoterm?: 'DAP' | 'DDP' | 'EXW' | 'FCA' | 'CPT'; contentType?: 'SALE_OF_GOODS' | 'GIFT' | 'DOCUMENTS' | 'RETURNED_GOODS' | 'SAMPLE' };
-  default?: boolean;
-}
+export type ShipmentChannelInput = Schemas['ShipmentChannelRequest'];
 
 /** contract: ShipmentChannel */
-export interface ShipmentChannel extends Omit<ShipmentChannelInput, 'default'> {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  accountId: string;
-  default: boolean;
-}
+export type ShipmentChannel = Schemas['ShipmentChannel'];
 
 /**
  * The resolution documents are rendered at: the channel's, or 203 dpi for ZPL (thermal

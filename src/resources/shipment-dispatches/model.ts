@@ -1,19 +1,10 @@
+import type { components } from '../../client/schema.js';
+
+/** Contract types (src/client/schema.ts, generated from contract/openapi.yaml); below them what only the mock stores. */
+type Schemas = components['schemas'];
+
 /** contract: ShipmentDispatchRequest */
-export interface ShipmentDispatchInput {
-  carrierDefinitionId: string;
-  shipmentBookingIds: string[];
-  pickupDate: string;
-  pickupWindowFrom?: string;
-  pickupWindowTo?: string;
-  pickupAddressId?: string;
-  reference?: string;
-}
+export type ShipmentDispatchInput = Schemas['ShipmentDispatchRequest'];
 
 /** contract: ShipmentDispatch — OPEN until its manifest closes it. */
-export interface ShipmentDispatch extends ShipmentDispatchInput {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  status: 'OPEN' | 'CLOSED';
-  shipmentManifestId?: string;
-}
+export type ShipmentDispatch = Schemas['ShipmentDispatch'];

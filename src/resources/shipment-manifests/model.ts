@@ -1,15 +1,7 @@
+import type { components } from '../../client/schema.js';
+
+/** Contract types (src/client/schema.ts, generated from contract/openapi.yaml); below them what only the mock stores. */
+type Schemas = components['schemas'];
+
 /** contract: ShipmentManifest — the read-only record of a closed Shipment Dispatch. */
-export interface ShipmentManifest {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  shipmentDispatchId: string;
-  carrierDefinitionId: string;
-  carrierId: string;
-  shipmentBookingIds: string[];
-  parcelCount: number;
-  /** Sum of the parcel weights in kg (LB converted). */
-  totalWeightKg: number;
-  /** The MANIFEST Document (PDF). */
-  documentId: string;
-}
+export type ShipmentManifest = Schemas['ShipmentManifest'];

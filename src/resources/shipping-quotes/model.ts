@@ -1,40 +1,20 @@
+import type { components } from '../../client/schema.js';
 import type { AddressInput } from '../addresses/model.js';
 import type { Dimensions, Money } from '../parcels/model.js';
 
+type Schemas = components['schemas'];
+
 /** contract: QuoteParcel */
-export interface QuoteParcel {
-  weight: number;
-  weightUnit?: 'KG' | 'LB';
-  dimensions?: Dimensions;
-}
+export type QuoteParcel = Schemas['QuoteParcel'];
 
 /** contract: ShippingQuoteRequest */
-export interface ShippingQuoteInput {
-  senderAddressId: string;
-  receiverAddressId: string;
-  parcels: QuoteParcel[];
-}
+export type ShippingQuoteInput = Schemas['ShippingQuoteRequest'];
 
 /** contract: InlineShippingQuoteRequest — addresses embedded, not stored. */
-export interface InlineShippingQuoteInput {
-  sender: AddressInput;
-  receiver: AddressInput;
-  parcels: QuoteParcel[];
-}
+export type InlineShippingQuoteInput = Schemas['InlineShippingQuoteRequest'];
 
 /** contract: ShippingQuote */
-export interface ShippingQuote {
-  id: string;
-  deliveryOptionId: string;
-  serviceDefinitionId: string;
-  carrierId: string;
-  serviceId: string;
-  name: string;
-  price: Money;
-  deliveryDaysMin?: number;
-  deliveryDaysMax?: number;
-  expiresAt: string;
-}
+export type ShippingQuote = Schemas['ShippingQuote'];
 
 /** A stored batch; its id is the purchaseId. */
 export interface StoredQuoteBatch {
@@ -45,13 +25,7 @@ export interface StoredQuoteBatch {
 }
 
 /** contract: ShippingQuoteBatch — status computed on the clock at read time. */
-export interface ShippingQuoteBatch {
-  purchaseId: string;
-  status: 'VALID' | 'EXPIRED';
-  createdAt: string;
-  expiresAt: string;
-  quotes?: ShippingQuote[];
-}
+export type ShippingQuoteBatch = Schemas['ShippingQuoteBatch'];
 
 /** Index from a quote id to its batch, for bookings that name a shippingQuoteId. */
 export interface QuoteIndexEntry {

@@ -1,4 +1,7 @@
+import type { components } from '../../client/schema.js';
 import type { CarrierLocation } from '../../carriers/index.js';
+
+type Schemas = components['schemas'];
 
 /** contract: TrackerStatus */
 export type TrackerStatus = 'CREATED' | 'PICKED_UP' | 'IN_TRANSIT' | 'OUT_FOR_DELIVERY' | 'DELIVERED' | 'EXCEPTION' | 'RETURNED' | 'LOST';
@@ -7,34 +10,13 @@ export type TrackerStatus = 'CREATED' | 'PICKED_UP' | 'IN_TRANSIT' | 'OUT_FOR_DE
 export type TrackerOutcome = 'DELIVERED' | 'EXCEPTION' | 'RETURNED' | 'LOST';
 
 /** contract: TrackerEvent */
-export interface TrackerEvent {
-  status: TrackerStatus;
-  occurredAt: string;
-  description: string;
-  location?: string;
-}
+export type TrackerEvent = Schemas['TrackerEvent'];
 
 /** contract: TrackerRequest */
-export interface TrackerInput {
-  trackingNumber: string;
-  carrierId?: string;
-}
+export type TrackerInput = Schemas['TrackerRequest'];
 
 /** contract: Tracker */
-export interface Tracker {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  trackingNumber: string;
-  carrierId: string;
-  shipmentBookingId: string;
-  parcelId?: string;
-  status: TrackerStatus;
-  estimatedDeliveryAt?: string;
-  deliveredAt?: string;
-  /** The scans that have happened, oldest first; the last one's status is `status`. */
-  events: TrackerEvent[];
-}
+export type Tracker = Schemas['Tracker'];
 
 /** What the store keeps: the Tracker plus its whole planned journey (past and future scans). */
 export interface StoredTracker extends Tracker {

@@ -1,23 +1,16 @@
+import type { components } from '../../client/schema.js';
+
+/** Contract types (src/client/schema.ts, generated from contract/openapi.yaml); below them what only the mock stores. */
+type Schemas = components['schemas'];
+
 /** contract: PostalCodeRange (inclusive bounds). */
-export interface PostalCodeRange {
-  countryCode: string;
-  from: string;
-  to: string;
-}
+export type PostalCodeRange = Schemas['PostalCodeRange'];
 
 /** contract: ZoneRequest (contract/DECISIONS.md "Zone fields and level"). */
-export interface ZoneInput {
-  name: string;
-  countryCodes: string[];
-  postalCodeRanges?: PostalCodeRange[];
-}
+export type ZoneInput = Schemas['ZoneRequest'];
 
 /** contract: Zone */
-export interface Zone extends ZoneInput {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-}
+export type Zone = Schemas['Zone'];
 
 /** A destination tested against zones. */
 export interface Destination {
