@@ -41,7 +41,7 @@ const HANDLED = new Set([
   '$ref', 'type', 'const', 'enum', 'allOf', 'anyOf', 'oneOf', 'minLength', 'maxLength', 'pattern', 'format',
   'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'items', 'prefixItems', 'minItems',
   'maxItems', 'uniqueItems', 'properties', 'required', 'additionalProperties', 'propertyNames', 'minProperties',
-  'maxProperties', 'dependentRequired',
+  'maxProperties', 'dependentRequired', 'if', 'then', 'else',
 ]);
 
 const INT32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
@@ -103,6 +103,15 @@ export function schemaArbitrary(root: JsonSchema, options: ArbitraryOptions = {}
     if (Array.isArray(schema.allOf)) {
       const { allOf, ...rest } = schema;
       return build(mergeAll([...allOf.map((s: Record<string, any>) => resolveRefs(s)), rest]), context, depth + 1);
+    }
+    if (schema.if !== undefined) {
+      // if/then/else: values that meet the condition are drawn with `then` applied, the others
+      // from the rest of the schema (and `else`), each kept to its side of the condition.
+      const { if: condition, then: consequence, else: alternative, ...rest } = schema;
+      const holds = conditionHolds(resolveRefs(condition), context);
+      const whenTrue = build(mergeAll([rest, resolveRefs(condition), consequence === undefined ? {} : resolveRefs(consequence)]), context, depth + 1).filter(holds);
+      const whenFalse = build(alternative === undefined ? rest : mergeAll([rest, resolveRefs(alternative)]), context, depth + 1).filter((v) => !holds(v));
+      return fc.oneof(whenTrue, whenFalse);
     }
     const branches = schema.anyOf ?? schema.oneOf;
     if (Array.isArray(branches)) {
@@ -309,6 +318,29 @@ export function schemaArbitrary(root: JsonSchema, options: ArbitraryOptions = {}
 }
 
 /** JSON with sorted keys: equal values give equal text (uniqueItems compares by value). */
+/**
+ * A checker for the conditions the contract writes in `if`: required properties, and properties
+ * with a `const` or an `enum`. Anything else is refused, as every unsupported keyword is.
+ */
+function conditionHolds(condition: Record<string, any>, context: SchemaContext): (value: unknown) => boolean {
+  for (const key of Object.keys(condition)) {
+    if (key !== 'required' && key !== 'properties' && !ANNOTATIONS.has(key)) throw new Error(`unsupported keyword "${key}" in an if at /${context.path.join('/')}`);
+  }
+  const required: string[] = condition.required ?? [];
+  const properties: Record<string, Record<string, any>> = condition.properties ?? {};
+  return (value) => {
+    if (!value || typeof value !== 'object' || Array.isArray(value)) return true;
+    const object = value as Record<string, unknown>;
+    if (!required.every((name) => name in object)) return false;
+    return Object.entries(properties).every(([name, rule]) => {
+      if (!(name in object)) return true;
+      if ('const' in rule) return stableJson(object[name]) === stableJson(rule.const);
+      if (Array.isArray(rule.enum)) return rule.enum.some((v: unknown) => stableJson(v) === stableJson(object[name]));
+      throw new Error(`unsupported condition on ${name} in an if at /${context.path.join('/')}`);
+    });
+  };
+}
+
 export function stableJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
   if (value && typeof value === 'object') {
