@@ -1,6 +1,6 @@
 import type { ContractGate } from '../contract/gate.js';
 import { ProblemError, type ProblemBody, type Violation } from '../errors/problem.js';
-import { requestState } from '../http/request-state.js';
+import { requestState, type RequestState } from '../http/request-state.js';
 import type { Answer, ApiRequest, ApiResponse } from '../http/types.js';
 import type { Logger } from '../logging/logger.js';
 import { decideAnswer } from './answer-effects.js';
@@ -52,27 +52,28 @@ export function createResponder(options: ResponderOptions) {
   /** Writes a composed answer: decides its headers and scenario effects, then sends it. */
   function send(req: ApiRequest, res: ApiResponse, answer: Answer): void {
     const state = requestState(req);
-    const decision = state.answerEffects ? decideAnswer(answer, state, state.answerEffects, gate) : ({ kind: 'write', answer } as const);
-    if (decision.kind === 'destroy') {
-      res.destroy();
-      return;
-    }
-    const final = decision.answer;
-    setAnswerHeaders(res, state, final);
-    if (final.payload === undefined) {
-      res.writeHead(final.status);
+    if (!state.answerEffects) return write(res, state, answer);
+    const decision = decideAnswer(answer, state, state.answerEffects, gate);
+    if (decision.kind === 'destroy') res.destroy();
+    else write(res, state, decision.answer, decision.kind === 'truncate');
+  }
+
+  /** Writes an answer whose headers and effects are decided; `truncate`: half the body, then the connection goes. */
+  function write(res: ApiResponse, state: RequestState, answer: Answer, truncate = false): void {
+    setAnswerHeaders(res, state, answer);
+    if (answer.payload === undefined) {
+      res.writeHead(answer.status);
       res.end();
       return;
     }
-    const length = Buffer.byteLength(final.payload);
-    res.writeHead(final.status, { 'Content-Type': final.contentType ?? 'application/json', 'Content-Length': length });
-    if (decision.kind === 'truncate') {
-      // Half of the promised bytes, then the connection goes: the client sees a cut-off body.
-      const body = Buffer.from(final.payload);
-      res.write(body.subarray(0, Math.floor(body.length / 2)), () => res.destroy());
+    res.writeHead(answer.status, { 'Content-Type': answer.contentType ?? 'application/json', 'Content-Length': Buffer.byteLength(answer.payload) });
+    if (!truncate) {
+      res.end(answer.payload);
       return;
     }
-    res.end(final.payload);
+    // The client sees a cut-off body.
+    const body = Buffer.from(answer.payload);
+    res.write(body.subarray(0, Math.floor(body.length / 2)), () => res.destroy());
   }
 
   /** Writes a problem; its body is checked against the Problem schema like any other answer. */

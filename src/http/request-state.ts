@@ -85,7 +85,34 @@ export function requestState(req: ApiRequest): RequestState {
   return state;
 }
 
-export function initRequestState(req: ApiRequest, state: RequestState): RequestState {
+/**
+ * Starts a request's state with every field present, in one order, so every request's state has
+ * the same object shape (V8 keeps the steps' property reads monomorphic on the hot path).
+ */
+export function initRequestState(req: ApiRequest, start: Pick<RequestState, 'requestId' | 'startedAt' | 'method' | 'url' | 'pathname' | 'search' | 'preReadBody'>): RequestState {
+  const state: RequestState = {
+    requestId: start.requestId,
+    startedAt: start.startedAt,
+    method: start.method,
+    url: start.url,
+    pathname: start.pathname,
+    search: start.search,
+    authorization: undefined,
+    operation: undefined,
+    principal: undefined,
+    params: undefined,
+    body: undefined,
+    rateLimitKey: undefined,
+    caller: undefined,
+    rateLimit: undefined,
+    rateLimitOverride: undefined,
+    problem: undefined,
+    source: undefined,
+    scenarioHits: undefined,
+    domainHits: undefined,
+    answerEffects: undefined,
+    preReadBody: start.preReadBody,
+  };
   (req as WithState)[STATE] = state;
   return state;
 }

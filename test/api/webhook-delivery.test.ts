@@ -2,11 +2,11 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Delivery } from '../../src/events/delivery-log.js';
 import { backoffDelay } from '../../src/events/retry-schedule.js';
 import { startMock } from '../../src/server/start-mock.js';
-import { companyToken, createHarness, newAccount, type Harness, type TestAccount } from '../support/harness.js';
+import { companyToken, createHarness, harnessWithAccount, newAccount, type Harness, type TestAccount } from '../support/harness.js';
 import { schemaErrors } from '../support/shipping-fixtures.js';
 import {
   deliveriesSettled,
@@ -18,7 +18,6 @@ import {
   startWebhookReceiver,
   waitUntil,
   type ReceivedRequest,
-  type WebhookReceiver,
 } from '../support/webhook-receiver.js';
 
 const SECRET = 'whsec_0123456789abcdef';
@@ -44,25 +43,13 @@ describe('webhook delivery', () => {
   let h: Harness;
   let account: TestAccount;
   let verify: Verify;
-  const receivers: WebhookReceiver[] = [];
 
   beforeAll(async () => {
     verify = await loadReadmeVerifier();
   });
-  afterEach(async () => {
-    h?.runtime.dispose();
-    await Promise.all(receivers.splice(0).map((r) => r.close()));
-  });
-
+  // Harnesses and receivers made in a test are disposed of when it ends (support/lifetime.ts).
   async function setUp(options: Parameters<typeof createHarness>[0] = {}) {
-    h = createHarness(options);
-    account = await newAccount(h);
-  }
-
-  async function receiver(behaviour = behaviours.succeed()) {
-    const r = await startWebhookReceiver(behaviour);
-    receivers.push(r);
-    return r;
+    ({ h, account } = await harnessWithAccount(options));
   }
 
   async function channel(url: string, topics: string[] = ['ADDRESS'], extra: Record<string, unknown> = {}, auth = account.auth) {
@@ -89,7 +76,7 @@ describe('webhook delivery', () => {
 
   it('delivers a state change made through the API, signed, with the contract envelope and headers', async () => {
     await setUp();
-    const r = await receiver();
+    const r = await startWebhookReceiver();
     const channelId = await channel(r.url);
     const addressId = await createAddress();
     const [hit] = await r.waitFor(() => true);
@@ -125,7 +112,7 @@ describe('webhook delivery', () => {
 
   it('delivers CREATED, UPDATED and DELETED of one resource in order; DELETED carries the resource', async () => {
     await setUp();
-    const r = await receiver();
+    const r = await startWebhookReceiver();
     await channel(r.url);
     const id = await createAddress();
     await h.http.put(`/v1/addresses/${id}`).set('Authorization', account.auth).send(addressBody('Renamed'));
@@ -137,7 +124,7 @@ describe('webhook delivery', () => {
 
   it('retries a receiver that fails N times, with backoff on the mock clock, keeping channel order', async () => {
     await setUp();
-    const r = await receiver(behaviours.failTimes(3, 500));
+    const r = await startWebhookReceiver(behaviours.failTimes(3, 500));
     const channelId = await channel(r.url);
     await createAddress('first');
     await createAddress('second');
@@ -173,7 +160,7 @@ describe('webhook delivery', () => {
 
   it('times out a slow receiver and retries until it answers in time', async () => {
     await setUp({ webhooks: { timeoutMs: 400 } });
-    const r = await receiver(behaviours.slowTimes(2, 2_000));
+    const r = await startWebhookReceiver(behaviours.slowTimes(2, 2_000));
     const channelId = await channel(r.url);
     await createAddress();
     await driveDeliveries(h.runtime, finished(channelId, 1));
@@ -200,7 +187,7 @@ describe('webhook delivery', () => {
     expect(failed.body.items.map((d: Delivery) => d.id)).toEqual([delivery.id]);
     expect(failed.body.items[0].attemptCount).toBe(6);
 
-    const r = await receiver();
+    const r = await startWebhookReceiver();
     const put = await h.http
       .put(`/v1/event-channels/${channelId}`)
       .set('Authorization', account.auth)
@@ -220,7 +207,7 @@ describe('webhook delivery', () => {
 
   it('cancels a delivery waiting for a retry, and the queue behind it, when the channel is deleted', async () => {
     await setUp();
-    const r = await receiver(behaviours.always(500));
+    const r = await startWebhookReceiver(behaviours.always(500));
     const channelId = await channel(r.url);
     await createAddress('first');
     await createAddress('second');
@@ -239,7 +226,7 @@ describe('webhook delivery', () => {
 
   it('cancels what is owed to the channels of a deleted account', async () => {
     await setUp();
-    const r = await receiver(behaviours.always(500));
+    const r = await startWebhookReceiver(behaviours.always(500));
     const channelId = await channel(r.url);
     await createAddress();
     await waitUntil(() => deliveriesOf(h.runtime, channelId)[0]?.status === 'RETRYING');
@@ -253,7 +240,7 @@ describe('webhook delivery', () => {
     [503, 'CANCELLED'],
   ])('lets an attempt in flight finish when the channel is deleted: receiver answers %i → %s', async (status, outcome) => {
     await setUp();
-    const r = await receiver(behaviours.always(status, 800));
+    const r = await startWebhookReceiver(behaviours.always(status, 800));
     const channelId = await channel(r.url);
     await createAddress();
     await waitUntil(() => deliveriesOf(h.runtime, channelId)[0]?.status === 'IN_FLIGHT' && r.received.length === 1);
@@ -270,7 +257,7 @@ describe('webhook delivery', () => {
 
   it('sends only subscribed topics to enabled channels; no secret, no signature', async () => {
     await setUp();
-    const r = await receiver();
+    const r = await startWebhookReceiver();
     const unsigned = await h.http
       .post('/v1/event-channels')
       .set('Authorization', account.auth)
@@ -289,7 +276,7 @@ describe('webhook delivery', () => {
 
   it('delivers a billing USAGE event published on the bus to a channel subscribed to its topic', async () => {
     await setUp();
-    const r = await receiver();
+    const r = await startWebhookReceiver();
     await channel(r.url, ['PARCEL']);
     const event = h.runtime.events.publish({
       topic: 'PARCEL',
@@ -306,7 +293,7 @@ describe('webhook delivery', () => {
   it('delivers a mock event like a real one; a Company-token event reaches every account of the company', async () => {
     await setUp();
     const other = await newAccount(h, { alias: 'Second' });
-    const r = await receiver();
+    const r = await startWebhookReceiver();
     const mine = await channel(r.url, ['CARRIER', 'SHIPMENT_BOOKING']);
     const theirs = await channel(r.url, ['CARRIER'], {}, other.auth);
     const unrelated = await channel(r.url, ['SERVICE'], {}, other.auth);
@@ -333,7 +320,7 @@ describe('webhook delivery', () => {
 
   it('serves the delivery log over /__admin with filters, newest first, paged', async () => {
     await setUp();
-    const r = await receiver();
+    const r = await startWebhookReceiver();
     const a = await channel(r.url, ['ADDRESS']);
     const b = await channel(r.url, ['ADDRESS', 'EVENT_CHANNEL']);
     for (let i = 0; i < 3; i++) {
@@ -380,7 +367,7 @@ describe('webhook delivery', () => {
 
   it('redelivers a delivered event again (same event id), but not one still pending', async () => {
     await setUp();
-    const r = await receiver(behaviours.always(500));
+    const r = await startWebhookReceiver(behaviours.always(500));
     const channelId = await channel(r.url);
     await createAddress();
     await waitUntil(() => deliveriesOf(h.runtime, channelId)[0]?.status === 'RETRYING');

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHarness, newAccount, type Harness, type TestAccount } from '../support/harness.js';
-import { closedPortUrl, driveDeliveries, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { createHarness, harnessWithAccount, type Harness, type TestAccount } from '../support/harness.js';
+import { closedPortUrl, driveDeliveries, startWebhookReceiver } from '../support/webhook-receiver.js';
 
 const FINISHED = new Set(['DELIVERED', 'FAILED', 'CANCELLED']);
 
@@ -20,16 +20,10 @@ afterEach(() => {
 describe('webhook robustness', () => {
   let h: Harness;
   let account: TestAccount;
-  const receivers: WebhookReceiver[] = [];
 
-  afterEach(async () => {
-    h?.runtime.dispose();
-    await Promise.all(receivers.splice(0).map((r) => r.close()));
-  });
-
+  // Harnesses and receivers made in a test are disposed of when it ends (support/lifetime.ts).
   async function setUp(options: Parameters<typeof createHarness>[0] = {}) {
-    h = createHarness(options);
-    account = await newAccount(h);
+    ({ h, account } = await harnessWithAccount(options));
   }
 
   const channelBody = (url: string, extra: Record<string, unknown> = {}) => ({ name: 'hooks', topics: ['ADDRESS'], webhook: { url, ...extra } });
@@ -123,7 +117,6 @@ describe('webhook robustness', () => {
   it('header values with CR/LF planted in state are a failed attempt, never sent', async () => {
     await setUp({ webhooks: { maxAttempts: 1 } });
     const r = await startWebhookReceiver();
-    receivers.push(r);
     expect((await createChannel(r.url, { headers: { 'X-Key': 'planted-value' } })).status).toBe(201);
     // As JSON text: the imported value holds a real CR LF.
     await plant('planted-value', 'a\\r\\nX-Injected: 1');
@@ -164,7 +157,6 @@ describe('webhook robustness', () => {
 
     it('delivers to an allowed receiver', async () => {
       const r = await startWebhookReceiver();
-      receivers.push(r);
       await setUp({ webhooks: { allowedHosts: [new URL(r.url).host] } });
       expect((await createChannel(r.url)).status).toBe(201);
       await createAddress();
@@ -201,7 +193,6 @@ describe('webhook robustness', () => {
     it('successes are evicted past the caps, dead letters past their own cap, oldest first', async () => {
       await setUp({ webhooks: { maxAttempts: 1, logCapPerChannel: 10, logCapTotal: 15, deadLetterCap: 20 } });
       const r = await startWebhookReceiver();
-      receivers.push(r);
       const live = (await createChannel(r.url)).body.id as string;
       const dead = (await createChannel(await closedPortUrl())).body.id as string;
       for (let i = 0; i < 25; i++) h.runtime.events.publish({ topic: 'ADDRESS', type: 'CREATED', accountId: account.accountId, payload: { i } });

@@ -1,6 +1,5 @@
 import request from 'supertest';
 import type { RequestListener } from 'node:http';
-import { afterAll, onTestFinished } from 'vitest';
 import { createApp } from '../../src/app/create-app.js';
 import { createRuntime, type MockRuntime } from '../../src/runtime/runtime.js';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,6 +10,7 @@ import { openSqliteStore } from '../../src/store/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 import { createLogger } from '../../src/logging/logger.js';
 import type { Services } from '../../src/resources/index.js';
+import { releaseWhenDone } from './lifetime.js';
 
 /**
  * An in-process mock for API tests: the real app (response validation on, 'error' mode, so a
@@ -24,7 +24,7 @@ export interface Harness {
   /** Basic header of the default company's client credentials. */
   basic: string;
   companyId: string;
-  /** Stops the mock's timers and webhook deliveries and removes its data file; done for you (see createHarness). */
+  /** Stops the mock's timers and webhook deliveries and removes its data file; done for you (support/lifetime.ts). */
   dispose(): void;
 }
 
@@ -40,20 +40,6 @@ function testStore(): { store: Store; dir: string } | undefined {
   return { store: openSqliteStore(join(dir, 'mock.db')), dir };
 }
 
-/**
- * Disposes of a harness when it is no longer used: created inside a test, when that test ends;
- * created while a file's tests are collected (module or describe scope), after the file. A
- * harness made in a beforeAll/beforeEach hook is disposed by the test file itself (vitest takes
- * no new afterAll hooks once the tests run).
- */
-function disposeWhenDone(dispose: () => void): void {
-  try {
-    onTestFinished(dispose);
-  } catch {
-    afterAll(dispose);
-  }
-}
-
 export function createHarness(options: MockOptions = {}): Harness {
   const durable = testStore();
   const runtime = createRuntime({ seed: 1, clock: { mode: 'manual' }, responseValidation: 'error', ...options }, silent, { store: durable?.store });
@@ -66,7 +52,7 @@ export function createHarness(options: MockOptions = {}): Harness {
     runtime.dispose();
     if (durable) rmSync(durable.dir, { recursive: true, force: true });
   };
-  disposeWhenDone(dispose);
+  releaseWhenDone(dispose);
   return {
     runtime,
     app,
@@ -125,4 +111,14 @@ export async function newAccount(h: Harness, overrides: Record<string, unknown> 
     .send({ grantType: 'client_credentials' });
   if (token.status !== 200) throw new Error(`account token: ${token.status} ${JSON.stringify(token.body)}`);
   return { accountId, auth: `Bearer ${token.body.accessToken}`, companyAuth };
+}
+
+/**
+ * A fresh harness with one account, for a test that sets its own options: made inside the test,
+ * it is disposed when the test ends.
+ * @example ({ h, account } = await harnessWithAccount({ webhooks: { maxAttempts: 2 } }));
+ */
+export async function harnessWithAccount(options: MockOptions = {}): Promise<{ h: Harness; account: TestAccount }> {
+  const h = createHarness(options);
+  return { h, account: await newAccount(h) };
 }

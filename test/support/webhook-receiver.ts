@@ -3,6 +3,7 @@ import { createServer, type IncomingHttpHeaders, type Server, type ServerRespons
 import type { AddressInfo } from 'node:net';
 import type { MockRuntime } from '../../src/runtime/runtime.js';
 import type { Delivery } from '../../src/events/delivery-log.js';
+import { releaseWhenDone } from './lifetime.js';
 
 /**
  * A real webhook receiver for tests: an HTTP server on 127.0.0.1 (port 0) that records every
@@ -63,6 +64,7 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
+/** A webhook receiver on 127.0.0.1 that records every delivery and answers as `behaviour` says. */
 export async function startWebhookReceiver(behaviour: ReceiverBehaviour = behaviours.succeed()): Promise<WebhookReceiver> {
   const received: ReceivedRequest[] = [];
   const seen = new Map<string, number>();
@@ -116,6 +118,8 @@ export async function startWebhookReceiver(behaviour: ReceiverBehaviour = behavi
         server.closeAllConnections();
       }),
   };
+  // Closed when the test (or file) that started it is done; closing twice is harmless.
+  releaseWhenDone(receiver.close);
   return receiver;
 }
 

@@ -27,7 +27,7 @@ export function dispatch(options: DispatchOptions) {
     const state = requestState(req);
     const operation = state.operation!;
     const handler = handlerOf(options.handlers, operation.operationId);
-    if (handler) return options.responder.sendResult(req, res, await runHandler(handler, req, state, options.scenarios));
+    if (handler) return options.responder.sendResult(req, res, await runHandler(handler, state, options.scenarios));
     if (options.unhandled === 'error') {
       throw new ProblemError('not-implemented', { detail: `${operation.operationId} has no stateful handler and unhandled=error` });
     }
@@ -45,19 +45,18 @@ export function dispatch(options: DispatchOptions) {
  * they only fire in requests that create something, and tracking them costs throughput, so
  * reads and idle scenarios skip it.
  */
-async function runHandler(handler: NonNullable<ReturnType<typeof handlerOf>>, req: ApiRequest, state: RequestState, scenarios: ScenarioEngine): Promise<OperationResult> {
-  const call = () =>
-    handler({
-      operation: state.operation!,
-      principal: state.principal!,
-      path: state.params!.path,
-      query: state.params!.query,
-      headers: state.params!.headers,
-      body: state.body,
-      requestId: state.requestId,
-    });
-  if (SAFE_METHODS.has(state.method) || !scenarios.hasDomainRules()) return call();
-  const { outcome, hits } = await scenarios.collectHits(call);
+async function runHandler(handler: NonNullable<ReturnType<typeof handlerOf>>, state: RequestState, scenarios: ScenarioEngine): Promise<OperationResult> {
+  const context = {
+    operation: state.operation!,
+    principal: state.principal!,
+    path: state.params!.path,
+    query: state.params!.query,
+    headers: state.params!.headers,
+    body: state.body,
+    requestId: state.requestId,
+  };
+  if (SAFE_METHODS.has(state.method) || !scenarios.hasDomainRules()) return handler(context);
+  const { outcome, hits } = await scenarios.collectHits(() => handler(context));
   if (hits.length) state.domainHits = hits;
   if ('error' in outcome) throw outcome.error;
   return outcome.value;

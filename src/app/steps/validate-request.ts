@@ -3,6 +3,8 @@ import { drain, queryObject, readBody } from '../../http/read-request.js';
 import { requestState } from '../../http/request-state.js';
 import type { ApiRequest, ApiResponse, Next } from '../../http/types.js';
 
+const NO_BODY: Buffer = Buffer.alloc(0);
+
 export interface ValidateRequestOptions {
   gate: ContractGate;
   bodyLimit: number;
@@ -20,7 +22,7 @@ export function validateRequest(options: ValidateRequestOptions) {
   return async function validateRequestStep(req: ApiRequest, _res: ApiResponse, next: Next) {
     const state = requestState(req);
     const operation = state.operation!;
-    let body: Buffer = Buffer.alloc(0);
+    let body = NO_BODY;
     if (operation.requestBody) body = await readBody(req, options.bodyLimit, state.preReadBody);
     else if (!state.preReadBody) await drain(req);
     const checked = options.gate.checkRequest(operation, { pathParams: state.params!.path, query: queryObject(state.search), headers: req.headers, body }, checkOptions);
