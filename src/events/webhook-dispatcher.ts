@@ -172,7 +172,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   function waitForRetry(queue: ChannelQueue, delivery: Delivery, dueAt: number): void {
     queue.cancelTimer = clock.setTimer(dueAt, () => {
       queue.cancelTimer = undefined;
-      attempt(queue, delivery);
+      attempt(queue, delivery, dueAt);
     });
   }
 
@@ -207,24 +207,29 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
    * channel fixes the next attempt. Only a bug in this bookkeeping itself is left, and that is
    * logged and ends the delivery FAILED with the error as its reason.
    */
-  function attempt(queue: ChannelQueue, delivery: Delivery): void {
+  /** `dueAt`: when the attempt was due (a retry's nextAttemptAt), which a clock jump may have passed. */
+  function attempt(queue: ChannelQueue, delivery: Delivery, dueAt?: number): void {
     try {
-      send(queue, delivery);
+      send(queue, delivery, dueAt);
     } catch (error) {
       giveUp(queue, delivery, error);
     }
   }
 
-  function send(queue: ChannelQueue, delivery: Delivery): void {
+  function send(queue: ChannelQueue, delivery: Delivery, dueAt?: number): void {
     const target = deps.channels.target(delivery.accountId, delivery.channelId);
     if (!target || queue.deleted) return finish(queue, delivery, 'CANCELLED', 'the Event Channel was deleted');
     const number = delivery.attempts.length + 1;
     const at = clock.now();
+    // How late the attempt starts: a clock jump over several retry times makes every retry late
+    // by the jump, and the backoff of each is counted as if it had started on time — so they all
+    // happen, in order, after one advance (README, Time travel). On a running clock it is ~0.
+    const scheduledAt = Math.min(dueAt ?? at, at);
     setStatus(delivery, 'IN_FLIGHT');
     const refused = webhookTargetProblem(target.url, target.headers, allowlist);
     if (refused) {
       logger.warn({ deliveryId: delivery.id, channelId: delivery.channelId, url: target.url, error: refused.error }, 'webhook attempt not sent');
-      return settle(queue, delivery, number, at, target.url, { ...refused, latencyMs: 0 });
+      return settle(queue, delivery, number, at, scheduledAt, target.url, { ...refused, latencyMs: 0 });
     }
     const body = JSON.stringify(delivery.event);
     const headers: Record<string, string> = {
@@ -243,12 +248,12 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     }
     sent
       .catch((error: unknown): PostOutcome => ({ errorCode: errorCodeOf(error), error: messageOf(error), latencyMs: 0 }))
-      .then((outcome) => settle(queue, delivery, number, at, target.url, outcome))
+      .then((outcome) => settle(queue, delivery, number, at, scheduledAt, target.url, outcome))
       .catch((error: unknown) => giveUp(queue, delivery, error));
   }
 
   /** Why a target cannot be posted to at all, checked before anything goes on the wire. */
-  function settle(queue: ChannelQueue, delivery: Delivery, number: number, at: number, url: string, outcome: PostOutcome): void {
+  function settle(queue: ChannelQueue, delivery: Delivery, number: number, at: number, scheduledAt: number, url: string, outcome: PostOutcome): void {
     if (disposed || log.get(delivery.id) !== delivery) return;
     delivery.attempts.push({ attempt: number, at: new Date(at).toISOString(), url, ...outcome });
     const ok = outcome.statusCode !== undefined && outcome.statusCode >= 200 && outcome.statusCode < 300;
@@ -256,7 +261,8 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     if (queue.deleted) return finish(queue, delivery, 'CANCELLED', 'the Event Channel was deleted');
     const inRound = delivery.attempts.length - (delivery.roundStart ?? 0);
     if (inRound >= options.maxAttempts) return finish(queue, delivery, 'FAILED');
-    const dueAt = clock.now() + backoffDelay({ seed: deps.random.seed, ...options }, delivery.id, inRound);
+    const lateness = at - scheduledAt;
+    const dueAt = clock.now() - lateness + backoffDelay({ seed: deps.random.seed, ...options }, delivery.id, inRound);
     delivery.nextAttemptAt = new Date(dueAt).toISOString();
     setStatus(delivery, 'RETRYING');
     waitForRetry(queue, delivery, dueAt);

@@ -122,6 +122,19 @@ describe('webhook delivery', () => {
     expect(hits[2].body.payload).toMatchObject({ id, name: 'Renamed' });
   });
 
+  it('one clock advance past several due retries makes every one of them, in order (README, Time travel)', async () => {
+    await setUp({ webhooks: { maxAttempts: 4 } });
+    const r = await startWebhookReceiver(behaviours.always(500));
+    const channelId = await channel(r.url);
+    await createAddress();
+    await waitUntil(() => deliveriesOf(h.runtime, channelId)[0]?.status === 'RETRYING');
+    h.runtime.clock.advance(86_400_000);
+    await waitUntil(() => deliveriesOf(h.runtime, channelId)[0]?.status === 'FAILED', 5_000, 'the delivery to use up its attempts');
+    const [delivery] = deliveriesOf(h.runtime, channelId);
+    expect(delivery.attempts.map((a) => a.attempt)).toEqual([1, 2, 3, 4]);
+    expect(r.received).toHaveLength(4);
+  });
+
   it('retries a receiver that fails N times, with backoff on the mock clock, keeping channel order', async () => {
     await setUp();
     const r = await startWebhookReceiver(behaviours.failTimes(3, 500));
