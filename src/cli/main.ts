@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { readCredentialsFile } from '../auth/credentials.js';
 import { createLogger, LOG_FORMATS, LOG_LEVELS } from '../logging/logger.js';
 import { startMock } from '../server/start-mock.js';
@@ -159,6 +160,11 @@ async function serve(argv: string[]): Promise<void> {
   process.on('SIGTERM', () => shutdown('SIGTERM'));
 }
 
+/** The installed package's version (package.json beside dist/ and src/). */
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
+
 export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   switch (command) {
@@ -170,6 +176,11 @@ export async function main(argv: string[]): Promise<void> {
       return verifyCommand(rest);
     case 'proxy':
       return proxyCommand(rest);
+    case '--version':
+    case '-v':
+    case 'version':
+      process.stdout.write(`shipmock ${packageVersion()}\n`);
+      return;
     case '--help':
     case 'help':
       process.stdout.write(`${USAGE}\nOther commands: shipmock verify (pacts against a provider), shipmock proxy (validating proxy); --help on each.\n`);

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -84,6 +85,21 @@ describe('shipmock CLI options', () => {
     const result = spawnSync(process.execPath, [bin, 'serve', '--prot', '4010'], { cwd: root, encoding: 'utf8' });
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/unknown flag --prot/);
+  });
+
+  it('prints its version with --version and -v, the one in package.json', () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+    for (const flag of ['--version', '-v']) {
+      const result = spawnSync(process.execPath, [bin, flag], { cwd: root, encoding: 'utf8' });
+      expect(result.status).toBe(0);
+      expect(result.stdout).toBe(`shipmock ${version}\n`);
+    }
+  });
+
+  it('refuses a word flag with a word it does not know, naming the flag and the words', () => {
+    const result = spawnSync(process.execPath, [bin, 'serve', '--log-format', 'xml'], { cwd: root, encoding: 'utf8' });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/--log-format must be pretty or json \(got xml\)/);
   });
 
   it('prints usage with --help', () => {
