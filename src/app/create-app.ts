@@ -13,6 +13,7 @@ import { commitBeforeRespond } from './commit-before-respond.js';
 import { allowedMethodsOf } from '../contract/route-matcher.js';
 import type { MockRuntime } from '../runtime/runtime.js';
 import { authenticate } from './steps/authenticate.js';
+import { contractDocuments } from './steps/contract-documents.js';
 import { cors, preflight } from './steps/cors.js';
 import { dispatch } from './steps/dispatch.js';
 import { errorWriter } from './steps/error-writer.js';
@@ -48,6 +49,7 @@ export interface MockApp {
  *  0. commit         with a durable store (--data): the request's writes commit as one
  *                      transaction before any response is written (commit-before-respond.ts)
  *  1. requestId        X-Request-Id, URL split once, request log line
+ *     contract docs    GET /openapi.yaml, /openapi.json: the contract itself (not journaled)
  *  2. journal          records the request in the journal when its connection is done (not /__admin)
  *  3. cors             Access-Control-Allow-Origin on every API response (/__admin: only
  *                      --admin-origin origins, src/admin/admin-access.ts)
@@ -106,6 +108,7 @@ export function createApp(runtime: MockRuntime): MockApp {
   const stateful = runtime.options.stateful;
   const front = pipeline([
     requestId({ logger: runtime.logger, now: runtime.clock.now }),
+    contractDocuments({ document: runtime.contract.document, responder }),
     journalRecorder({ journal: runtime.journal, now: runtime.clock.now }),
     cors(),
   ]);
