@@ -11,10 +11,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List Addresses */
+        /**
+         * List Addresses
+         * @description One page of the account's Addresses, optionally only those in one country (`country_code`). Cursor-paginated: `limit` 1 to 100 (default 20), `sort` by creation ASC (default) or DESC; pass `nextCursor` back as `cursor` until it is absent. Requires an Account token (other token levels get 403).
+         */
         get: operations["listAddresses"];
         put?: never;
-        /** Create an Address */
+        /**
+         * Create an Address
+         * @description Adds an Address to the account's address book. Addresses are role-neutral and reusable: bookings name them as parties, and dispatches, shipping quotes and PUDO queries refer to them by id. `name`, `street`, `city`, `postalCode` and `countryCode` are required; a body that fails the schema is a 400 problem listing `properties.violations`. Requires an Account token (other token levels get 403). Returns 201 with the new id and publishes an ADDRESS event of type CREATED.
+         */
         post: operations["createAddress"];
         delete?: never;
         options?: never;
@@ -31,12 +37,21 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Fetch an Address */
+        /**
+         * Fetch an Address
+         * @description Returns one Address of the caller's account; bookings (as a party), dispatches, shipping quotes and PUDO queries refer to it by this id. Requires an Account token (other token levels get 403). An unknown id, or one of another account, is 404.
+         */
         get: operations["getAddress"];
-        /** Replace an Address */
+        /**
+         * Replace an Address
+         * @description Full replacement with the same body as createAddress; omitted optional fields are cleared. Answers 204 with no body and publishes an ADDRESS event of type UPDATED. Requires an Account token (other token levels get 403). An unknown id, or one of another account, is 404. An invalid body is 400 with `properties.violations`.
+         */
         put: operations["replaceAddress"];
         post?: never;
-        /** Delete an Address */
+        /**
+         * Delete an Address
+         * @description Deletes the Address from the account's address book (204, no body) and publishes an ADDRESS event of type DELETED carrying the Address as it was before the deletion. Requires an Account token (other token levels get 403). An unknown id, or one of another account, is 404.
+         */
         delete: operations["deleteAddress"];
         options?: never;
         head?: never;
@@ -143,11 +158,14 @@ export interface paths {
         };
         /**
          * List Accounts
-         * @description The Accounts of the caller's company.
+         * @description The Accounts of the caller's company (Company token; other levels get 403), cursor-paged (`limit`, `sort`, `nextCursor`), optionally filtered by `type`. Accounts of other companies never appear, and TEMPORARY accounts past their expiry are gone.
          */
         get: operations["listAccounts"];
         put?: never;
-        /** Create an Account */
+        /**
+         * Create an Account
+         * @description Creates an Account, the only data-isolation layer (one per merchant, store or warehouse); at least one must exist before any other resource can be created. Requires a Company token (an Account token gets 403). `company` and `contact` with all their fields are required; `enabled` defaults to true, `type` to NORMAL and `persistence.type` to PERMANENT, and a TEMPORARY Account expires 30 days after it becomes temporary. Returns 201 with the new account-id, which is needed to issue Account tokens (POST /v1/accounts/{account-id}/tokens).
+         */
         post: operations["createAccount"];
         delete?: never;
         options?: never;
@@ -164,7 +182,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Fetch an Account */
+        /**
+         * Fetch an Account
+         * @description Returns one Account of the caller's company, including `persistence.expiresAt` when it is TEMPORARY. Requires a Company token (an Account token gets 403). An id that is unknown or belongs to another company is 404.
+         */
         get: operations["getAccount"];
         /**
          * Replace an Account
@@ -339,7 +360,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List Serial Types */
+        /**
+         * List Serial Types
+         * @description The tracking number formats of the carrier catalogue. Each Serial Type has a `pattern` (ECMAScript regular expression), a `checkDigit` algorithm and a valid `example`, so tracking numbers can be checked client-side; a Carrier lists the ones it issues in `serialTypeIds`. Carrier data: read-only, and accepts a Company token, an Account token or client credentials. Cursor-paginated: `limit` 1 to 100 (default 20), `sort` by creation ASC (default) or DESC; pass `nextCursor` back as `cursor` until it is absent.
+         */
         get: operations["listSerialTypes"];
         put?: never;
         post?: never;
@@ -358,7 +382,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Fetch a Serial Type */
+        /**
+         * Fetch a Serial Type
+         * @description One tracking number format of the carrier catalogue, with its `pattern`, `checkDigit` algorithm and a valid `example`. Carrier data: read-only, and accepts a Company token, an Account token or client credentials. An id that is not in the carrier catalogue is 404.
+         */
         get: operations["getSerialType"];
         put?: never;
         post?: never;
@@ -375,7 +402,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List Packing Types */
+        /**
+         * List Packing Types
+         * @description The packing types of the carrier catalogue (e.g. a cardboard box or an EPAL 1 pallet), with an optional maximum weight in kg and dimensions in cm. Their ids are what a Parcel's `packingTypeId` and a Service Definition's `defaultPackingTypeId` must name. Carrier data: read-only, and accepts a Company token, an Account token or client credentials. Cursor-paginated: `limit` 1 to 100 (default 20), `sort` by creation ASC (default) or DESC; pass `nextCursor` back as `cursor` until it is absent.
+         */
         get: operations["listPackingTypes"];
         put?: never;
         post?: never;
@@ -394,7 +424,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Fetch a Packing Type */
+        /**
+         * Fetch a Packing Type
+         * @description One packing type of the carrier catalogue, with its optional maximum weight (kg) and dimensions (cm); Parcels and Service Definitions refer to it by id. Carrier data: read-only, and accepts a Company token, an Account token or client credentials. An id that is not in the carrier catalogue is 404.
+         */
         get: operations["getPackingType"];
         put?: never;
         post?: never;
@@ -411,7 +444,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List Customs Declaration Types */
+        /**
+         * List Customs Declaration Types
+         * @description The customs declaration types of the carrier catalogue, e.g. CN22, CN23, COMMERCIAL_INVOICE or PROFORMA_INVOICE. A Customs Declaration names one or more of them in `types`; where `maxValue` is set (always with its `currency`), it is the highest declared value the type may be used for. Carrier data: read-only, and accepts a Company token, an Account token or client credentials. Cursor-paginated: `limit` 1 to 100 (default 20), `sort` by creation ASC (default) or DESC; pass `nextCursor` back as `cursor` until it is absent.
+         */
         get: operations["listCustomsDeclarationTypes"];
         put?: never;
         post?: never;
@@ -430,7 +466,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Fetch a Customs Declaration Type */
+        /**
+         * Fetch a Customs Declaration Type
+         * @description One customs declaration type of the carrier catalogue; `maxValue` and `currency`, when present, give the highest declared value it may be used for. Customs Declarations name it in `types`. Carrier data: read-only, and accepts a Company token, an Account token or client credentials. An id that is not in the carrier catalogue is 404.
+         */
         get: operations["getCustomsDeclarationType"];
         put?: never;
         post?: never;
@@ -447,7 +486,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List Document Types */
+        /**
+         * List Document Types
+         * @description The document types of the carrier catalogue. Each is one kind of document (`type`, e.g. LABEL, INVOICE, CUSTOMS or MANIFEST) in one rendering format: `contentType` PDF, PNG or ZPL, with the matching IANA `mediaType`. Carrier data: read-only, and accepts a Company token, an Account token or client credentials. Cursor-paginated: `limit` 1 to 100 (default 20), `sort` by creation ASC (default) or DESC; pass `nextCursor` back as `cursor` until it is absent.
+         */
         get: operations["listDocumentTypes"];
         put?: never;
         post?: never;
@@ -466,7 +508,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Fetch a Document Type */
+        /**
+         * Fetch a Document Type
+         * @description One document type of the carrier catalogue: a kind of document (`type`) in one rendering format (`contentType` with its IANA `mediaType`). Carrier data: read-only, and accepts a Company token, an Account token or client credentials. An id that is not in the carrier catalogue is 404.
+         */
         get: operations["getDocumentType"];
         put?: never;
         post?: never;
@@ -483,7 +528,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List Dangerous Goods Declaration Types */
+        /**
+         * List Dangerous Goods Declaration Types
+         * @description The dangerous goods declaration types of the carrier catalogue (e.g. LITHIUM_ION_PI966, LIMITED_QUANTITY, DRY_ICE_UN1845), with UN number and hazard class where they apply. A Dangerous Goods Declaration names one of them in `typeId`. Carrier data: read-only, and accepts a Company token, an Account token or client credentials. Cursor-paginated: `limit` 1 to 100 (default 20), `sort` by creation ASC (default) or DESC; pass `nextCursor` back as `cursor` until it is absent.
+         */
         get: operations["listDangerousGoodsDeclarationTypes"];
         put?: never;
         post?: never;
@@ -502,7 +550,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Fetch a Dangerous Goods Declaration Type */
+        /**
+         * Fetch a Dangerous Goods Declaration Type
+         * @description One dangerous goods declaration type of the carrier catalogue, with its UN number and hazard class where they apply; Dangerous Goods Declarations name it in `typeId`. Carrier data: read-only, and accepts a Company token, an Account token or client credentials. An id that is not in the carrier catalogue is 404.
+         */
         get: operations["getDangerousGoodsDeclarationType"];
         put?: never;
         post?: never;
@@ -519,10 +570,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List Carrier Definitions (v0, page and size) */
+        /**
+         * List Carrier Definitions (v0, page and size)
+         * @description The account's Carrier Definitions with v0 page/size paging instead of cursors: `page` counts from 0 (default 0), `size` is 1 to 1000 (default 10), and the body reports `currentPage`, `pageSize` and `totalPages`; `group` keeps only definitions of exactly that group. A page past the last one is 404 with the v0 body (an `errors` array whose `status` is a string); page 0 of an empty result is 200 with an empty `items`. Requires an Account token (other token levels get 403).
+         */
         get: operations["listCarrierDefinitionsV0"];
         put?: never;
-        /** Create a Carrier Definition (v0) */
+        /**
+         * Create a Carrier Definition (v0)
+         * @description Legacy v0 path of createCarrierDefinition: stores the credentials and settings of one carrier for this account, with the same body and rules, and answers 201 with the new id. `carrierId` must be a Carrier of the catalogue and each settings key may appear only once (400 otherwise). An omitted or empty `mode` means STAGING, which never communicates live with the carrier. Requires an Account token (other token levels get 403).
+         */
         post: operations["createCarrierDefinitionV0"];
         delete?: never;
         options?: never;
@@ -540,12 +597,21 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Fetch a Carrier Definition (v0) */
+        /**
+         * Fetch a Carrier Definition (v0)
+         * @description Legacy v0 path of getCarrierDefinition (the path parameter is camelCase `carrierDefinitionId`). Returns the definition with its effective `mode` and its settings exactly as sent. Requires an Account token (other token levels get 403). An unknown id, or one of another account, is 404 with the v0 body, whose `errors` array carries the status as a string.
+         */
         get: operations["getCarrierDefinitionV0"];
-        /** Replace a Carrier Definition (v0) */
+        /**
+         * Replace a Carrier Definition (v0)
+         * @description Legacy v0 path of replaceCarrierDefinition: full replacement, 204 with no body. STAGING may move to PRODUCTION (live data may then be sent to the carrier), but PRODUCTION cannot go back, so an omitted, empty or STAGING `mode` on a PRODUCTION definition is 400. Requires an Account token (other token levels get 403). An unknown id, or one of another account, is 404 with the v0 `errors` array.
+         */
         put: operations["replaceCarrierDefinitionV0"];
         post?: never;
-        /** Delete a Carrier Definition (v0; permanent) */
+        /**
+         * Delete a Carrier Definition (v0; permanent)
+         * @description Legacy v0 path of deleteCarrierDefinition: the removal is permanent (204, no body). A definition still used by Service Definitions cannot be deleted (400); delete those first. Requires an Account token (other token levels get 403). An unknown id, or one of another account, is 404 with the v0 `errors` array.
+         */
         delete: operations["deleteCarrierDefinitionV0"];
         options?: never;
         head?: never;
@@ -559,10 +625,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List Carrier Definitions */
+        /**
+         * List Carrier Definitions
+         * @description One page of the account's Carrier Definitions, optionally filtered by `group` (exact match), `carrier_id` and effective `mode`. Cursor-paginated: `limit` 1 to 100 (default 20), `sort` by creation ASC (default) or DESC; pass `nextCursor` back as `cursor` until it is absent. Requires an Account token (other token levels get 403).
+         */
         get: operations["listCarrierDefinitions"];
         put?: never;
-        /** Create a Carrier Definition */
+        /**
+         * Create a Carrier Definition
+         * @description Stores the credentials and settings of one carrier for this account (`settings` key/value pairs, returned as sent); a Carrier Definition and a Service Definition must exist before a Shipment Booking can be made. `carrierId` must be a Carrier of the catalogue and each settings key may appear only once (400 otherwise). An omitted or empty `mode` means STAGING: bookings then get test tracking numbers and SPECIMEN labels without carrier communication. Requires an Account token (other token levels get 403). Returns 201 with the new id and publishes a CARRIER_DEFINITION event of type CREATED.
+         */
         post: operations["createCarrierDefinition"];
         delete?: never;
         options?: never;
@@ -579,12 +651,21 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Fetch a Carrier Definition */
+        /**
+         * Fetch a Carrier Definition
+         * @description Returns one Carrier Definition of the caller's account with its effective `mode` (STAGING or PRODUCTION, never empty) and its settings exactly as sent, credentials included. Requires an Account token (other token levels get 403). An unknown id, or one of another account, is 404.
+         */
         get: operations["getCarrierDefinition"];
-        /** Replace a Carrier Definition (STAGING to PRODUCTION goes here) */
+        /**
+         * Replace a Carrier Definition (STAGING to PRODUCTION goes here)
+         * @description Full replacement (204, no body); this is how a definition moves from STAGING to PRODUCTION, after which live data may be sent to the carrier. PRODUCTION cannot go back to STAGING: a replace of a PRODUCTION definition must restate `mode: PRODUCTION` (omitted, empty or STAGING is 400), so create a new definition to test again. Changing `carrierId` while Service Definitions use the definition is also 400. Requires an Account token (other token levels get 403). An unknown id, or one of another account, is 404.
+         */
         put: operations["replaceCarrierDefinition"];
         post?: never;
-        /** Delete a Carrier Definition (permanent) */
+        /**
+         * Delete a Carrier Definition (permanent)
+         * @description Deletes the Carrier Definition permanently (204, no body) and publishes a CARRIER_DEFINITION event of type DELETED. A definition still used by Service Definitions cannot be deleted (400); delete those first. Requires an Account token (other token levels get 403). An unknown id, or one of another account, is 404.
+         */
         delete: operations["deleteCarrierDefinition"];
         options?: never;
         head?: never;
@@ -598,10 +679,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List Service Definitions */
+        /**
+         * List Service Definitions
+         * @description One page of the account's Service Definitions, optionally only those of one Carrier Definition (`carrier_definition_id`) or one carrier Service (`service_id`). Each carries the `carrierId` derived from its Carrier Definition. Cursor-paginated: `limit` 1 to 100 (default 20), `sort` by creation ASC (default) or DESC; pass `nextCursor` back as `cursor` until it is absent. Requires an Account token (other token levels get 403).
+         */
         get: operations["listServiceDefinitions"];
         put?: never;
-        /** Create a Service Definition */
+        /**
+         * Create a Service Definition
+         * @description Enables one carrier Service for a Carrier Definition of this account, with its own name, `settings` and an optional `defaultPackingTypeId` used when a parcel names no packing type; bookings and Delivery Options refer to it by id. `carrierDefinitionId` must be a Carrier Definition of this account, `serviceId` a Service of that definition's Carrier and `defaultPackingTypeId` a catalogue Packing Type; a broken reference or a repeated settings key is a 400 problem naming the field. `active` defaults to true. Requires an Account token (other token levels get 403). Returns 201 with the new id.
+         */
         post: operations["createServiceDefinition"];
         delete?: never;
         options?: never;
@@ -618,12 +705,21 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Fetch a Service Definition */
+        /**
+         * Fetch a Service Definition
+         * @description Returns one Service Definition of the caller's account, including the `carrierId` derived from its Carrier Definition and its effective `active` flag. Requires an Account token (other token levels get 403). An unknown id, or one of another account, is 404.
+         */
         get: operations["getServiceDefinition"];
-        /** Replace a Service Definition */
+        /**
+         * Replace a Service Definition
+         * @description Full replacement (204, no body) with the same reference rules as on create: a Carrier Definition of this account, a Service of its Carrier and a catalogue Packing Type, else 400 naming the field. Omitted optional fields are cleared and an omitted `active` becomes true. Requires an Account token (other token levels get 403). An unknown id, or one of another account, is 404.
+         */
         put: operations["replaceServiceDefinition"];
         post?: never;
-        /** Delete a Service Definition */
+        /**
+         * Delete a Service Definition
+         * @description Deletes the Service Definition (204, no body) and publishes a SERVICE_DEFINITION event of type DELETED. New bookings can no longer name it, and Delivery Options that use it no longer yield Shipping Quotes. Requires an Account token (other token levels get 403). An unknown id, or one of another account, is 404.
+         */
         delete: operations["deleteServiceDefinition"];
         options?: never;
         head?: never;
@@ -637,10 +733,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List Shipment Channels */
+        /**
+         * List Shipment Channels
+         * @description One page of the account's Shipment Channels, each with its rendering, unit and customs settings and whether it is the account's `default`. Cursor-paginated: `limit` 1 to 100 (default 20), `sort` by creation ASC (default) or DESC; pass `nextCursor` back as `cursor` until it is absent. Requires an Account token (other token levels get 403).
+         */
         get: operations["listShipmentChannels"];
         put?: never;
-        /** Create a Shipment Channel */
+        /**
+         * Create a Shipment Channel
+         * @description Creates a Shipment Channel: how the labels and documents of bookings made through it are rendered (`documentRendering`), plus optional unit preferences and customs defaults. `name` and `documentRendering` are required; ZPL labels take `labelSize` LABEL_4X6 only (400 otherwise), and an omitted `resolutionDpi` renders at 203 dpi for ZPL and 300 otherwise. `default: true` makes it the account's default channel and clears the flag on the previous one. Requires an Account token (other token levels get 403). Returns 201 with the new id.
+         */
         post: operations["createShipmentChannel"];
         delete?: never;
         options?: never;
@@ -657,12 +759,21 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Fetch a Shipment Channel */
+        /**
+         * Fetch a Shipment Channel
+         * @description Returns one Shipment Channel of the caller's account (`accountId` is the owning account). An omitted `resolutionDpi` stays omitted here, although rendering uses 203 dpi for ZPL and 300 otherwise. Requires an Account token (other token levels get 403). An unknown id, or one of another account, is 404.
+         */
         get: operations["getShipmentChannel"];
-        /** Replace a Shipment Channel */
+        /**
+         * Replace a Shipment Channel
+         * @description Full replacement (204, no body) with the same rules as on create, so ZPL still requires LABEL_4X6 (400 otherwise). `default: true` moves the default flag to this channel; an omitted `default` becomes false and omitted `units` or `customs` are cleared. Requires an Account token (other token levels get 403). An unknown id, or one of another account, is 404.
+         */
         put: operations["replaceShipmentChannel"];
         post?: never;
-        /** Delete a Shipment Channel */
+        /**
+         * Delete a Shipment Channel
+         * @description Deletes the Shipment Channel (204, no body) and publishes a SHIPMENT_CHANNEL event of type DELETED; new bookings can then no longer name it in `shipmentChannelId`. Requires an Account token (other token levels get 403). An unknown id, or one of another account, is 404.
+         */
         delete: operations["deleteShipmentChannel"];
         options?: never;
         head?: never;
@@ -676,10 +787,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List Parcels */
+        /**
+         * List Parcels
+         * @description One page of the account's Parcels, optionally only those used in one Shipment Booking (`shipment_booking_id`) or with exactly one `reference`. Cursor-paginated: `limit` 1 to 100 (default 20), `sort` by creation ASC (default) or DESC; pass `nextCursor` back as `cursor` until it is absent. Requires an Account token (other token levels get 403).
+         */
         get: operations["listParcels"];
         put?: never;
-        /** Create a Parcel */
+        /**
+         * Create a Parcel
+         * @description Creates a Parcel to be booked later: `weight` (in `weightUnit`, KG by default) is required; dimensions, a catalogue `packingTypeId`, reference, description and declared value are optional. Contents are added separately as Parcel Items (POST /v1/parcels/items). Creating a Parcel is not billed; it is consumed (one CONSUME/PARCEL token) only when used in a Shipment Booking. Requires an Account token (other token levels get 403). Returns 201 with the new id; an unknown packing type or an invalid body is 400.
+         */
         post: operations["createParcel"];
         delete?: never;
         options?: never;
@@ -696,7 +813,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Fetch a Parcel */
+        /**
+         * Fetch a Parcel
+         * @description Returns one Parcel of the caller's account with its `itemIds`. `shipmentBookingId` and `trackingNumber` are set once it is used in a (non-FAILED) Shipment Booking, after which the Parcel can no longer be replaced or deleted. Requires an Account token (other token levels get 403). An unknown id, or one of another account, is 404.
+         */
         get: operations["getParcel"];
         /**
          * Replace a Parcel
@@ -721,10 +841,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List Parcel Items */
+        /**
+         * List Parcel Items
+         * @description One page of the account's Parcel Items, optionally only those of one Parcel (`parcel_id`). Cursor-paginated: `limit` 1 to 100 (default 20), `sort` by creation ASC (default) or DESC; pass `nextCursor` back as `cursor` until it is absent. Requires an Account token (other token levels get 403).
+         */
         get: operations["listParcelItems"];
         put?: never;
-        /** Create a Parcel Item */
+        /**
+         * Create a Parcel Item
+         * @description Adds one content line (for customs and packing lists) to a Parcel of this account named by `parcelId`: description and quantity are required, `unitWeight` is in the Parcel's weightUnit and `hsCode` has 6 to 10 digits. The new id is appended to the Parcel's `itemIds`; a Parcel holds at most 100 items. Items of a booked Parcel cannot be changed, so adding one to it is 400, as is an unknown `parcelId`. Requires an Account token (other token levels get 403). Returns 201 with the new id.
+         */
         post: operations["createParcelItem"];
         delete?: never;
         options?: never;
@@ -741,7 +867,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Fetch a Parcel Item */
+        /**
+         * Fetch a Parcel Item
+         * @description Returns one Parcel Item of the caller's account, with the `parcelId` of the Parcel it belongs to. Requires an Account token (other token levels get 403). An unknown id, or one of another account, is 404.
+         */
         get: operations["getParcelItem"];
         /**
          * Replace a Parcel Item
@@ -749,7 +878,10 @@ export interface paths {
          */
         put: operations["replaceParcelItem"];
         post?: never;
-        /** Delete a Parcel Item */
+        /**
+         * Delete a Parcel Item
+         * @description Deletes the item (204, no body), removes its id from the Parcel's `itemIds` and publishes a PARCEL_ITEM event of type DELETED. Items of a booked Parcel cannot be changed, so deleting one is 400. Requires an Account token (other token levels get 403). An unknown id, or one of another account, is 404.
+         */
         delete: operations["deleteParcelItem"];
         options?: never;
         head?: never;
@@ -763,10 +895,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List Customs Declarations */
+        /**
+         * List Customs Declarations
+         * @description One page of the account's Customs Declarations (no filters). Cursor-paginated: `limit` 1 to 100 (default 20), `sort` by creation ASC (default) or DESC; pass `nextCursor` back as `cursor` until it is absent. Requires an Account token (other token levels get 403).
+         */
         get: operations["listCustomsDeclarations"];
         put?: never;
-        /** Create a Customs Declaration */
+        /**
+         * Create a Customs Declaration
+         * @description Creates the customs data a Shipment Booking needs on a dutiable route (one that crosses a customs border). `types` (1 to 10 Customs Declaration Type ids of the catalogue), `declarant` (firstName, lastName, city) and `currency` are required; each of the optional `lines` gives a description, a quantity and the line's total value in that currency. An unknown type id is 400, and once a booking references the declaration it can no longer be replaced or deleted. Requires an Account token (other token levels get 403). Returns 201 with the new id.
+         */
         post: operations["createCustomsDeclaration"];
         delete?: never;
         options?: never;
@@ -783,7 +921,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Fetch a Customs Declaration */
+        /**
+         * Fetch a Customs Declaration
+         * @description Returns one Customs Declaration of the caller's account. While a Shipment Booking references it (`customsDeclarationId`), it cannot be replaced or deleted. Requires an Account token (other token levels get 403). An unknown id, or one of another account, is 404.
+         */
         get: operations["getCustomsDeclaration"];
         /**
          * Replace a Customs Declaration
@@ -808,10 +949,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List Dangerous Goods Declarations */
+        /**
+         * List Dangerous Goods Declarations
+         * @description One page of the account's Dangerous Goods Declarations, optionally only those attached to one Parcel (`parcel_id`). Cursor-paginated: `limit` 1 to 100 (default 20), `sort` by creation ASC (default) or DESC; pass `nextCursor` back as `cursor` until it is absent. Requires an Account token (other token levels get 403).
+         */
         get: operations["listDangerousGoodsDeclarations"];
         put?: never;
-        /** Create a Dangerous Goods Declaration */
+        /**
+         * Create a Dangerous Goods Declaration
+         * @description Declares dangerous (UN-numbered) contents of a shipment: `typeId` (a catalogue Dangerous Goods Declaration Type), `unNumber` (UN and four digits), `properShippingName`, `quantity` and `quantityUnit` are required, and `parcelId` can tie it to one Parcel of this account. Bookings list it in `dangerousGoodsDeclarationIds`, after which it can no longer be replaced or deleted. An unknown type or Parcel is 400. Requires an Account token (other token levels get 403). Returns 201 with the new id.
+         */
         post: operations["createDangerousGoodsDeclaration"];
         delete?: never;
         options?: never;
@@ -828,7 +975,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Fetch a Dangerous Goods Declaration */
+        /**
+         * Fetch a Dangerous Goods Declaration
+         * @description Returns one Dangerous Goods Declaration of the caller's account. While a Shipment Booking references it, it cannot be replaced or deleted. Requires an Account token (other token levels get 403). An unknown id, or one of another account, is 404.
+         */
         get: operations["getDangerousGoodsDeclaration"];
         /**
          * Replace a Dangerous Goods Declaration
@@ -853,7 +1003,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List Shipment Bookings */
+        /**
+         * List Shipment Bookings
+         * @description One page of the account's Shipment Bookings, optionally filtered by `status`, by `tracking_number` (the booking carrying it) or by exact `reference`. Cursor-paginated: `limit` 1 to 100 (default 20), `sort` by creation ASC (default) or DESC; pass `nextCursor` back as `cursor` until it is absent. Requires an Account token (other token levels get 403).
+         */
         get: operations["listShipmentBookings"];
         put?: never;
         /**
@@ -905,7 +1058,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Fetch a Shipment Booking */
+        /**
+         * Fetch a Shipment Booking
+         * @description Returns one Shipment Booking of the caller's account with its parties, per-parcel tracking numbers and label document ids, and all generated `documentIds`. `status` is BOOKED after booking, DISPATCHED while in a dispatch (BOOKED again if the dispatch is deleted) and MANIFESTED once the dispatch's manifest is created; a FAILED booking carries `failureReason` and no tracking numbers or documents. `mode` is the Carrier Definition's mode at booking time. Requires an Account token (other token levels get 403). An unknown id, or one of another account, is 404.
+         */
         get: operations["getShipmentBooking"];
         put?: never;
         post?: never;
@@ -922,7 +1078,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List Shipment Dispatches */
+        /**
+         * List Shipment Dispatches
+         * @description One page of the account's Shipment Dispatches, optionally only OPEN or only CLOSED ones (`status`). A dispatch stays OPEN until its Shipment Manifest is created, which closes it and sets `shipmentManifestId`. Cursor-paginated: `limit` 1 to 100 (default 20), `sort` by creation ASC (default) or DESC; pass `nextCursor` back as `cursor` until it is absent. Requires an Account token (other token levels get 403).
+         */
         get: operations["listShipmentDispatches"];
         put?: never;
         /**
@@ -946,7 +1105,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Fetch a Shipment Dispatch */
+        /**
+         * Fetch a Shipment Dispatch
+         * @description Returns one Shipment Dispatch of the caller's account: its Carrier Definition, bookings, pickup date, window and address, and `status`. An OPEN dispatch can still be replaced or deleted; a CLOSED one carries its `shipmentManifestId` and cannot change. Requires an Account token (other token levels get 403). An unknown id, or one of another account, is 404.
+         */
         get: operations["getShipmentDispatch"];
         /**
          * Replace a Shipment Dispatch
@@ -994,7 +1156,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List Shipment Manifests */
+        /**
+         * List Shipment Manifests
+         * @description One page of the account's Shipment Manifests; `shipment_dispatch_id` finds the manifest of one dispatch. Manifests are read-only and are created by POST /v1/shipment-dispatches/{shipment-dispatch-id}/shipment-manifests. Cursor-paginated: `limit` 1 to 100 (default 20), `sort` by creation ASC (default) or DESC; pass `nextCursor` back as `cursor` until it is absent. Requires an Account token (other token levels get 403).
+         */
         get: operations["listShipmentManifests"];
         put?: never;
         post?: never;
@@ -1013,7 +1178,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Fetch a Shipment Manifest */
+        /**
+         * Fetch a Shipment Manifest
+         * @description Returns one Shipment Manifest of the caller's account: its dispatch, carrier, bookings, `parcelCount`, `totalWeightKg` (LB converted to kg) and the `documentId` of its MANIFEST Document (PDF), whose content is at GET /v1/documents/{document-id}/data. Manifests are read-only. Requires an Account token (other token levels get 403). An unknown id, or one of another account, is 404.
+         */
         get: operations["getShipmentManifest"];
         put?: never;
         post?: never;
@@ -1030,7 +1198,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List Documents */
+        /**
+         * List Documents
+         * @description One page of the account's Documents, such as the labels and forms generated by bookings and the MANIFEST documents of manifests. `group_id` keeps the documents of one related entity (booking, manifest, customs declaration or parcel) and `type` one document type; `specimen` marks documents of STAGING bookings. The content of each is at GET /v1/documents/{document-id}/data. Cursor-paginated: `limit` 1 to 100 (default 20), `sort` by creation ASC (default) or DESC; pass `nextCursor` back as `cursor` until it is absent. Requires an Account token (other token levels get 403).
+         */
         get: operations["listDocuments"];
         put?: never;
         post?: never;
@@ -1049,7 +1220,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Fetch a Document */
+        /**
+         * Fetch a Document
+         * @description Returns the description of one Document of the caller's account: type, related entity (`groupId`, `groupType`), media type, file name, size in bytes and `specimen` (true for STAGING bookings, whose documents are marked SPECIMEN). The content itself is at /v1/documents/{document-id}/data and its checksum at /v1/documents/{document-id}/meta-data. Requires an Account token (other token levels get 403). An unknown id, or one of another account, is 404.
+         */
         get: operations["getDocument"];
         put?: never;
         post?: never;
@@ -1090,7 +1264,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Fetch the metadata of a Document */
+        /**
+         * Fetch the metadata of a Document
+         * @description Returns the metadata of one Document of the caller's account: type, media and content type, size in bytes, SHA-256 `checksum` (lowercase hex), `pages` where given, related entity and `specimen`. Use it to verify a download from /v1/documents/{document-id}/data. Requires an Account token (other token levels get 403). An unknown id, or one of another account, is 404.
+         */
         get: operations["getDocumentMetaData"];
         put?: never;
         post?: never;
@@ -1107,7 +1284,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List Event Channels */
+        /**
+         * List Event Channels
+         * @description One page of the account's Event Channels, optionally only those subscribed to one `topic`, or only enabled or disabled ones (`enabled`). Webhook secrets and header values are never returned; `webhook.signed` and `webhook.headerNames` show what is set. Cursor-paginated: `limit` 1 to 100 (default 20), `sort` by creation ASC (default) or DESC; pass `nextCursor` back as `cursor` until it is absent. Requires an Account token (other token levels get 403).
+         */
         get: operations["listEventChannels"];
         put?: never;
         /**
@@ -1234,7 +1414,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List Trackers */
+        /**
+         * List Trackers
+         * @description One page of the account's Trackers, optionally filtered by `tracking_number`, `shipment_booking_id` or current `status`. Cursor-paginated: `limit` 1 to 100 (default 20), `sort` by creation ASC (default) or DESC; pass `nextCursor` back as `cursor` until it is absent. Requires an Account token (other token levels get 403).
+         */
         get: operations["listTrackers"];
         put?: never;
         /**
@@ -1260,11 +1443,17 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Fetch a Tracker */
+        /**
+         * Fetch a Tracker
+         * @description Returns one Tracker of the caller's account: current `status`, `estimatedDeliveryAt`, `deliveredAt` once delivered, and the tracking history in `events`, oldest first (the last entry's status is the tracker's status). Each status change is published as a TRACKER event of type UPDATED. Requires an Account token (other token levels get 403). An unknown id, or one of another account, is 404.
+         */
         get: operations["getTracker"];
         put?: never;
         post?: never;
-        /** Delete a Tracker */
+        /**
+         * Delete a Tracker
+         * @description Deletes the Tracker (204, no body) and publishes a TRACKER event of type DELETED; the tracker sends no further updates. The tracking number stays trackable: createTracker then starts a new tracker with a new id. Requires an Account token (other token levels get 403). An unknown id, or one of another account, is 404.
+         */
         delete: operations["deleteTracker"];
         options?: never;
         head?: never;
@@ -1278,7 +1467,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List Zones */
+        /**
+         * List Zones
+         * @description One page of the account's Zones, optionally only those that include one country (`country_code`). Cursor-paginated: `limit` 1 to 100 (default 20), `sort` by creation ASC (default) or DESC; pass `nextCursor` back as `cursor` until it is absent. Requires an Account token (other token levels get 403).
+         */
         get: operations["listZones"];
         put?: never;
         /**
@@ -1303,9 +1495,15 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Fetch a Zone */
+        /**
+         * Fetch a Zone
+         * @description Returns one Zone of the caller's account: its countries and optional inclusive postal code ranges. A destination is in the zone when its country is listed and, if ranges exist for that country, its postal code lies in one of them. Requires an Account token (other token levels get 403). An unknown id, or one of another account, is 404.
+         */
         get: operations["getZone"];
-        /** Replace a Zone */
+        /**
+         * Replace a Zone
+         * @description Full replacement (204, no body) with the same rules as createZone: each range's `countryCode` must be one of `countryCodes` and `from` must not sort after `to` (400 otherwise). Omitted `postalCodeRanges` are cleared, so the zone then covers its countries whole, and Shipping Quotes of the Delivery Options that use the zone follow the new definition. Requires an Account token (other token levels get 403). An unknown id, or one of another account, is 404.
+         */
         put: operations["replaceZone"];
         post?: never;
         /**
@@ -1325,7 +1523,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List Delivery Options */
+        /**
+         * List Delivery Options
+         * @description One page of the account's Delivery Options, optionally only active or only inactive ones (`active`); only active options are evaluated by Shipping Quotes. Price rules come sorted by `maxWeightKg`, ascending. Cursor-paginated: `limit` 1 to 100 (default 20), `sort` by creation ASC (default) or DESC; pass `nextCursor` back as `cursor` until it is absent. Requires an Account token (other token levels get 403).
+         */
         get: operations["listDeliveryOptions"];
         put?: never;
         /**
@@ -1350,7 +1551,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Fetch a Delivery Option */
+        /**
+         * Fetch a Delivery Option
+         * @description Returns one Delivery Option of the caller's account: its Service Definition, Zones, weight-based price rules (ascending by `maxWeightKg`), delivery days and `active` flag. Requires an Account token (other token levels get 403). An unknown id, or one of another account, is 404.
+         */
         get: operations["getDeliveryOption"];
         /**
          * Replace a Delivery Option
@@ -1358,7 +1562,10 @@ export interface paths {
          */
         put: operations["replaceDeliveryOption"];
         post?: never;
-        /** Delete a Delivery Option */
+        /**
+         * Delete a Delivery Option
+         * @description Deletes the Delivery Option (204, no body) and publishes a DELIVERY_OPTION event of type DELETED. Later Shipping Quotes no longer evaluate it, and its Zones can be deleted once no other option uses them. Requires an Account token (other token levels get 403). An unknown id, or one of another account, is 404.
+         */
         delete: operations["deleteDeliveryOption"];
         options?: never;
         head?: never;

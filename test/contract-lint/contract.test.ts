@@ -145,6 +145,22 @@ describe('contract/openapi.yaml', () => {
       .map((op) => op.operationId ?? `${op.method} ${op.path}`);
     expect(incomplete).toEqual([]);
   });
+
+  it('describes every operation in more than its summary (the /docs reference shows it), in both contracts', () => {
+    const admin = parseYaml(readFileSync(new URL('../../contract/admin.yaml', import.meta.url), 'utf8'));
+    const thin: string[] = [];
+    for (const [name, doc] of [['openapi.yaml', document], ['admin.yaml', admin]] as const) {
+      for (const [path, item] of Object.entries<Record<string, { summary?: string; description?: string; operationId?: string }>>(doc.paths)) {
+        for (const [method, op] of Object.entries(item)) {
+          if (!['get', 'put', 'post', 'delete', 'patch'].includes(method)) continue;
+          // A sentence at least, and not the summary again.
+          const description = op.description?.trim() ?? '';
+          if (description.length < 40 || description === op.summary) thin.push(`${name} ${method.toUpperCase()} ${path}`);
+        }
+      }
+    }
+    expect(thin).toEqual([]);
+  });
 });
 
 describe('problem type registry', () => {
