@@ -1,3 +1,4 @@
+import { fork } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -7,9 +8,10 @@ import { fileURLToPath } from 'node:url';
 import { createLogger } from '../../../src/logging/logger.js';
 import { startMock, type RunningMock } from '../../../src/server/start-mock.js';
 import { readPactFiles, type PactInteraction } from '../../../src/verify/pact-files.js';
-import type { InteractionOutcome } from '../../../src/verify/run-verification.js';
+import type { InteractionOutcome, VerificationReport } from '../../../src/verify/run-verification.js';
 
 export const PACT_DIR = fileURLToPath(new URL('../../../pacts', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
 /**
  * shipmock as the provider under test: a real socket, no Prism fallback (an operation without a
@@ -88,4 +90,45 @@ export async function startBreakingProxy(upstream: string, breakages: Breakage[]
         server.closeAllConnections();
       }),
   };
+}
+
+/** What verify-in-child.ts runs: verifyProvider with shipmockControl(shipmockUrl). */
+export interface CapturedVerificationRequest {
+  baseUrl: string;
+  access: { companyId: string; clientId: string; clientSecret: string };
+  /** The shipmock whose control API sets up the states (may differ from baseUrl, e.g. behind a breaking proxy). */
+  shipmockUrl: string;
+  pacts: string[];
+}
+export type CapturedVerificationReply = { report: VerificationReport } | { error: string };
+
+/**
+ * verifyProvider for a verification that fails on purpose, with its console output captured
+ * instead of printed. The Pact verifier (native pact-core) prints its report, "FAILED" lines,
+ * mismatch diffs and "Verification unsuccessful" straight to the process's stdout, which no
+ * log level or logger option reaches; run in a child process, all of it lands in `output`
+ * (for the tests' failure messages) and a green run shows none of it. The report is the same
+ * one verifyProvider returns in-process (plain JSON data), from the same sources (tsx).
+ */
+export function verifyProviderCaptured(request: CapturedVerificationRequest): Promise<{ report: VerificationReport; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = fork(fileURLToPath(new URL('./verify-in-child.ts', import.meta.url)), [], {
+      cwd: ROOT,
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    });
+    let output = '';
+    let reply: CapturedVerificationReply | undefined;
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('message', (message) => (reply = message as CapturedVerificationReply));
+    child.on('error', reject);
+    // 'close': the process has exited and its stdout and stderr are fully read.
+    child.on('close', (code, signal) => {
+      output = output.replace(/\x1b\[[0-9;]*m/g, '');
+      if (reply && 'report' in reply) resolve({ report: reply.report, output });
+      else reject(new Error(`verification child process ${reply ? `failed: ${reply.error}` : `exited (${signal ?? code}) without a report`}\n--- its output ---\n${output}`));
+    });
+    child.send(request);
+  });
 }
