@@ -78,14 +78,17 @@ export function isBrowserRequest(req: Request): boolean {
 }
 
 /**
- * Answers carrying client secrets or tokens are never given to a browser, not even to a page
- * of an allowed origin: whatever script runs there could send them anywhere.
+ * Answers carrying client secrets or tokens are never given to a page of another origin, not even
+ * to an allowed --admin-origin: whatever script runs there could send them anywhere. The mock's
+ * own pages (the inspector, /docs — same origin, served by the mock itself, loading nothing from
+ * elsewhere) may read them: they export state and fetch a token for the seeded company. The Host
+ * check (or the admin key) has already shut out pages that rebind their name to the mock.
  *
- * @example refuseBrowser(req, 'GET /__admin/credentials'); // throws for fetch() from a page
+ * @example refuseBrowser(req, 'GET /__admin/credentials'); // throws for fetch() from another origin's page
  */
 export function refuseBrowser(req: Request, what: string): void {
-  if (!isBrowserRequest(req)) return;
-  throw refused(`${what} answers client secrets or tokens, which no browser page may read (not even an allowed --admin-origin); call it from a terminal, a test or a script`);
+  if (!isBrowserRequest(req) || isOwnPage(req)) return;
+  throw refused(`${what} answers client secrets or tokens, which no page of another origin may read (not even an allowed --admin-origin); call it from a terminal, a test, a script or the mock's own inspector`);
 }
 
 export interface AdminAccessOptions {
@@ -140,6 +143,17 @@ export function adminAccess(options: AdminAccessOptions) {
   };
 }
 
+/**
+ * Who may load the inspector's files: without an admin key, what the control plane allows (a
+ * loopback Host, a loopback caller); with one, anyone — the files hold no data, and the page asks
+ * for the key before it calls the control plane.
+ */
+export function checkPageAccess(req: Request, options: { adminKey?: string; hosts?: string[] }): void {
+  if (options.adminKey) return;
+  checkHost(req, new Set((options.hosts ?? []).map((host) => hostnameOf(host) ?? host.toLowerCase())));
+  checkCaller(req, undefined);
+}
+
 function checkHost(req: Request, hosts: Set<string>): void {
   const name = hostnameOf(req.headers.host);
   if (name !== undefined && (name === 'localhost' || (isIP(name) !== 0 && isLoopback(name)) || hosts.has(name))) return;
@@ -169,6 +183,12 @@ function checkIntent(req: Request): void {
   }
   if (type || req.headers[ADMIN_INTENT_HEADER] !== undefined || req.headers[ADMIN_KEY_HEADER] !== undefined) return;
   throw refused('A POST without a body needs the header X-Shipmock-Admin: 1 (or Content-Type: application/json), which no HTML form or simple fetch can send');
+}
+
+/** A request from one of the mock's own pages: the browser says same-origin, and any Origin it names is the mock's. */
+function isOwnPage(req: Request): boolean {
+  const origin = req.headers.origin;
+  return req.headers['sec-fetch-site'] === 'same-origin' && (origin === undefined || origin === ownOrigin(req));
 }
 
 function ownOrigin(req: Request): string {

@@ -3,6 +3,7 @@ import type { ErrorStep } from '../http/types.js';
 import type { MockRuntime } from '../runtime/runtime.js';
 import { createAdminRouter } from './admin-router.js';
 import type { ControlPlane } from './control-plane.js';
+import { pageRoutes } from './pages.js';
 
 /**
  * The control plane's Express 5 app (/__admin). Loaded by createApp on the first /__admin
@@ -16,6 +17,7 @@ export function createAdminApp(runtime: MockRuntime, control: ControlPlane, writ
   admin.disable('x-powered-by');
   admin.disable('etag');
   admin.set('query parser', false);
+  admin.use(pageRoutes({ adminKey: runtime.options.raw.adminKey, hosts: runtime.options.raw.adminHosts }));
   admin.use('/__admin', createAdminRouter(runtime, control));
   admin.use(writeError);
   return admin;

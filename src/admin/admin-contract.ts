@@ -5,7 +5,7 @@ import { createContractGate, type ContractGate } from '../contract/gate.js';
 import type { ContractOperation } from '../contract/load-contract.js';
 import { createRouteMatcher } from '../contract/route-matcher.js';
 import { createValidators, type ParsedParameters } from '../contract/validators.js';
-import { ProblemError } from '../errors/problem.js';
+import { ProblemError, type Violation } from '../errors/problem.js';
 import { queryObject, readBody } from '../http/read-request.js';
 import { requestState } from '../http/request-state.js';
 import type { Logger } from '../logging/logger.js';
@@ -32,9 +32,13 @@ export interface AdminInput {
   mediaType?: string;
 }
 
-/** How a control-plane handler answers: through the contract check (reply, replyEmpty). */
+/** How a control-plane handler answers: through the contract check (reply, replyEmpty, replyBytes, openEventStream). */
 interface AdminAnswerer {
   answer(res: Response, status: number, body?: unknown): void;
+  /** Checks a non-JSON answer's status and media type against the declared responses. */
+  check(status: number, mediaType: string): void;
+  /** Violations of one value against a schema of admin.yaml, reported like a response's (logged; dropped in 'error' mode). */
+  conforms(pointer: string, value: unknown): boolean;
 }
 
 /** @example const admin = loadAdminContract(); admin.gate.route('GET', '/__admin/clock') */
@@ -73,6 +77,38 @@ export function reply(res: Response, status: number, body: unknown): void {
 /** Answers a control-plane request without a body (204), checked against contract/admin.yaml. */
 export function replyEmpty(res: Response, status = 204): void {
   answererOf(res).answer(res, status);
+}
+
+/** Answers bytes (a document) with their media type, after checking status and media type against the contract. */
+export function replyBytes(res: Response, status: number, mediaType: string, bytes: Buffer, headers: Record<string, string> = {}): void {
+  answererOf(res).check(status, mediaType);
+  res.status(status).set({ ...headers, 'Content-Type': mediaType, 'Content-Length': String(bytes.length) }).end(bytes);
+}
+
+export interface EventStream {
+  /** Sends one event whose data is checked against `schema` (a pointer into admin.yaml) first; false when dropped. */
+  send(event: string, data: unknown, id?: string): boolean;
+  /** A comment line: keeps proxies and the browser from timing the stream out. */
+  heartbeat(): void;
+}
+
+/**
+ * Opens a server-sent event stream (text/event-stream, declared in admin.yaml) whose every event
+ * is checked against `schema` before it is written, as a JSON answer would be.
+ */
+export function openEventStream(res: Response, schema: string): EventStream {
+  const answerer = answererOf(res);
+  answerer.check(200, 'text/event-stream');
+  res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
+  res.write('retry: 2000\n\n');
+  return {
+    send(event, data, id) {
+      if (!answerer.conforms(schema, data)) return false;
+      res.write(`${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+      return true;
+    },
+    heartbeat: () => void res.write(': keep-alive\n\n'),
+  };
 }
 
 function answererOf(res: Response): AdminAnswerer {
@@ -118,7 +154,27 @@ export function adminContractCheck(options: AdminContractOptions) {
 
 function answerer(operation: ContractOperation, options: AdminContractOptions): AdminAnswerer {
   const { gate } = options.admin;
+  const report = (violations: Violation[], detail: string) => {
+    if (options.responseValidation === 'error') {
+      options.logger.error({ operationId: operation.operationId, violations }, detail);
+      throw new ProblemError('response-validation-failed', { detail, violations });
+    }
+    options.logger.warn({ operationId: operation.operationId, violations }, detail);
+  };
   return {
+    check(status, mediaType) {
+      if (options.responseValidation === 'off') return;
+      const { violations } = gate.checkAnswer(operation.operationId, { status, mediaType });
+      if (violations.length) report(violations, `${operation.operationId} answered outside contract/admin.yaml`);
+    },
+    conforms(pointer, value) {
+      if (options.responseValidation === 'off') return true;
+      const violations = gate.validators.validate(pointer, JSON.parse(JSON.stringify(value)));
+      if (!violations.length) return true;
+      const detail = `${operation.operationId} streamed an event outside contract/admin.yaml`;
+      options.logger[options.responseValidation === 'error' ? 'error' : 'warn']({ operationId: operation.operationId, violations }, detail);
+      return options.responseValidation !== 'error';
+    },
     answer(res, status, body) {
       if (options.responseValidation !== 'off') {
         // JSON round trip: undefined members vanish on the wire and must vanish before validation too.

@@ -8,6 +8,7 @@ import { adminContractCheck, loadAdminContract, reply } from './admin-contract.j
 import { clockRoutes } from './clock-routes.js';
 import type { ControlPlane } from './control-plane.js';
 import { credentialRoutes } from './credential-routes.js';
+import { inspectorRoutes } from './inspector-routes.js';
 import { journalRoutes } from './journal-routes.js';
 import { scenarioRoutes } from './scenario-routes.js';
 import { stateRoutes } from './state-routes.js';
@@ -51,6 +52,8 @@ export function createAdminRouter(runtime: MockRuntime, control: ControlPlane): 
   router.use(stateRoutes(control));
   router.use(clockRoutes(control));
   router.use(journalRoutes(control));
+  // After journalRoutes: /journal/retry-after is not an entry number.
+  router.use(inspectorRoutes(control, runtime.logger));
   router.use(credentialRoutes(control));
   router.use(scenarioRoutes(control));
   return router;

@@ -1,11 +1,13 @@
 import type { MockRuntime } from '../runtime/runtime.js';
+import { USAGE_LINES } from '../billing/model.js';
 import type { CompanyCredentials } from '../auth/credentials.js';
 import type { TimerFailures } from '../clock/clock.js';
 import { parseDuration } from '../clock/duration.js';
-import type { JournalEntry, JournalFilter } from '../journal/journal.js';
+import type { JournalEntry, JournalEntryWithExchange, JournalFilter } from '../journal/journal.js';
 import { assertHonouredRetryAfter, checkRetryAfter, type RetryAfterReport } from '../journal/retry-after.js';
 import type { ActivateOptions, ActivationView } from '../scenarios/engine.js';
 import { exportState, importState, type MockState } from './state.js';
+import { createInspection, type Inspection, type InspectionDeps } from './inspection.js';
 
 export interface ClockView {
   now: string;
@@ -59,6 +61,10 @@ export interface ControlPlane {
   };
   journal: {
     find(filter?: JournalFilter): JournalEntry[];
+    /** One entry with its request, answer and violations (the inspector's detail view). */
+    get(seq: number): JournalEntryWithExchange | undefined;
+    /** Every entry recorded from now on (the inspector's live view); returns the unsubscribe function. */
+    subscribe(listener: (entry: JournalEntry) => void): () => void;
     clear(accountId?: string): number;
     /** Did the client wait Retry-After after each 429 (of the entries matching `filter`)? */
     retryAfterReport(filter?: JournalFilter): RetryAfterReport;
@@ -72,6 +78,8 @@ export interface ControlPlane {
     list(): CredentialsView;
     addCompany(input?: NewCompany): CompanyCredentials;
   };
+  /** Read-only views for the inspector (/__admin/ui/): stored objects, documents, due timers, usage. */
+  inspect: Inspection;
 }
 
 export interface ControlPlaneOptions {
@@ -80,7 +88,19 @@ export interface ControlPlaneOptions {
    * re-arms what it has pending, as a start on a --data file does (tracker steps).
    */
   onImported?: () => void;
+  /** The services the inspector reads documents and usage from (createApp passes them). */
+  inspection?: InspectionDeps;
 }
+
+/** A control plane without the API's services (contract-only use) has no documents and no usage. */
+const NO_SERVICES: InspectionDeps = {
+  documents: {
+    data(_accountId, id) {
+      throw new RangeError(`no document ${id}: this mock keeps no documents`);
+    },
+  },
+  usage: { records: () => [], totals: () => USAGE_LINES.map((line) => ({ ...line, tokens: 0 })) },
+};
 
 /** @example const control = createControlPlane(runtime); control.clock.advance('PT4H'); */
 export function createControlPlane(runtime: MockRuntime, options: ControlPlaneOptions = {}): ControlPlane {
@@ -96,8 +116,11 @@ export function createControlPlane(runtime: MockRuntime, options: ControlPlaneOp
   };
   const everything = (filter: JournalFilter = {}) => runtime.journal.find({ limit: runtime.journal.capacity, ...filter });
 
+  const inspect = createInspection(runtime, options.inspection ?? NO_SERVICES);
   return {
+    inspect,
     reset(accountId) {
+      inspect.forgetEvents(accountId);
       runtime.store.reset(accountId);
       runtime.webhooks.reset(accountId);
       runtime.journal.clear(accountId);
@@ -136,6 +159,8 @@ export function createControlPlane(runtime: MockRuntime, options: ControlPlaneOp
     },
     journal: {
       find: (filter) => runtime.journal.find(filter),
+      get: (seq) => runtime.journal.get(seq),
+      subscribe: (listener) => runtime.journal.subscribe(listener),
       clear: (accountId) => runtime.journal.clear(accountId),
       retryAfterReport: (filter) => checkRetryAfter(everything(filter)),
       assertRetryAfterHonoured: (filter) => assertHonouredRetryAfter(everything(filter)),

@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { ProblemError } from '../errors/problem.js';
 import { ScenarioError, type ParameterValues } from '../scenarios/scenario-file.js';
+import { lineOfField } from '../scenarios/yaml-lines.js';
 import { adminInput, reply, replyEmpty } from './admin-contract.js';
 import type { ControlPlane } from './control-plane.js';
 
@@ -26,6 +27,14 @@ export function scenarioRoutes(control: ControlPlane): Router {
     const yaml = typeof input.body === 'string';
     const request: ActivationRequest = yaml ? {} : ((input.body ?? {}) as ActivationRequest);
     const scenario = yaml ? (input.body as string) : (request.definition ?? request.name);
+    const scopedByQuery = input.params.query.account_id as string | undefined;
+    if (scopedByQuery && request.accountId) {
+      throw new ProblemError('validation-error', {
+        detail: 'Give the account once: accountId in the body or account_id in the query',
+        violations: [{ field: 'query/account_id', message: 'must not be given with body/accountId' }],
+      });
+    }
+    const accountId = request.accountId ?? scopedByQuery;
     if (scenario === undefined || (request.definition && request.name)) {
       throw new ProblemError('validation-error', {
         detail: 'Give exactly one of name and definition',
@@ -34,13 +43,18 @@ export function scenarioRoutes(control: ControlPlane): Router {
     }
     let activation: ReturnType<ControlPlane['scenarios']['activate']>;
     try {
-      activation = control.scenarios.activate(scenario, { accountId: request.accountId, params: request.params });
+      activation = control.scenarios.activate(scenario, { accountId, params: request.params });
     } catch (error) {
       if (!(error instanceof ScenarioError)) throw error;
       if (error.notFound) throw new ProblemError('not-found', { detail: error.message });
       const prefix = yaml ? 'body' : request.definition ? 'body/definition' : 'body';
+      // A YAML body's violations also name their line, so an editor can point at it.
+      const lineOf = (field: string) => (yaml ? lineOfField(input.body as string, field) : undefined);
       const violations = error.violations.length
-        ? error.violations.map((v) => ({ field: v.field.replace(/^scenario/, prefix), message: v.message }))
+        ? error.violations.map((v) => {
+            const line = lineOf(v.field);
+            return { field: v.field.replace(/^scenario/, prefix), message: line ? `${v.message} (line ${line})` : v.message };
+          })
         : [{ field: request.name ? 'body/name' : prefix, message: error.message }];
       throw new ProblemError('validation-error', { detail: error.message, violations });
     }

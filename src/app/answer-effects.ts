@@ -44,9 +44,10 @@ function strictAnswer(answer: Answer, state: RequestState, gate: ContractGate): 
   }
   const headers = { ...answer.headers, [VIOLATIONS_HEADER]: violationsHeaderValue(violations) };
   if (!violations.some((v) => v.in === 'response')) return { ...answer, headers };
+  state.responseViolations = violations.filter((v) => v.in === 'response').map(({ field, message }) => ({ field, message }));
   const problem = new ProblemError('response-validation-failed', {
     detail: `${operation!.operationId} answered outside the contract (validation: strict)`,
-    violations: violations.filter((v) => v.in === 'response').map(({ field, message }) => ({ field, message })),
+    violations: state.responseViolations,
   }).toBody(state.url);
   return { status: 500, contentType: 'application/problem+json', payload: JSON.stringify(problem), json: problem, headers };
 }

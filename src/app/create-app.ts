@@ -6,7 +6,7 @@ import { createPrismFallback } from '../prism/prism-fallback.js';
 import { createOperationHandlers, createServices, type Services } from '../resources/index.js';
 import { ProblemError } from '../errors/problem.js';
 import { pipeline } from '../http/pipeline.js';
-import { isAdminPath, requestState } from '../http/request-state.js';
+import { isOutsideApi, requestState } from '../http/request-state.js';
 import { createResponder, resultViolations } from './respond.js';
 import type { ApiRequest, ApiResponse } from '../http/types.js';
 import { commitBeforeRespond } from './commit-before-respond.js';
@@ -90,7 +90,10 @@ export function createApp(runtime: MockRuntime): MockApp {
   const writeError = errorWriter({ logger: runtime.logger, responder });
 
   // An imported state's pending tracker steps resume (those due at its clock are recorded now).
-  const control = createControlPlane(runtime, { onImported: () => services.trackers.resume() });
+  const control = createControlPlane(runtime, {
+    onImported: () => services.trackers.resume(),
+    inspection: { documents: services.documents, usage: services.usage },
+  });
   const prism = createPrismFallback({
     contract: runtime.contract,
     seed: runtime.options.seed,
@@ -147,7 +150,7 @@ export function createApp(runtime: MockRuntime): MockApp {
     front(req, res, (error?: unknown) => {
       if (error) return fail(error);
       const { pathname } = requestState(req);
-      if (isAdminPath(pathname)) {
+      if (isOutsideApi(pathname)) {
         adminApp().then((handle) => handle(req, res), fail);
         return;
       }

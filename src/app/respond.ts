@@ -18,14 +18,14 @@ export interface ResponderOptions {
 }
 
 /** The media type a result is written with (undefined for an empty body). */
-function mediaTypeOf(result: OperationResult): string | undefined {
+function resultMediaType(result: OperationResult): string | undefined {
   if (result.raw !== undefined) return result.contentType;
   return result.body === undefined ? undefined : (result.contentType ?? 'application/json');
 }
 
 /** The answer a handler's result stands for. */
 export function answerOf(result: OperationResult): Answer {
-  const contentType = mediaTypeOf(result);
+  const contentType = resultMediaType(result);
   if (result.raw !== undefined) return { status: result.status, contentType, payload: result.raw, headers: result.headers };
   if (result.body === undefined) return { status: result.status, headers: result.headers };
   return { status: result.status, contentType, payload: JSON.stringify(result.body), json: result.body, headers: result.headers };
@@ -36,7 +36,7 @@ export function answerOf(result: OperationResult): Answer {
  * conforms. Raw answers (PDF, PNG, ZPL) are checked for their status and media type only.
  */
 export function resultViolations(gate: ContractGate, operationId: string, result: OperationResult): { violations: Violation[]; undeclared: boolean } {
-  return gate.checkAnswer(operationId, { status: result.status, mediaType: mediaTypeOf(result), body: result.raw === undefined ? result.body : undefined });
+  return gate.checkAnswer(operationId, { status: result.status, mediaType: resultMediaType(result), body: result.raw === undefined ? result.body : undefined });
 }
 
 /**
@@ -66,6 +66,7 @@ export function createResponder(options: ResponderOptions) {
       res.end();
       return;
     }
+    state.responsePayload = answer.payload;
     res.writeHead(answer.status, { 'Content-Type': answer.contentType ?? 'application/json', 'Content-Length': Buffer.byteLength(answer.payload) });
     if (!truncate) {
       res.end(answer.payload);
@@ -94,8 +95,9 @@ export function createResponder(options: ResponderOptions) {
     if (responseValidation !== 'off') {
       const { violations, undeclared } = resultViolations(gate, operationId, result);
       if (violations.length) {
+        state.responseViolations = violations;
         const detail = undeclared
-          ? `${operationId} answered ${result.status} ${mediaTypeOf(result) ?? '(no body)'}, which the contract does not declare`
+          ? `${operationId} answered ${result.status} ${resultMediaType(result) ?? '(no body)'}, which the contract does not declare`
           : `${operationId} answered a ${result.status} body that violates the contract`;
         if (responseValidation === 'error') {
           logger.error({ requestId: state.requestId, operationId, violations }, detail);

@@ -27,6 +27,21 @@ export interface TimerFailures {
   last?: { at: string; error: string };
 }
 
+/** What a timer is for, so a person can see what is due next (GET /__admin/clock/due). */
+export interface TimerLabel {
+  kind: 'tracker-step' | 'webhook-retry' | 'account-expiry';
+  /** The object the timer acts on (tracker, delivery or account id). */
+  subject: string;
+  accountId?: string;
+  /** One line for people, e.g. "IN_TRANSIT: Departed hub". */
+  detail?: string;
+}
+
+export interface PendingTimerView extends TimerLabel {
+  /** When it fires, epoch ms on the virtual clock. */
+  at: number;
+}
+
 export interface Clock {
   readonly mode: ClockMode;
   now(): number;
@@ -34,7 +49,9 @@ export interface Clock {
   advance(ms: number): void;
   set(epochMs: number): void;
   /** Runs `fn` once virtual time reaches `atMs`. Returns a cancel function. */
-  setTimer(atMs: number, fn: () => void): () => void;
+  setTimer(atMs: number, fn: () => void, label?: TimerLabel): () => void;
+  /** The `limit` labelled timers due soonest, soonest first. */
+  pending(limit: number): PendingTimerView[];
   /** Cancels every pending timer (on shutdown). */
   dispose(): void;
   /** Timers whose function threw; the others still fired. */
@@ -59,6 +76,7 @@ export interface ClockSnapshot {
 interface PendingTimer {
   at: number;
   fn: () => void;
+  label?: TimerLabel;
   handle?: NodeJS.Timeout;
 }
 
@@ -140,8 +158,8 @@ export function createClock(options: ClockOptions = {}): Clock {
       fireDue();
       rearmAll();
     },
-    setTimer(atMs: number, fn: () => void) {
-      const timer: PendingTimer = { at: atMs, fn };
+    setTimer(atMs: number, fn: () => void, label?: TimerLabel) {
+      const timer: PendingTimer = { at: atMs, fn, label };
       timers.add(timer);
       if (atMs <= now()) queueMicrotask(() => fire(timer));
       else armRealTimer(timer);
@@ -149,6 +167,11 @@ export function createClock(options: ClockOptions = {}): Clock {
         if (timer.handle) clearTimeout(timer.handle);
         timers.delete(timer);
       };
+    },
+    pending(limit) {
+      const labelled: PendingTimerView[] = [];
+      for (const timer of timers) if (timer.label) labelled.push({ at: timer.at, ...timer.label });
+      return labelled.sort((a, b) => a.at - b.at).slice(0, Math.max(0, limit));
     },
     dispose() {
       for (const timer of timers) if (timer.handle) clearTimeout(timer.handle);

@@ -24,7 +24,7 @@ const OPENAPI_KEYWORDS = [
 ];
 
 /** Bump when the generated code's shape changes, so old cache entries are ignored. */
-const CACHE_FORMAT = 4;
+const CACHE_FORMAT = 5;
 
 /** `failFast`: stop at the first error (the size pre-checks: one violation is enough there). */
 export function createAjv(coerce: boolean, failFast = false): Ajv2020 {

@@ -157,7 +157,12 @@ export function compilePlan(contract: Contract): PlanEntry[] {
   for (const operation of contract.operations) {
     if (operation.requestBody?.schemaPointer) addPointer(operation.requestBody.schemaPointer);
     for (const spec of operation.responses.values()) {
-      for (const [mediaType, pointer] of spec.content) if (pointer && mediaType.endsWith('json')) addPointer(pointer);
+      for (const [mediaType, pointer] of spec.content) {
+        if (pointer && mediaType.endsWith('json')) addPointer(pointer);
+        // A stream (text/event-stream) names the schema of each event's data in contentSchema.
+        const eventSchema = pointer && mediaType === 'text/event-stream' ? (atPointer(contract.document, pointer) as { contentSchema?: { $ref?: string } })?.contentSchema?.$ref : undefined;
+        if (eventSchema) addPointer(eventSchema);
+      }
     }
     for (const where of ['path', 'query', 'header'] as const) {
       const params = operation.parameters.filter((p) => p.in === where);

@@ -27,6 +27,10 @@ export interface DeliveryAttempt {
   errorCode?: string;
   error?: string;
   latencyMs: number;
+  /** The headers sent; values of the channel's own headers (keys, tokens) shortened to their first characters. */
+  requestHeaders?: Record<string, string>;
+  /** The receiver's answer headers. */
+  responseHeaders?: Record<string, string>;
 }
 
 /** One event on its way to one Event Channel. */

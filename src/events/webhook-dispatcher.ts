@@ -2,7 +2,7 @@ import type { Clock } from '../clock/clock.js';
 import type { Logger } from '../logging/logger.js';
 import type { Random } from '../random/random.js';
 import type { ChannelSource, DeliveryTarget } from './channel-source.js';
-import { createDeliveryLog, isFinished, type Delivery, type DeliveryPage, type DeliveryRecords, type DeliveryPurge, type DeliveryQuery, type DeliveryStatus } from './delivery-log.js';
+import { createDeliveryLog, isFinished, type Delivery, type DeliveryAttempt, type DeliveryPage, type DeliveryRecords, type DeliveryPurge, type DeliveryQuery, type DeliveryStatus } from './delivery-log.js';
 import { createHostAllowlist, type HostAllowlist } from './host-allowlist.js';
 import { webhookTargetProblem } from './webhook-target.js';
 import type { EventBus, EventEnvelope } from './event-bus.js';
@@ -173,7 +173,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     queue.cancelTimer = clock.setTimer(dueAt, () => {
       queue.cancelTimer = undefined;
       attempt(queue, delivery, dueAt);
-    });
+    }, { kind: 'webhook-retry', subject: delivery.id, accountId: delivery.accountId, detail: `${delivery.type}, attempt ${delivery.attempts.length + 1} on channel ${delivery.channelId}` });
   }
 
   function setStatus(delivery: Delivery, status: DeliveryStatus): void {
@@ -248,12 +248,19 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     }
     sent
       .catch((error: unknown): PostOutcome => ({ errorCode: errorCodeOf(error), error: messageOf(error), latencyMs: 0 }))
-      .then((outcome) => settle(queue, delivery, number, at, scheduledAt, target.url, outcome))
+      .then((outcome) => settle(queue, delivery, number, at, scheduledAt, target.url, { ...outcome, requestHeaders: shownHeaders(headers, target.headers) }))
       .catch((error: unknown) => giveUp(queue, delivery, error));
   }
 
+  /** The headers of an attempt as the delivery log shows them: the channel's own header values are the user's secrets. */
+  function shownHeaders(sent: Record<string, string>, own: Record<string, string> | undefined): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const [name, value] of Object.entries(sent)) out[name] = own && name in own ? `${value.slice(0, 4)}…` : value;
+    return out;
+  }
+
   /** Why a target cannot be posted to at all, checked before anything goes on the wire. */
-  function settle(queue: ChannelQueue, delivery: Delivery, number: number, at: number, scheduledAt: number, url: string, outcome: PostOutcome): void {
+  function settle(queue: ChannelQueue, delivery: Delivery, number: number, at: number, scheduledAt: number, url: string, outcome: PostOutcome & Pick<DeliveryAttempt, 'requestHeaders'>): void {
     if (disposed || log.get(delivery.id) !== delivery) return;
     delivery.attempts.push({ attempt: number, at: new Date(at).toISOString(), url, ...outcome });
     const ok = outcome.statusCode !== undefined && outcome.statusCode >= 200 && outcome.statusCode < 300;

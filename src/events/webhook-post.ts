@@ -9,6 +9,8 @@ export interface PostOutcome {
   error?: string;
   /** Real elapsed time; the virtual clock may stand still while a receiver answers. */
   latencyMs: number;
+  /** The receiver's answer headers, when it answered. */
+  responseHeaders?: Record<string, string>;
 }
 
 export interface WebhookTransport {
@@ -78,7 +80,8 @@ export function createWebhookTransport(options: { timeoutMs: number; maxSockets:
         // The answer body is ignored (any 2xx acknowledges) but read to the end, so the timeout
         // covers a receiver that sends headers and then stalls.
         response.resume();
-        response.on('end', () => settle({ statusCode: response.statusCode }));
+        const responseHeaders = headerValues(response.headers);
+        response.on('end', () => settle({ statusCode: response.statusCode, responseHeaders }));
         response.on('error', (error) => settle({ errorCode: errorCodeOf(error), error: error.message }));
       });
       request.on('error', (error) => settle({ errorCode: errorCodeOf(error), error: error.message }));
@@ -100,6 +103,15 @@ export function createWebhookTransport(options: { timeoutMs: number; maxSockets:
       agents['https:'].destroy();
     },
   };
+}
+
+/** Up to 30 headers, each value at most 256 characters: the log keeps what a person reads, not a receiver's whole answer. */
+function headerValues(headers: http.IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers).slice(0, 30)) {
+    if (value !== undefined) out[name] = (Array.isArray(value) ? value.join(', ') : value).slice(0, 256);
+  }
+  return out;
 }
 
 function errorCodeOf(error: unknown): string {

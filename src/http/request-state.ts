@@ -1,4 +1,5 @@
 import { parseAuthorization, type Authorization } from '../auth/authorization.js';
+import type { Violation } from '../errors/problem.js';
 import type { ContractOperation } from '../contract/load-contract.js';
 import type { ParsedParameters } from '../contract/validators.js';
 import type { Caller } from '../rate-limit/callers.js';
@@ -68,11 +69,31 @@ export interface RequestState {
    * in front of a mounted mock): the body step takes it from here instead of the socket.
    */
   preReadBody?: Buffer;
+  /** The request body as read (operations with a request body), for the journal's exchange view. */
+  requestBody?: Buffer;
+  /** The request passed the contract's check (validate-request step). */
+  requestChecked: boolean;
+  /** Fields of the request the contract refused (a validation-error answer). */
+  requestViolations?: Violation[];
+  /** Fields of the answer the contract refused (response validation; 'warn' still answers it). */
+  responseViolations?: Violation[];
+  /** The body written, for the journal's exchange view (a reference, not a copy). */
+  responsePayload?: Buffer | string;
 }
 
 /** Whether a path belongs to the control plane (/__admin), which is outside the API's rules. */
 export function isAdminPath(pathname: string): boolean {
   return pathname === '/__admin' || pathname.startsWith('/__admin/');
+}
+
+/** The mock's own pages: `/` (redirects to the inspector) and the API reference under /docs. */
+export function isMockPagePath(pathname: string): boolean {
+  return pathname === '/' || pathname === '/docs' || pathname.startsWith('/docs/');
+}
+
+/** Paths outside the API's rules (not journaled, not rate limited): the control plane and the mock's pages. */
+export function isOutsideApi(pathname: string): boolean {
+  return isAdminPath(pathname) || isMockPagePath(pathname);
 }
 
 const STATE = Symbol('shipmock.request-state');
@@ -112,6 +133,11 @@ export function initRequestState(req: ApiRequest, start: Pick<RequestState, 'req
     domainHits: undefined,
     answerEffects: undefined,
     preReadBody: start.preReadBody,
+    requestBody: undefined,
+    requestChecked: false,
+    requestViolations: undefined,
+    responseViolations: undefined,
+    responsePayload: undefined,
   };
   (req as WithState)[STATE] = state;
   return state;

@@ -1,3 +1,4 @@
+import type { Violation } from '../errors/problem.js';
 import { globTest } from '../scenarios/linear-pattern.js';
 
 /**
@@ -32,6 +33,38 @@ export interface JournalEntry {
   retryAfter?: number;
   /** Scenario rules that acted on the request: "scenario/rule". */
   scenarios?: string[];
+  /**
+   * The contract's verdict: `valid` (request and answer checked, no violation), `invalid-request`,
+   * `invalid-response`, or `not-checked` (no operation matched, or refused before validation).
+   */
+  validation?: JournalValidation;
+}
+
+export type JournalValidation = 'valid' | 'invalid-request' | 'invalid-response' | 'not-checked';
+
+/** One side of an exchange as the inspector shows it: headers and the start of the body. */
+export interface JournalMessage {
+  headers: Record<string, string>;
+  /** UTF-8 text of the body, cut at the journal's body limit; absent for binary or empty bodies. */
+  body?: string;
+  bodyBytes: number;
+  /** The body was longer than the journal keeps. */
+  bodyTruncated?: boolean;
+  /** Media type of a body that is not text (a PDF, a PNG): not kept. */
+  binary?: string;
+}
+
+/** What GET /__admin/journal/{seq} adds to an entry: the request and answer, and every violation. */
+export interface JournalExchange {
+  request: JournalMessage;
+  response?: JournalMessage;
+  violations: { request: Violation[]; response: Violation[] };
+}
+
+/** An entry and, when the journal kept it, its exchange. */
+export interface JournalEntryWithExchange {
+  entry: JournalEntry;
+  exchange?: JournalExchange;
 }
 
 export interface JournalFilter {
@@ -53,7 +86,12 @@ export interface JournalFilter {
 
 export interface Journal {
   readonly capacity: number;
-  record(entry: Omit<JournalEntry, 'seq'>): JournalEntry;
+  /** Keeps an entry (and its exchange, when given) and tells the subscribers. */
+  record(entry: Omit<JournalEntry, 'seq'>, exchange?: JournalExchange): JournalEntry;
+  /** One entry with its exchange, while the journal still holds it. */
+  get(seq: number): JournalEntryWithExchange | undefined;
+  /** Calls `listener` with every entry recorded from now on; returns the unsubscribe function. */
+  subscribe(listener: (entry: JournalEntry) => void): () => void;
   /** Matching entries, oldest first (the newest `limit` of them). */
   find(filter?: JournalFilter): JournalEntry[];
   /** Drops every entry, or those of one account. Returns how many were dropped. */
@@ -87,7 +125,14 @@ export function createJournal(options: { capacity?: number } = {}): Journal {
   let entries: JournalEntry[] = [];
   let start = 0;
   let seq = 0;
+  // Exchanges hang off their entry: dropped from the ring, an entry takes its exchange with it.
+  const exchanges = new WeakMap<JournalEntry, JournalExchange>();
+  const listeners = new Set<(entry: JournalEntry) => void>();
 
+  const withExchange = (entry: JournalEntry): JournalEntryWithExchange => {
+    const exchange = exchanges.get(entry);
+    return exchange ? { entry, exchange } : { entry };
+  };
   const ordered = (): JournalEntry[] => (start === 0 ? entries : [...entries.slice(start), ...entries.slice(0, start)]);
 
   return {
@@ -95,14 +140,34 @@ export function createJournal(options: { capacity?: number } = {}): Journal {
     get size() {
       return entries.length;
     },
-    record(input) {
+    record(input, exchange) {
       const entry: JournalEntry = { seq: ++seq, ...input };
       if (entries.length < capacity) entries.push(entry);
       else {
         entries[start] = entry;
         start = (start + 1) % capacity;
       }
+      if (exchange) exchanges.set(entry, exchange);
+      for (const listener of listeners) {
+        // A subscriber (a live inspector) must never break recording or the request.
+        try {
+          listener(entry);
+        } catch {
+          listeners.delete(listener);
+        }
+      }
       return entry;
+    },
+    get(wanted) {
+      // Usually at its seq's distance from the oldest; after clearing one account's entries, found by a scan.
+      const all = ordered();
+      const guess = all.length ? all[wanted - all[0].seq] : undefined;
+      const entry = guess?.seq === wanted ? guess : all.find((e) => e.seq === wanted);
+      return entry && withExchange(entry);
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
     },
     find(filter = {}) {
       const limit = Math.max(0, Math.min(filter.limit ?? DEFAULT_JOURNAL_LIMIT, capacity));

@@ -39,7 +39,7 @@ function routesOf(router: Router): string[] {
   const out: string[] = [];
   for (const layer of (router as unknown as { stack: any[] }).stack) {
     if (layer.route) {
-      for (const method of Object.keys(layer.route.methods)) out.push(`${method.toUpperCase()} /__admin${String(layer.route.path).replace(/:([A-Za-z_]+)/g, '{$1}')}`);
+      for (const method of Object.keys(layer.route.methods)) out.push(`${method.toUpperCase()} /__admin${String(layer.route.path).replace(/:"([^"]+)"|:([A-Za-z_]+)/g, (_m, quoted, plain) => `{${quoted ?? plain}}`)}`);
     } else if (layer.handle?.stack) {
       out.push(...routesOf(layer.handle));
     }

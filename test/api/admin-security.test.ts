@@ -115,11 +115,16 @@ describe('a web page cannot use the control plane', () => {
     expect((await h.http.get('/v1/accounts')).headers['access-control-allow-origin']).toBe('*');
   });
 
-  it('lets the mock’s own origin in (same-origin page), but not to secrets', async () => {
+  it('lets the mock’s own pages (same origin) in, secrets included; a page that only claims same-origin under another Origin gets none', async () => {
     const h = createHarness();
     const own = { Host: '127.0.0.1:4010', Origin: 'http://127.0.0.1:4010', 'Sec-Fetch-Site': 'same-origin' };
     expect((await h.http.get('/__admin/clock').set(own)).status).toBe(200);
-    refusedWith(await h.http.get('/__admin/credentials').set(own), 'GET', '/__admin/credentials', 'control-plane-refused', 403);
+    // The inspector exports state and /docs fetches a token for the seeded company.
+    expect((await h.http.get('/__admin/credentials').set({ Host: '127.0.0.1:4010', 'Sec-Fetch-Site': 'same-origin' })).status).toBe(200);
+    expect((await h.http.get('/__admin/credentials').set(own)).status).toBe(200);
+    const mismatched = { Host: '127.0.0.1:4010', Origin: 'http://127.0.0.1:9999', 'Sec-Fetch-Site': 'same-origin' };
+    expect((await h.http.get('/__admin/credentials').set(mismatched)).status).toBe(403);
+    refusedWith(await h.http.get('/__admin/credentials').set({ Host: '127.0.0.1:4010', 'Sec-Fetch-Site': 'same-site' }), 'GET', '/__admin/credentials', 'control-plane-refused', 403);
   });
 });
 

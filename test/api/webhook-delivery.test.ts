@@ -106,7 +106,23 @@ describe('webhook delivery', () => {
     expect(delivery).toMatchObject({ status: 'DELIVERED', eventId: hit.body.id, topic: 'ADDRESS', type: 'CREATED', accountId: account.accountId });
     expect(hit.headers['shipmock-delivery-id']).toBe(delivery.id);
     expect(delivery.attempts).toEqual([
-      { attempt: 1, at: '2026-01-01T00:00:00.000Z', url: r.url, statusCode: 200, latencyMs: expect.any(Number) },
+      {
+        attempt: 1,
+        at: '2026-01-01T00:00:00.000Z',
+        url: r.url,
+        statusCode: 200,
+        latencyMs: expect.any(Number),
+        // What was sent, as the inspector shows it: the channel's own header values are shortened.
+        requestHeaders: {
+          'Content-Type': 'application/json',
+          'Shipmock-Event-Id': hit.body.id,
+          'Shipmock-Delivery-Id': delivery.id,
+          'Shipmock-Delivery-Attempt': '1',
+          'Shipmock-Signature': hit.headers['shipmock-signature'],
+          'X-Api-Key': 'key-…',
+        },
+        responseHeaders: expect.objectContaining({ 'content-type': 'text/plain', connection: 'close' }),
+      },
     ]);
   });
 

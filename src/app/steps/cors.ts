@@ -1,4 +1,4 @@
-import { isAdminPath, requestState } from '../../http/request-state.js';
+import { isOutsideApi, requestState } from '../../http/request-state.js';
 import type { ApiRequest, ApiResponse, Next } from '../../http/types.js';
 import type { Responder } from '../respond.js';
 
@@ -15,7 +15,7 @@ const EXPOSED =
 export function cors(options: { origin?: string } = {}) {
   const origin = options.origin ?? '*';
   return function corsStep(req: ApiRequest, res: ApiResponse, next: Next) {
-    if (isAdminPath(requestState(req).pathname)) return next();
+    if (isOutsideApi(requestState(req).pathname)) return next();
     res.setHeader('Access-Control-Allow-Origin', origin);
     res.setHeader('Access-Control-Expose-Headers', EXPOSED);
     next();

@@ -1,7 +1,8 @@
 import { PROBLEM_BASE_URI } from '../../errors/problem-types.js';
 import type { Journal, JournalOutcome } from '../../journal/journal.js';
-import { isAdminPath, requestState } from '../../http/request-state.js';
+import { isOutsideApi, requestState } from '../../http/request-state.js';
 import type { ApiRequest, ApiResponse, Next } from '../../http/types.js';
+import { journalExchange, validationVerdict } from '../journal-exchange.js';
 
 /**
  * Records every API request in the journal once its connection is done with it (answered,
@@ -11,7 +12,7 @@ import type { ApiRequest, ApiResponse, Next } from '../../http/types.js';
 export function journalRecorder(options: { journal: Journal; now: () => number }) {
   return function journalRecorderStep(req: ApiRequest, res: ApiResponse, next: Next) {
     const state = requestState(req);
-    if (isAdminPath(state.pathname)) return next();
+    if (isOutsideApi(state.pathname)) return next();
     const arrivedAt = options.now();
     res.once('close', () => {
       const outcome: JournalOutcome = res.writableFinished ? 'completed' : res.headersSent ? 'truncated' : 'reset';
@@ -39,7 +40,8 @@ export function journalRecorder(options: { journal: Journal; now: () => number }
           retryAfter: res.headersSent && Number.isFinite(retryAfter) ? retryAfter : undefined,
           scenarios: state.scenarioHits || state.domainHits ? [...(state.scenarioHits ?? []), ...(state.domainHits ?? [])] : undefined,
         }),
-      });
+        validation: validationVerdict(state, res.headersSent),
+      }, journalExchange(req.headers, res.headersSent ? res.getHeaders() : undefined, state));
     });
     next();
   };

@@ -26,10 +26,15 @@ export function validateRequest(options: ValidateRequestOptions) {
     if (operation.requestBody) body = await readBody(req, options.bodyLimit, state.preReadBody);
     else if (!state.preReadBody) await drain(req);
     const checked = options.gate.checkRequest(operation, { pathParams: state.params!.path, query: queryObject(state.search), headers: req.headers, body }, checkOptions);
+    state.requestBody = body;
     const problem = options.gate.requestProblem(checked);
-    if (problem) throw problem;
+    if (problem) {
+      state.requestViolations = problem.init.violations;
+      throw problem;
+    }
     state.params = checked.params;
     state.body = checked.body;
+    state.requestChecked = true;
     next();
   };
 }

@@ -73,7 +73,7 @@ export function createAccountService(core: ResourceDeps) {
     clock.setTimer(Date.parse(expiresAt), () => {
       const current = accounts(companyId).get(account.id);
       if (current && isExpired(current)) purge(companyId, current);
-    });
+    }, { kind: 'account-expiry', subject: account.id, accountId: account.id, detail: 'TEMPORARY account expires' });
   }
 
   function build(input: AccountInput, meta: { id: string; createdAt: string; updatedAt: string }, previous?: Account): Account {

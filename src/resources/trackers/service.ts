@@ -82,7 +82,7 @@ export function createTrackerService(core: ResourceDeps & Pick<DomainDeps, 'scen
       // The tracker (or its whole account) may be gone by then: nothing to do.
       const found = trackers(accountId).get(tracker.id);
       if (found) catchUp(accountId, found);
-    });
+    }, { kind: 'tracker-step', subject: tracker.id, accountId, detail: `${next.status}${next.description ? `: ${next.description}` : ''}` });
     timers.set(key, cancel);
   }
 
