@@ -1,0 +1,295 @@
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { MOCK_BASE, admin, describeError, type Violation } from './api';
+import { BodyView, ErrorText, HeaderTable, Section, short, statusClass, time } from './common';
+import { streamJournal, type JournalEntry, type StreamStatus } from './journal-stream';
+
+/** Rows the page keeps; the journal itself keeps --journal-size. */
+const KEPT = 1000;
+
+interface Message {
+  headers: Record<string, string>;
+  body?: string;
+  bodyBytes: number;
+  bodyTruncated?: boolean;
+  binary?: string;
+}
+
+interface Exchange {
+  entry: JournalEntry;
+  exchange?: { request: Message; response?: Message; violations: { request: Violation[]; response: Violation[] } };
+}
+
+const VERDICT_TEXT: Record<NonNullable<JournalEntry['validation']>, string> = {
+  valid: 'valid',
+  'invalid-request': 'request invalid',
+  'invalid-response': 'response invalid',
+  'not-checked': 'not checked',
+};
+
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The request as a curl command. Secrets are not in the journal (Authorization shows six
+ * characters), so the command names a $TOKEN the user sets.
+ */
+export function curlOf(detail: Exchange): string {
+  const { entry, exchange } = detail;
+  const url = new URL(entry.path.replace(/^\//, '') + (entry.query ? `?${entry.query}` : ''), MOCK_BASE).toString();
+  const parts = ['curl', '-i', '-X', entry.method, shellQuote(url)];
+  const skip = new Set(['host', 'content-length', 'connection', 'accept-encoding', 'user-agent']);
+  for (const [name, value] of Object.entries(exchange?.request.headers ?? {})) {
+    if (skip.has(name) || name.startsWith('sec-')) continue;
+    const shown = name === 'authorization' ? `${value.split(' ')[0]} $TOKEN` : value;
+    parts.push('-H', name === 'authorization' ? `"${name}: ${shown}"` : shellQuote(`${name}: ${shown}`));
+  }
+  if (exchange?.request.body) parts.push('--data-raw', shellQuote(exchange.request.body));
+  return parts.join(' ');
+}
+
+function ViolationList({ title, violations }: { title: string; violations: Violation[] }) {
+  return (
+    <div class="violations">
+      <h4>{title}</h4>
+      {violations.length === 0 ? (
+        <p class="muted">none</p>
+      ) : (
+        <ul>
+          {violations.map((v, i) => (
+            <li key={i}>
+              <code>{v.field}</code> {v.message}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+function Detail({ seq, onClose }: { seq: number; onClose: () => void }) {
+  const [detail, setDetail] = useState<Exchange | undefined>(undefined);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [copied, setCopied] = useState('');
+  useEffect(() => {
+    admin<Exchange>(`journal/${seq}`).then(setDetail, (e: unknown) => setError(describeError(e)));
+  }, [seq]);
+  if (error) return <ErrorText error={error} />;
+  if (!detail) return <p class="muted">Loading…</p>;
+  const { entry, exchange } = detail;
+  const curl = curlOf(detail);
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(curl);
+      setCopied('Copied; set TOKEN to a token of that account first.');
+    } catch {
+      setCopied('The browser refused the clipboard: select the command below.');
+    }
+  };
+  return (
+    <section class="detail" aria-label={`Request ${entry.seq}`}>
+      <header class="panel-head">
+        <h3>
+          {entry.method} {entry.path}
+          {entry.query ? `?${entry.query}` : ''} → {entry.status ?? entry.outcome}
+        </h3>
+        <div class="actions">
+          <button type="button" onClick={copy}>
+            Copy as curl
+          </button>
+          <button type="button" onClick={onClose}>
+            Close
+          </button>
+        </div>
+      </header>
+      <p>
+        Operation <code>{entry.operationId ?? '—'}</code> · account <code>{entry.accountId ?? '—'}</code> · {entry.latencyMs} ms ·
+        request id <code>{entry.requestId}</code>
+        {entry.problem && (
+          <>
+            {' '}
+            · problem <code>{entry.problem}</code>
+          </>
+        )}
+        {entry.scenarios && <> · scenario {entry.scenarios.join(', ')}</>}
+      </p>
+      {copied && <p role="status" class="notice ok">{copied}</p>}
+      <pre class="code curl" aria-label="curl command">{curl}</pre>
+      <div class="violation-pair" aria-label="Contract violations">
+        <ViolationList title="Request violations" violations={exchange?.violations.request ?? []} />
+        <ViolationList title="Response violations" violations={exchange?.violations.response ?? []} />
+      </div>
+      <div class="columns">
+        <div>
+          <h4>Request</h4>
+          <HeaderTable headers={exchange?.request.headers} caption="Request headers" />
+          {exchange?.request.binary ? <p class="muted">{exchange.request.binary}, {exchange.request.bodyBytes} bytes</p> : <BodyView body={exchange?.request.body} label="Request body" />}
+          {exchange?.request.bodyTruncated && <p class="muted">Cut at 16 KiB of {exchange.request.bodyBytes} bytes.</p>}
+        </div>
+        <div>
+          <h4>Response</h4>
+          <HeaderTable headers={exchange?.response?.headers} caption="Response headers" />
+          {exchange?.response?.binary ? (
+            <p class="muted">
+              {exchange.response.binary}, {exchange.response.bodyBytes} bytes (see State for a preview)
+            </p>
+          ) : (
+            <BodyView body={exchange?.response?.body} label="Response body" />
+          )}
+          {exchange?.response?.bodyTruncated && <p class="muted">Cut at 16 KiB of {exchange.response.bodyBytes} bytes.</p>}
+        </div>
+      </div>
+    </section>
+  );
+}
+
+export function TrafficTab() {
+  const [entries, setEntries] = useState<JournalEntry[]>([]);
+  const [held, setHeld] = useState<JournalEntry[]>([]);
+  const [paused, setPaused] = useState(false);
+  const [status, setStatus] = useState<StreamStatus>('connecting');
+  const [skipped, setSkipped] = useState(0);
+  const [statusFilter, setStatusFilter] = useState('');
+  const [account, setAccount] = useState('');
+  const [operation, setOperation] = useState('');
+  const [text, setText] = useState('');
+  const [open, setOpen] = useState<number | undefined>(undefined);
+  const pausedRef = useRef(paused);
+  pausedRef.current = paused;
+
+  useEffect(
+    () =>
+      streamJournal(
+        (batch) => {
+          if (batch.skipped) setSkipped((n) => n + batch.skipped);
+          if (pausedRef.current) setHeld((h) => [...h, ...batch.entries].slice(-KEPT));
+          else setEntries((e) => [...e, ...batch.entries].slice(-KEPT));
+        },
+        setStatus,
+      ),
+    [],
+  );
+  const resume = () => {
+    setEntries((e) => [...e, ...held].slice(-KEPT));
+    setHeld([]);
+    setPaused(false);
+  };
+  const accounts = useMemo(() => [...new Set(entries.map((e) => e.accountId).filter(Boolean))] as string[], [entries]);
+  const operations = useMemo(() => [...new Set(entries.map((e) => e.operationId).filter(Boolean))].sort() as string[], [entries]);
+  const needle = text.trim().toLowerCase();
+  const shown = entries
+    .filter((e) => !statusFilter || (e.status !== undefined && `${Math.floor(e.status / 100)}xx` === statusFilter))
+    .filter((e) => !account || e.accountId === account)
+    .filter((e) => !operation || e.operationId === operation)
+    .filter((e) => !needle || [e.path, e.query, e.operationId, e.problem, e.requestId, e.method, ...(e.scenarios ?? [])].some((v) => v?.toLowerCase().includes(needle)))
+    .slice()
+    .reverse();
+
+  return (
+    <Section
+      title="Traffic"
+      actions={
+        <>
+          <span class={`stream stream-${status}`} role="status">
+            {status === 'live' ? (paused ? `paused (${held.length} new)` : 'live') : status}
+          </span>
+          {paused ? (
+            <button type="button" onClick={resume}>
+              Resume
+            </button>
+          ) : (
+            <button type="button" onClick={() => setPaused(true)}>
+              Pause
+            </button>
+          )}
+          <button type="button" onClick={() => setEntries([])}>
+            Clear view
+          </button>
+        </>
+      }
+    >
+      <form class="filters" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Status
+          <select value={statusFilter} onChange={(e) => setStatusFilter(e.currentTarget.value)}>
+            <option value="">all</option>
+            {['2xx', '3xx', '4xx', '5xx'].map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Account
+          <select value={account} onChange={(e) => setAccount(e.currentTarget.value)}>
+            <option value="">all</option>
+            {accounts.map((a) => (
+              <option key={a} value={a}>
+                {a}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Operation
+          <select value={operation} onChange={(e) => setOperation(e.currentTarget.value)}>
+            <option value="">all</option>
+            {operations.map((o) => (
+              <option key={o} value={o}>
+                {o}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Text
+          <input type="search" value={text} placeholder="path, problem, request id…" onInput={(e) => setText(e.currentTarget.value)} />
+        </label>
+      </form>
+      {skipped > 0 && <p class="muted">{skipped} requests arrived faster than the page shows them and were left out (the journal still has them).</p>}
+      {open !== undefined && <Detail seq={open} onClose={() => setOpen(undefined)} />}
+      <table class="traffic">
+        <caption class="sr-only">Requests, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Time</th>
+            <th scope="col">Method</th>
+            <th scope="col">Path</th>
+            <th scope="col">Operation</th>
+            <th scope="col">Account</th>
+            <th scope="col">Status</th>
+            <th scope="col">ms</th>
+            <th scope="col">Scenario</th>
+            <th scope="col">Contract</th>
+          </tr>
+        </thead>
+        <tbody>
+          {shown.map((e) => (
+            <tr key={e.seq} class={open === e.seq ? 'selected' : undefined}>
+              <td>{time(e.at).slice(11)}</td>
+              <td>{e.method}</td>
+              <td class="path">
+                <button type="button" class="link" onClick={() => setOpen(e.seq)} aria-label={`Open ${e.method} ${e.path}`}>
+                  {e.path}
+                  {e.query ? `?${e.query}` : ''}
+                </button>
+              </td>
+              <td>{e.operationId ?? ''}</td>
+              <td title={e.accountId}>{short(e.accountId)}</td>
+              <td>
+                <span class={`badge ${statusClass(e.status)}`}>{e.status ?? e.outcome}</span>
+              </td>
+              <td class="num">{e.latencyMs}</td>
+              <td>{e.scenarios?.join(', ') ?? ''}</td>
+              <td>
+                <span class={`verdict verdict-${e.validation ?? 'not-checked'}`}>{VERDICT_TEXT[e.validation ?? 'not-checked']}</span>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {shown.length === 0 && <p class="muted">No requests yet. Send one to the API and it appears here.</p>}
+    </Section>
+  );
+}
