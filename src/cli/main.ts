@@ -131,12 +131,14 @@ async function serve(argv: string[]): Promise<void> {
     data: controlPlane.data,
   });
   if (logFormat === 'json') {
-    logger.info({ url: mock.url, companyId: c.companyId, clientId: c.clientId, clientSecret: c.clientSecret }, 'shipmock listening');
+    logger.info({ url: mock.url, inspector: `${mock.url}/__admin/ui/`, docs: `${mock.url}/docs/`, companyId: c.companyId, clientId: c.clientId, clientSecret: c.clientSecret }, 'shipmock listening');
     logger.info({ controlPlane: banner.map((line) => line.trim().replace(/\s{2,}/, ': ')) }, 'shipmock control plane');
   } else {
     process.stdout.write(
       [
         `shipmock listening on ${mock.url}`,
+        `  inspector      ${mock.url}/__admin/ui/`,
+        `  API reference  ${mock.url}/docs/`,
         `  company id     ${c.companyId}`,
         `  client id      ${c.clientId}`,
         `  client secret  ${c.clientSecret}`,

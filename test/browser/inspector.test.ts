@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningMock } from '../../src/server/start-mock.js';
 import { call, liveAccount, startLiveMock, type LiveAccount } from '../support/live-mock.js';
 import { behaviours, startWebhookReceiver } from '../support/webhook-receiver.js';
-import { expectAccessible, launchBrowser, liveBooking, openPage, screenshot } from './browser-support.js';
+import { liveBooking } from '../support/live-booking.js';
+import { expectAccessible, launchBrowser, openPage, screenshot } from './browser-support.js';
 
 /**
  * The inspector (/__admin/ui/) driven in Debian's chromium against a mock on a real socket:
