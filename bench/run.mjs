@@ -4,6 +4,7 @@
 // POST; plus RSS and cold start to first answer. Every server and autocannon run as separate
 // processes on 127.0.0.1. Options (env): BENCH_DURATION seconds per run (10), BENCH_CONNECTIONS (50),
 // BENCH_CHECK=1 to exit non-zero when a target of issue 2 is missed.
+// `npm run bench -- --inspector`: the API's throughput with the inspector closed and open.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -125,6 +126,51 @@ async function coldStarts(runs = 5) {
     s.child.kill('SIGKILL');
   }
   return times.sort((a, b) => a - b)[Math.floor(runs / 2)];
+}
+
+/**
+ * --inspector: what an open inspector costs the API. One shipmock, rounds alternating closed /
+ * open (a headless chromium on the Traffic tab, streaming the journal), so drift of a noisy
+ * machine spreads over both; reports req/s per round and the median cost.
+ */
+async function inspectorCost(rounds = 3) {
+  const target = await startShipmock();
+  const rows = [];
+  try {
+    for (let round = 0; round < rounds; round++) {
+      for (const open of [false, true]) {
+        let viewer;
+        if (open) {
+          viewer = spawn(process.execPath, [`${root}bench/inspector-client.mjs`, target.url], { stdio: ['ignore', 'pipe', 'inherit'] });
+          await new Promise((resolve, reject) => {
+            viewer.stdout.on('data', (d) => String(d).includes('ready') && resolve());
+            viewer.on('exit', (code) => reject(new Error(`inspector client exited (${code})`)));
+          });
+        }
+        process.stderr.write(`round ${round + 1}, inspector ${open ? 'open' : 'closed'}…\n`);
+        const r = measure(target);
+        viewer?.kill('SIGTERM');
+        if (viewer) await new Promise((resolve) => viewer.once('exit', resolve));
+        rows.push({ round: round + 1, open, ...r });
+      }
+    }
+  } finally {
+    target.child.kill('SIGKILL');
+  }
+  console.log('\n| round | inspector | GET req/s | GET p99 ms | POST req/s | POST p99 ms | RSS MB |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const r of rows) console.log(`| ${r.round} | ${r.open ? 'open' : 'closed'} | ${r.get.rps} | ${r.get.p99} | ${r.post.rps} | ${r.post.p99} | ${r.rssMb} |`);
+  const median = (values) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  for (const kind of ['get', 'post']) {
+    const closed = median(rows.filter((r) => !r.open).map((r) => r[kind].rps));
+    const open = median(rows.filter((r) => r.open).map((r) => r[kind].rps));
+    console.log(`${kind.toUpperCase()}: closed ${closed} req/s, open ${open} req/s, cost ${(((closed - open) / closed) * 100).toFixed(1)} %`);
+  }
+}
+
+if (process.argv.includes('--inspector')) {
+  await inspectorCost();
+  process.exit(0);
 }
 
 const shipmock = await startShipmock();

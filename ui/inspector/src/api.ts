@@ -2,23 +2,12 @@
 // /__admin/ui/, so '../' is /__admin/), the admin key when the mock asks for one, and the
 // X-Shipmock-Admin header that marks a body-less POST as meant (src/admin/admin-access.ts).
 
+import type { Problem } from './types';
+
 const ADMIN_BASE = new URL('../', location.href);
 /** The mock's root, where the API and /docs live. */
 export const MOCK_BASE = new URL('../../', location.href);
 const KEY_STORAGE = 'shipmock-admin-key';
-
-export interface Violation {
-  field: string;
-  message: string;
-}
-
-export interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail?: string;
-  properties?: { violations?: Violation[] };
-}
 
 /** A control-plane answer other than 2xx, with its RFC 7807 problem. */
 export class AdminError extends Error {

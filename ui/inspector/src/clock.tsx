@@ -1,17 +1,7 @@
 import { useState } from 'preact/hooks';
 import { admin } from './api';
 import { ErrorText, Notice, Section, time, useAction, useLoad } from './common';
-
-interface ClockView {
-  now: string;
-  mode: 'real' | 'manual';
-  timerFailures?: { count: number; last?: { at: string; error: string } };
-}
-
-interface DueList {
-  now: string;
-  items: { at: string; kind: string; subject: string; accountId?: string; detail?: string }[];
-}
+import type { ClockView, DueList } from './types';
 
 const STEPS = [
   { label: '+15m', duration: 'PT15M' },

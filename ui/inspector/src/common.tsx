@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { describeError } from './api';
+import type { AccountSummary } from './types';
 
 /** Loads data with `load`, again whenever `deps` change or `refresh()` is called; every `everyMs` when given. */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[], everyMs?: number) {
@@ -116,4 +117,21 @@ export function short(id?: string): string {
 export function statusClass(status?: number): string {
   if (status === undefined) return 'status-none';
   return `status-${Math.floor(status / 100)}xx`;
+}
+
+/** A choice of "every account" or one of them (scenario scopes). */
+export function AccountSelect({ label, value, accounts, onChange }: { label: string; value: string; accounts: AccountSummary[]; onChange: (accountId: string) => void }) {
+  return (
+    <label>
+      {label}
+      <select value={value} onChange={(e) => onChange(e.currentTarget.value)}>
+        <option value="">every account</option>
+        {accounts.map((a) => (
+          <option key={a.accountId} value={a.accountId}>
+            {a.name} ({a.accountId.slice(0, 8)})
+          </option>
+        ))}
+      </select>
+    </label>
+  );
 }

@@ -1,29 +1,5 @@
 import { adminHeaders, adminUrl } from './api';
-
-export interface JournalEntry {
-  seq: number;
-  requestId: string;
-  at: string;
-  method: string;
-  path: string;
-  query?: string;
-  status?: number;
-  outcome: 'completed' | 'reset' | 'truncated';
-  latencyMs: number;
-  operationId?: string;
-  accountId?: string;
-  companyId?: string;
-  credential?: string;
-  problem?: string;
-  retryAfter?: number;
-  scenarios?: string[];
-  validation?: 'valid' | 'invalid-request' | 'invalid-response' | 'not-checked';
-}
-
-export interface JournalBatch {
-  entries: JournalEntry[];
-  skipped: number;
-}
+import type { JournalBatch } from './types';
 
 export type StreamStatus = 'connecting' | 'live' | 'reconnecting';
 

@@ -1,25 +1,7 @@
 import { useState } from 'preact/hooks';
 import { AdminError, admin, adminText, describeError } from './api';
-import { ErrorText, Notice, Section, time, useAction, useLoad } from './common';
-
-interface Activation {
-  name: string;
-  description?: string;
-  accountId?: string;
-  source: string;
-  activatedAt: string;
-  hits: number;
-  rules: { index: number; name?: string; kind: string; matched: number; fired: number }[];
-}
-
-interface ScenarioList {
-  active: Activation[];
-  available: { name: string; description?: string }[];
-}
-
-interface Overview {
-  companies: { name: string; accounts: { accountId: string; name: string }[] }[];
-}
+import { AccountSelect, ErrorText, Notice, Section, time, useAction, useLoad } from './common';
+import type { AccountSummary, ScenarioActivation, ScenarioList, StateOverview as Overview } from './types';
 
 const EXAMPLE = `name: slow-bookings
 description: Bookings answer 503 once, then pass.
@@ -42,7 +24,7 @@ function linesOf(problems: string[]): Set<number> {
   return lines;
 }
 
-function Editor({ onActivated, accounts }: { onActivated: () => void; accounts: { accountId: string; name: string }[] }) {
+function Editor({ onActivated, accounts }: { onActivated: () => void; accounts: AccountSummary[] }) {
   const [text, setText] = useState(EXAMPLE);
   const [problems, setProblems] = useState<string[]>([]);
   const [done, setDone] = useState<string | undefined>(undefined);
@@ -52,7 +34,7 @@ function Editor({ onActivated, accounts }: { onActivated: () => void; accounts: 
   const activate = async () => {
     setDone(undefined);
     try {
-      const activation = await adminText<Activation>(account ? `scenarios?account_id=${encodeURIComponent(account)}` : 'scenarios', 'application/yaml', text);
+      const activation = await adminText<ScenarioActivation>(account ? `scenarios?account_id=${encodeURIComponent(account)}` : 'scenarios', 'application/yaml', text);
       setProblems([]);
       setDone(`Activated ${activation.name}${activation.accountId ? ` for account ${activation.accountId}` : ''}.`);
       onActivated();
@@ -69,17 +51,7 @@ function Editor({ onActivated, accounts }: { onActivated: () => void; accounts: 
           Upload YAML
           <input type="file" accept=".yaml,.yml,application/yaml,text/yaml" onChange={async (e) => e.currentTarget.files?.[0] && setText(await e.currentTarget.files[0].text())} />
         </label>
-        <label>
-          For
-          <select value={account} onChange={(e) => setAccount(e.currentTarget.value)}>
-            <option value="">every account</option>
-            {accounts.map((a) => (
-              <option key={a.accountId} value={a.accountId}>
-                {a.name} ({a.accountId.slice(0, 8)})
-              </option>
-            ))}
-          </select>
-        </label>
+        <AccountSelect label="For" value={account} accounts={accounts} onChange={setAccount} />
         <button type="button" onClick={activate}>
           Validate and activate
         </button>
@@ -117,7 +89,7 @@ export function ScenariosTab() {
   const action = useAction();
   const activate = (name: string) =>
     action.run(() => admin('scenarios', { method: 'POST', body: account ? { name, accountId: account } : { name } }), `Activated ${name}${account ? ` for account ${account}` : ''}.`).then(list.refresh);
-  const deactivate = (a: Activation) =>
+  const deactivate = (a: ScenarioActivation) =>
     action.run(() => admin(`scenarios/${encodeURIComponent(a.name)}${a.accountId ? `?account_id=${a.accountId}` : ''}`, { method: 'DELETE' }), `Deactivated ${a.name}.`).then(list.refresh);
   return (
     <Section title="Scenarios">
@@ -157,17 +129,7 @@ export function ScenariosTab() {
         ))}
       </ul>
       <h3>Ready scenarios</h3>
-      <label>
-        Activate for
-        <select value={account} onChange={(e) => setAccount(e.currentTarget.value)}>
-          <option value="">every account</option>
-          {accounts.map((a) => (
-            <option key={a.accountId} value={a.accountId}>
-              {a.name} ({a.accountId.slice(0, 8)})
-            </option>
-          ))}
-        </select>
-      </label>
+      <AccountSelect label="Activate for" value={account} accounts={accounts} onChange={setAccount} />
       <table class="ready">
         <thead>
           <tr>

@@ -2,17 +2,8 @@ import { useState } from 'preact/hooks';
 import { admin, adminHeaders, adminUrl, describeError } from './api';
 import { ErrorText, JsonView, Notice, Section, short, time, useAction, useLoad } from './common';
 import { DocumentPreview, type StoredDocument } from './documents';
+import type { EventEnvelope, StateOverview as Overview, StoredObjectPage as Page } from './types';
 
-interface Overview {
-  companies: { companyId: string; name: string; accounts: { accountId: string; name: string; enabled: boolean; collections: Record<string, number> }[] }[];
-}
-
-interface Page {
-  total: number;
-  offset: number;
-  limit: number;
-  items: Record<string, unknown>[];
-}
 
 interface Booking {
   id: string;
@@ -27,14 +18,6 @@ interface Tracker {
   trackingNumber: string;
   status?: string;
   events: { status: string; occurredAt: string; description?: string; location?: unknown }[];
-}
-
-interface EventEnvelope {
-  id: string;
-  topic: string;
-  type: string;
-  createdAt: string;
-  payload: object;
 }
 
 const PAGE = 20;

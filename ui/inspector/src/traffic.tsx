@@ -1,23 +1,11 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { MOCK_BASE, admin, describeError, type Violation } from './api';
+import { MOCK_BASE, admin, describeError } from './api';
 import { BodyView, ErrorText, HeaderTable, Section, short, statusClass, time } from './common';
-import { streamJournal, type JournalEntry, type StreamStatus } from './journal-stream';
+import { streamJournal, type StreamStatus } from './journal-stream';
+import type { JournalEntry, JournalEntryWithExchange as Exchange, Violation } from './types';
 
 /** Rows the page keeps; the journal itself keeps --journal-size. */
 const KEPT = 1000;
-
-interface Message {
-  headers: Record<string, string>;
-  body?: string;
-  bodyBytes: number;
-  bodyTruncated?: boolean;
-  binary?: string;
-}
-
-interface Exchange {
-  entry: JournalEntry;
-  exchange?: { request: Message; response?: Message; violations: { request: Violation[]; response: Violation[] } };
-}
 
 const VERDICT_TEXT: Record<NonNullable<JournalEntry['validation']>, string> = {
   valid: 'valid',

@@ -1,18 +1,7 @@
 import { useState } from 'preact/hooks';
 import { admin } from './api';
 import { ErrorText, Section, useLoad } from './common';
-
-interface UsageLine {
-  operation: string;
-  topic: string;
-  tokens: number;
-}
-
-interface UsageOverview {
-  from: string;
-  to: string;
-  companies: { companyId: string; name: string; totals: UsageLine[]; accounts: { accountId: string; name: string; totals: UsageLine[]; daily: { date: string; tokens: number }[] }[] }[];
-}
+import type { UsageLine, UsageOverview } from './types';
 
 const tokensOf = (lines: UsageLine[], operation: string, topic: string) => lines.find((l) => l.operation === operation && l.topic === topic)?.tokens ?? 0;
 

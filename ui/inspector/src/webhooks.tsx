@@ -1,46 +1,8 @@
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { admin } from './api';
+import type { DeliveryPage, DeliveryStatus, DeliveryWithEvent, StateOverview as Overview } from './types';
 import { ErrorText, HeaderTable, JsonView, Notice, Section, short, statusClass, time, useAction, useLoad } from './common';
-
-type DeliveryStatus = 'PENDING' | 'IN_FLIGHT' | 'RETRYING' | 'DELIVERED' | 'FAILED' | 'CANCELLED';
-
-interface Attempt {
-  attempt: number;
-  at: string;
-  url: string;
-  statusCode?: number;
-  errorCode?: string;
-  error?: string;
-  latencyMs: number;
-  requestHeaders?: Record<string, string>;
-  responseHeaders?: Record<string, string>;
-}
-
-interface Delivery {
-  id: string;
-  channelId: string;
-  accountId: string;
-  topic: string;
-  type: string;
-  status: DeliveryStatus;
-  updatedAt: string;
-  nextAttemptAt?: string;
-  reason?: string;
-  redeliveries: number;
-  attempts: Attempt[];
-  attemptCount: number;
-  event?: object;
-}
-
-interface DeliveryPage {
-  items: Delivery[];
-  counts: Record<DeliveryStatus, number>;
-}
-
-interface Overview {
-  companies: { accounts: { accountId: string; name: string; collections: Record<string, number> }[] }[];
-}
 
 interface Channel {
   id: string;
@@ -53,7 +15,7 @@ interface Channel {
 const STATUSES: DeliveryStatus[] = ['PENDING', 'IN_FLIGHT', 'RETRYING', 'DELIVERED', 'FAILED', 'CANCELLED'];
 
 function DeliveryDetail({ id }: { id: string }) {
-  const one = useLoad(() => admin<Delivery>(`deliveries/${id}`), [id]);
+  const one = useLoad(() => admin<DeliveryWithEvent>(`deliveries/${id}`), [id]);
   if (one.error) return <ErrorText error={one.error} />;
   if (!one.data) return <p class="muted">Loading…</p>;
   return (
