@@ -25,6 +25,19 @@ const freePort = () =>
     });
   });
 
+/**
+ * fetch, once more when the socket was closed under it: the server ends idle keep-alive
+ * connections after 5 s, and a 10 s load run leaves the bench's own pooled one idle that long.
+ */
+async function fetchAgain(url, init) {
+  try {
+    return await fetch(url, init);
+  } catch (error) {
+    if (error?.cause?.code !== 'UND_ERR_SOCKET') throw error;
+    return fetch(url, init);
+  }
+}
+
 async function waitFor(url, init, timeoutMs = 30_000) {
   const started = performance.now();
   for (;;) {
@@ -36,6 +49,16 @@ async function waitFor(url, init, timeoutMs = 30_000) {
       if (performance.now() - started > timeoutMs) throw new Error(`${url} did not answer within ${timeoutMs} ms`);
       await new Promise((r) => setTimeout(r, 5));
     }
+  }
+}
+
+/** CPU time (user + system) a process has used so far, in ms (Linux clock ticks of 10 ms). */
+function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
   }
 }
 
@@ -73,8 +96,13 @@ async function startShipmock(extra = [], name = 'shipmock') {
   // Cold start = spawn to the first real API answer (a carrier list), as for Prism below.
   await waitFor(`${url}/v1/carriers`, { headers: { Authorization: basic } });
   const coldStartMs = performance.now() - t0;
+  return { name, child, url, coldStartMs, ...(await setUpAccount(url, creds, basic)) };
+}
+
+/** An account with a token and one address to GET: what every shipmock run measures against. */
+async function setUpAccount(url, creds, basic) {
   const json = { 'Content-Type': 'application/json' };
-  const post = async (path, auth, body) => (await fetch(url + path, { method: 'POST', headers: { ...json, Authorization: auth }, body: JSON.stringify(body) })).json();
+  const post = async (path, auth, body) => (await fetchAgain(url + path, { method: 'POST', headers: { ...json, Authorization: auth }, body: JSON.stringify(body) })).json();
   const company = await post(`/v1/companies/${creds.companyId}/tokens`, basic, { grantType: 'client_credentials' });
   const account = await post('/v1/accounts', `Bearer ${company.accessToken}`, {
     company: { name: 'Bench GmbH', vatNumber: 'DE1', countryCode: 'DE', city: 'Berlin', postalCode: '10115', address: 'Hauptstrasse 5' },
@@ -83,8 +111,14 @@ async function startShipmock(extra = [], name = 'shipmock') {
   const token = await post(`/v1/accounts/${account.id}/tokens`, basic, { grantType: 'client_credentials' });
   const auth = `Bearer ${token.accessToken}`;
   const created = await post('/v1/addresses', auth, address);
-  const getBody = await (await fetch(`${url}/v1/addresses/${created.id}`, { headers: { Authorization: auth } })).text();
-  return { name, child, url, auth, getPath: `/v1/addresses/${created.id}`, getBody, coldStartMs };
+  const getBody = await (await fetchAgain(`${url}/v1/addresses/${created.id}`, { headers: { Authorization: auth } })).text();
+  return { auth, getPath: `/v1/addresses/${created.id}`, getBody, creds, basic };
+}
+
+/** Empties the mock and sets the account up again: rounds that follow each other start alike. */
+async function resetTarget(target) {
+  await fetchAgain(`${target.url}/__admin/reset`, { method: 'POST', headers: { 'X-Shipmock-Admin': '1' } });
+  Object.assign(target, await setUpAccount(target.url, target.creds, target.basic));
 }
 
 async function startPrism() {
@@ -133,22 +167,28 @@ async function coldStarts(runs = 5) {
  * open (a headless chromium on the Traffic tab, streaming the journal), so drift of a noisy
  * machine spreads over both; reports req/s per round and the median cost.
  */
-async function inspectorCost(rounds = 3) {
+async function inspectorCost(rounds = 4) {
   const target = await startShipmock();
   const rows = [];
   try {
     for (let round = 0; round < rounds; round++) {
-      for (const open of [false, true]) {
+      // closed-open, then open-closed, …: drift of the machine falls on both alike.
+      for (const open of round % 2 === 0 ? [false, true] : [true, false]) {
         let viewer;
         if (open) {
-          viewer = spawn(process.execPath, [`${root}bench/inspector-client.mjs`, target.url], { stdio: ['ignore', 'pipe', 'inherit'] });
+          viewer = spawn(process.execPath, [process.env.INSPECTOR_CLIENT ?? `${root}bench/inspector-client.mjs`, target.url], { stdio: ['ignore', 'pipe', 'inherit'] });
           await new Promise((resolve, reject) => {
             viewer.stdout.on('data', (d) => String(d).includes('ready') && resolve());
             viewer.on('exit', (code) => reject(new Error(`inspector client exited (${code})`)));
           });
         }
+        // Every round from an empty store (POSTs pile up addresses, and a bigger heap is slower).
+        await resetTarget(target);
         process.stderr.write(`round ${round + 1}, inspector ${open ? 'open' : 'closed'}…\n`);
+        const cpuBefore = cpuMs(target.child.pid);
         const r = measure(target);
+        // The mock's own CPU per request: what the API pays, apart from the browser's share of the machine.
+        r.cpuUsPerRequest = Math.round(((cpuMs(target.child.pid) - cpuBefore) * 1000) / ((r.get.rps + r.post.rps) * duration));
         viewer?.kill('SIGTERM');
         if (viewer) await new Promise((resolve) => viewer.once('exit', resolve));
         rows.push({ round: round + 1, open, ...r });
@@ -157,15 +197,17 @@ async function inspectorCost(rounds = 3) {
   } finally {
     target.child.kill('SIGKILL');
   }
-  console.log('\n| round | inspector | GET req/s | GET p99 ms | POST req/s | POST p99 ms | RSS MB |');
-  console.log('|---|---|---|---|---|---|---|');
-  for (const r of rows) console.log(`| ${r.round} | ${r.open ? 'open' : 'closed'} | ${r.get.rps} | ${r.get.p99} | ${r.post.rps} | ${r.post.p99} | ${r.rssMb} |`);
+  console.log('\n| round | inspector | GET req/s | GET p99 ms | POST req/s | POST p99 ms | mock CPU µs/request | RSS MB |');
+  console.log('|---|---|---|---|---|---|---|---|');
+  for (const r of rows) console.log(`| ${r.round} | ${r.open ? 'open' : 'closed'} | ${r.get.rps} | ${r.get.p99} | ${r.post.rps} | ${r.post.p99} | ${r.cpuUsPerRequest} | ${r.rssMb} |`);
   const median = (values) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
   for (const kind of ['get', 'post']) {
     const closed = median(rows.filter((r) => !r.open).map((r) => r[kind].rps));
     const open = median(rows.filter((r) => r.open).map((r) => r[kind].rps));
     console.log(`${kind.toUpperCase()}: closed ${closed} req/s, open ${open} req/s, cost ${(((closed - open) / closed) * 100).toFixed(1)} %`);
   }
+  const cpu = (open) => median(rows.filter((r) => r.open === open).map((r) => r.cpuUsPerRequest));
+  console.log(`mock CPU per request: closed ${cpu(false)} µs, open ${cpu(true)} µs`);
 }
 
 if (process.argv.includes('--inspector')) {

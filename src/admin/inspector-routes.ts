@@ -6,9 +6,9 @@ import { adminInput, openEventStream, reply, replyBytes } from './admin-contract
 import type { ControlPlane } from './control-plane.js';
 
 /** How often a live journal stream sends what arrived: one write per batch keeps an open inspector cheap for the API. */
-const STREAM_BATCH_MS = 250;
+const STREAM_BATCH_MS = 500;
 /** Entries one batch carries at most; the rest are counted in `skipped` (the page can reload them). */
-const STREAM_BATCH_MAX = 200;
+const STREAM_BATCH_MAX = 100;
 const HEARTBEAT_MS = 15_000;
 const DAY_MS = 86_400_000;
 

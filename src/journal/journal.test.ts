@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createJournal, type JournalEntry } from './journal.js';
+import { createJournal, SUCCESSFUL_EXCHANGES_PER_SECOND, type JournalEntry } from './journal.js';
 import { assertHonouredRetryAfter, checkRetryAfter } from './retry-after.js';
 
 const entry = (overrides: Partial<JournalEntry> = {}): Omit<JournalEntry, 'seq'> => ({
@@ -14,6 +14,32 @@ const entry = (overrides: Partial<JournalEntry> = {}): Omit<JournalEntry, 'seq'>
 });
 
 describe('journal', () => {
+  it('keeps every failed exchange, and successful ones up to a budget per second', () => {
+    const journal = createJournal({ capacity: 1000 });
+    const exchange = { requestHeaders: ['Host', 'x'] };
+    const ok = Array.from({ length: SUCCESSFUL_EXCHANGES_PER_SECOND + 50 }, () => journal.record(entry(), exchange));
+    const failed = Array.from({ length: 50 }, () => journal.record(entry({ status: 500 }), exchange));
+    const kept = ok.filter((e) => journal.get(e.seq)?.exchange).length;
+    // The budget may roll over into a new second once during the loop; never more.
+    expect(kept).toBeGreaterThanOrEqual(SUCCESSFUL_EXCHANGES_PER_SECOND);
+    expect(kept).toBeLessThan(ok.length + 1);
+    expect(failed.every((e) => journal.get(e.seq)?.exchange)).toBe(true);
+  });
+
+  it('tells subscribers about every entry, and drops a subscriber that throws', () => {
+    const journal = createJournal({ capacity: 10 });
+    const seen: number[] = [];
+    const stop = journal.subscribe((e) => seen.push(e.seq));
+    journal.subscribe(() => {
+      throw new Error('broken page');
+    });
+    journal.record(entry());
+    journal.record(entry());
+    stop();
+    journal.record(entry());
+    expect(seen).toEqual([1, 2]);
+  });
+
   it('keeps the last N entries, oldest dropped first, and finds the newest matches oldest first', () => {
     const journal = createJournal({ capacity: 3 });
     for (let i = 1; i <= 5; i++) journal.record(entry({ requestId: `r${i}` }));

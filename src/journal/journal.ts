@@ -1,5 +1,7 @@
-import type { Violation } from '../errors/problem.js';
 import { globTest } from '../scenarios/linear-pattern.js';
+import { ExchangeRing, type ExchangeInput, type JournalExchange } from './exchange-ring.js';
+
+export type { ExchangeInput, JournalExchange, JournalMessage } from './exchange-ring.js';
 
 /**
  * The request journal: the last N requests to the API (not to /__admin), newest kept, oldest
@@ -42,25 +44,6 @@ export interface JournalEntry {
 
 export type JournalValidation = 'valid' | 'invalid-request' | 'invalid-response' | 'not-checked';
 
-/** One side of an exchange as the inspector shows it: headers and the start of the body. */
-export interface JournalMessage {
-  headers: Record<string, string>;
-  /** UTF-8 text of the body, cut at the journal's body limit; absent for binary or empty bodies. */
-  body?: string;
-  bodyBytes: number;
-  /** The body was longer than the journal keeps. */
-  bodyTruncated?: boolean;
-  /** Media type of a body that is not text (a PDF, a PNG): not kept. */
-  binary?: string;
-}
-
-/** What GET /__admin/journal/{seq} adds to an entry: the request and answer, and every violation. */
-export interface JournalExchange {
-  request: JournalMessage;
-  response?: JournalMessage;
-  violations: { request: Violation[]; response: Violation[] };
-}
-
 /** An entry and, when the journal kept it, its exchange. */
 export interface JournalEntryWithExchange {
   entry: JournalEntry;
@@ -87,7 +70,7 @@ export interface JournalFilter {
 export interface Journal {
   readonly capacity: number;
   /** Keeps an entry (and its exchange, when given) and tells the subscribers. */
-  record(entry: Omit<JournalEntry, 'seq'>, exchange?: JournalExchange): JournalEntry;
+  record(entry: Omit<JournalEntry, 'seq'>, exchange?: ExchangeInput): JournalEntry;
   /** One entry with its exchange, while the journal still holds it. */
   get(seq: number): JournalEntryWithExchange | undefined;
   /** Calls `listener` with every entry recorded from now on; returns the unsubscribe function. */
@@ -100,7 +83,37 @@ export interface Journal {
 }
 
 export const DEFAULT_JOURNAL_CAPACITY = 1000;
+/** Bytes of exchanges kept per journal entry on average: a typical JSON exchange takes 1–2 KiB. */
+const EXCHANGE_BYTES_PER_ENTRY = 4096;
+/** Where an entry's exchange sits in the ring (a symbol: not serialised with the entry). */
+const EXCHANGE_AT = Symbol('exchange');
 export const DEFAULT_JOURNAL_LIMIT = 100;
+
+type Positioned = JournalEntry & { [EXCHANGE_AT]?: number };
+
+/**
+ * Successful exchanges kept per second at most; failed ones (4xx, 5xx, cut off) are always kept.
+ * Copying an exchange costs about 5 µs per request in place (a tenth of a GET's whole cost): under
+ * a load test the journal keeps what someone will look for — the failures — and a sample of the
+ * rest; at a person's pace it keeps everything.
+ */
+export const SUCCESSFUL_EXCHANGES_PER_SECOND = 200;
+
+/** `take()` answers true `limit` times per second of real time. */
+function perSecondBudget(limit: number) {
+  let second = 0;
+  let left = limit;
+  return {
+    take(): boolean {
+      const now = Math.floor(performance.now() / 1000);
+      if (now !== second) {
+        second = now;
+        left = limit;
+      }
+      return left-- > 0;
+    },
+  };
+}
 
 function toMs(value: string | number | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -125,13 +138,14 @@ export function createJournal(options: { capacity?: number } = {}): Journal {
   let entries: JournalEntry[] = [];
   let start = 0;
   let seq = 0;
-  // Exchanges hang off their entry: dropped from the ring, an entry takes its exchange with it.
-  const exchanges = new WeakMap<JournalEntry, JournalExchange>();
+  const exchanges = new ExchangeRing(capacity * EXCHANGE_BYTES_PER_ENTRY);
+  const successes = perSecondBudget(SUCCESSFUL_EXCHANGES_PER_SECOND);
   const listeners = new Set<(entry: JournalEntry) => void>();
 
   const withExchange = (entry: JournalEntry): JournalEntryWithExchange => {
-    const exchange = exchanges.get(entry);
-    return exchange ? { entry, exchange } : { entry };
+    const at = (entry as Positioned)[EXCHANGE_AT];
+    const exchange = at === undefined ? undefined : exchanges.read(at);
+    return exchange ? { entry: { ...entry }, exchange } : { entry: { ...entry } };
   };
   const ordered = (): JournalEntry[] => (start === 0 ? entries : [...entries.slice(start), ...entries.slice(0, start)]);
 
@@ -147,7 +161,7 @@ export function createJournal(options: { capacity?: number } = {}): Journal {
         entries[start] = entry;
         start = (start + 1) % capacity;
       }
-      if (exchange) exchanges.set(entry, exchange);
+      if (exchange && (entry.status === undefined || entry.status >= 400 || successes.take())) (entry as Positioned)[EXCHANGE_AT] = exchanges.write(exchange);
       for (const listener of listeners) {
         // A subscriber (a live inspector) must never break recording or the request.
         try {

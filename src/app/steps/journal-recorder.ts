@@ -2,7 +2,7 @@ import { PROBLEM_BASE_URI } from '../../errors/problem-types.js';
 import type { Journal, JournalOutcome } from '../../journal/journal.js';
 import { isOutsideApi, requestState } from '../../http/request-state.js';
 import type { ApiRequest, ApiResponse, Next } from '../../http/types.js';
-import { journalExchange, validationVerdict } from '../journal-exchange.js';
+import { exchangeInput, validationVerdict } from '../journal-exchange.js';
 
 /**
  * Records every API request in the journal once its connection is done with it (answered,
@@ -41,7 +41,7 @@ export function journalRecorder(options: { journal: Journal; now: () => number }
           scenarios: state.scenarioHits || state.domainHits ? [...(state.scenarioHits ?? []), ...(state.domainHits ?? [])] : undefined,
         }),
         validation: validationVerdict(state, res.headersSent),
-      }, journalExchange(req.headers, res.headersSent ? res.getHeaders() : undefined, state));
+      }, exchangeInput(req, res, state));
     });
     next();
   };

@@ -174,7 +174,7 @@ export interface paths {
         };
         /**
          * The journal, live
-         * @description Server-sent events (text/event-stream) for the inspector: first the entries after `after` (or the `Last-Event-ID` a reconnecting browser sends), then every new entry. Entries come in batches (event `entries`, data a JournalBatch, at most one batch every 250 ms and 200 entries per batch; `skipped` counts the ones left out), so an open inspector costs the API one write per batch rather than one per request. Each batch's `id` is the last entry's `seq`. A comment line every 15 s keeps idle connections open. Every batch is checked against JournalBatch before it is written.
+         * @description Server-sent events (text/event-stream) for the inspector: first the entries after `after` (or the `Last-Event-ID` a reconnecting browser sends), then every new entry. Entries come in batches (event `entries`, data a JournalBatch, at most one batch every 500 ms and 100 entries per batch; `skipped` counts the ones left out), so an open inspector costs the API one write per batch rather than one per request. Each batch's `id` is the last entry's `seq`. A comment line every 15 s keeps idle connections open. Every batch is checked against JournalBatch before it is written.
          */
         get: operations["streamJournal"];
         put?: never;
@@ -194,7 +194,7 @@ export interface paths {
         };
         /**
          * One journal entry with its exchange
-         * @description The entry and, under `exchange`, what the inspector opens a row to: request and response headers (secrets such as Authorization shown as their scheme and six characters), the first 16 KiB of each text body (binary bodies are named by media type, not kept), and every contract violation of the request and of the answer with its field path.
+         * @description The entry and, under `exchange`, what the inspector opens a row to: request and response headers (secrets such as Authorization shown as their scheme and six characters), the first 16 KiB of each text body (binary bodies are named by media type, not kept), and every contract violation of the request and of the answer with its field path. `exchange` is absent when it was not kept: the journal keeps the exchange of every failed request (4xx, 5xx, cut off) and of up to 200 successful ones per second, in a block of 4 KiB per journal entry that newer ones overwrite.
          */
         get: operations["getJournalEntry"];
         put?: never;
@@ -697,7 +697,7 @@ export interface components {
         };
         JournalBatch: {
             entries: components["schemas"]["JournalEntry"][];
-            /** @description Entries of this period left out (more than 200 in one batch). */
+            /** @description Entries of this period left out (more than 100 in one batch). */
             skipped: number;
         };
         JournalMessage: {
@@ -1446,7 +1446,7 @@ export interface operations {
     streamJournal: {
         parameters: {
             query?: {
-                /** @description Send the held entries with a greater `seq` first (default 0, all of the last 200). */
+                /** @description Send the held entries with a greater `seq` first (default 0, all of the last 100). */
                 after?: number;
             };
             header?: never;
