@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningMock } from '../../src/server/start-mock.js';
@@ -185,5 +186,60 @@ describe('the inspector in a real browser', () => {
     await expectAccessible(page, 'Usage');
     await screenshot(page, 'inspector-usage');
     expect(problems).toEqual([]);
+  });
+
+  it('pauses and resumes the live view, exports the state as a file and imports it back after a reset', async () => {
+    const created = await call(mock, 'POST', '/v1/addresses', { auth: account.auth, body: { name: 'Kept', street: 'Hauptstr. 5', city: 'Berlin', postalCode: '10115', countryCode: 'DE' } });
+    expect(created.status).toBe(201);
+    const { page, problems } = await inspector();
+    // The requests made before the page opened are drawn first.
+    await page.getByRole('button', { name: 'Open POST /v1/accounts', exact: true }).waitFor({ timeout: 5_000 });
+    await page.getByRole('button', { name: 'Pause' }).click();
+    const rows = page.locator('table.traffic tbody tr');
+    const before = await rows.count();
+    await call(mock, 'GET', '/v1/addresses?while=paused', { auth: account.auth });
+    await page.getByRole('status').filter({ hasText: 'paused (1 new)' }).waitFor({ timeout: 5_000 });
+    expect(await rows.count()).toBe(before);
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await rows.filter({ hasText: '/v1/addresses?while=paused' }).waitFor({ timeout: 5_000 });
+
+    await page.goto(`${mock.url}/__admin/ui/#state`);
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export state' }).click();
+    const file = await (await download).path();
+    const exported = JSON.parse(readFileSync(file, 'utf8'));
+    expect(JSON.stringify(exported)).toContain(account.accountId);
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Reset account Muster GmbH' }).first().click();
+    await page.getByRole('status').filter({ hasText: `Account ${account.accountId} reset.` }).waitFor({ timeout: 5_000 });
+    expect((await call(mock, 'GET', '/v1/addresses', { auth: account.auth })).body.items).toEqual([]);
+    await page.getByLabel('Import state').setInputFiles(file);
+    await page.getByRole('status').filter({ hasText: /^Imported / }).waitFor({ timeout: 5_000 });
+    expect((await call(mock, 'GET', `/v1/addresses/${created.body.id}`, { auth: account.auth })).body.name).toBe('Kept');
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('the inspector of a mock with an admin key', () => {
+  it('asks for the key once, then works with it', async () => {
+    const mock = await startLiveMock({ adminKey: 'correct-horse-battery' });
+    const browser = await launchBrowser();
+    try {
+      const { page, problems } = await openPage(browser, `${mock.url}/__admin/ui/#clock`);
+      await page.getByRole('heading', { name: 'Admin key' }).waitFor();
+      await page.getByLabel('Admin key').fill('wrong');
+      await page.getByRole('button', { name: 'Use key' }).click();
+      await page.getByRole('heading', { name: 'Admin key' }).waitFor();
+      await page.getByLabel('Admin key').fill('correct-horse-battery');
+      await page.getByRole('button', { name: 'Use key' }).click();
+      await page.getByRole('button', { name: 'Advance 4h' }).click();
+      await page.getByRole('status').filter({ hasText: 'Advanced by PT4H' }).waitFor();
+      expect((await call(mock, 'GET', '/__admin/clock', { headers: { 'X-Admin-Key': 'correct-horse-battery' } })).body.now).toBe('2026-01-01T04:00:00.000Z');
+      await expectAccessible(page, 'Clock behind an admin key');
+      expect(problems).toEqual([]);
+    } finally {
+      await browser.close();
+      await mock.close();
+    }
   });
 });
