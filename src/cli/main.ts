@@ -58,7 +58,8 @@ const USAGE = `Usage: shipmock serve [options]
   --token-secret SECRET    fixed token signing secret (tokens survive a restart)
   --token-ttl LEVEL=DUR    token lifetime of company|account|affiliate|admin, e.g. affiliate=4h (repeatable;
                            defaults company 4h, account 4h, affiliate 15m, admin 1h)
-  --rate-limit N/DUR       requests per window per credential, e.g. 600/60s (default 6000/60s)
+  --rate-limit N/DUR|off   requests per window per credential, e.g. 600/60s (default 6000/60s);
+                           off for load tests (the headers stay, with the largest limit)
   --address-rate-limit N/DUR  requests per window per client address without a valid credential
                            (default a tenth of --rate-limit: 600/60s)
   --login-lockout N/DUR    wrong client secrets per client id and address before a 429 lock (default 10/15m)

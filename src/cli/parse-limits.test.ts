@@ -33,6 +33,12 @@ describe('parse-limits', () => {
     expect(() => parseRateLimit(text)).toThrow(),
   );
 
+  it('takes off for a load test: the largest window limit, not a missing one', () => {
+    expect(parseRateLimit('off')).toEqual({ limit: 2_147_483_647, windowMs: 60_000 });
+    expect(parseRateLimit('OFF', '--address-rate-limit')).toEqual({ limit: 2_147_483_647, windowMs: 60_000 });
+    expect(() => parseLoginLockout('off')).toThrow(/^--login-lockout "off"/);
+  });
+
   it('parses a login lockout and names its own flag when refusing one', () => {
     expect(parseLoginLockout('10/15m')).toEqual({ failures: 10, windowMs: 900_000 });
     expect(() => parseLoginLockout('ten/15m')).toThrow(/^--login-lockout "ten\/15m"/);

@@ -28,15 +28,20 @@ export function parseByteSize(text: string, flag: string): number {
   return bytes;
 }
 
+/** The largest limit a window takes: what `--rate-limit off` sets (X-RateLimit-* are still sent). */
+export const UNLIMITED = 2_147_483_647;
+
 /**
- * `--rate-limit N/<duration>`: N requests per window per credential.
+ * `--rate-limit N/<duration>`: N requests per window per credential; `off` for load tests.
  * @example parseRateLimit('600/60s') // { limit: 600, windowMs: 60000 }
+ * @example parseRateLimit('off') // { limit: 2147483647, windowMs: 60000 }
  */
 export function parseRateLimit(text: string, flag = '--rate-limit'): { limit: number; windowMs: number } {
+  if (text.trim().toLowerCase() === 'off' && flag !== '--login-lockout') return { limit: UNLIMITED, windowMs: 60_000 };
   const slash = text.indexOf('/');
   const limit = Number(text.slice(0, slash));
   if (slash === -1 || !Number.isInteger(limit) || limit < 1 || limit > 2_147_483_647) {
-    throw new Error(`${flag} "${text}" must look like 600/60s (a positive whole number of requests per duration)`);
+    throw new Error(`${flag} "${text}" must look like 600/60s (a positive whole number of requests per duration)${flag === '--login-lockout' ? '' : ' or be off'}`);
   }
   return { limit, windowMs: parsePositiveDuration(text.slice(slash + 1)) };
 }

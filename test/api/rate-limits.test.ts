@@ -29,6 +29,8 @@ describe('rate limits', () => {
     expect(limited.status).toBe(429);
     expect(limited.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(limited.body).toMatchObject({ type: 'https://shipmock.dev/problems/rate-limited', status: 429 });
+    // A load tester learns from the answer itself which setting made it, and how to change it.
+    expect(limited.body.detail).toBe('Rate limit of 3 requests per window exceeded; retry after 50 s. Start shipmock with --rate-limit N/DUR (e.g. 100000/60s) or --rate-limit off to change it (startMock({ rateLimit })).');
     expect(limits(limited)).toEqual(['3', '0', '50']);
     expect(limited.headers['retry-after']).toBe(limited.headers['x-ratelimit-reset']);
     expect(h.services.addresses.all(a.accountId)).toEqual([]);
@@ -39,6 +41,28 @@ describe('rate limits', () => {
     const fresh = await h.http.post('/v1/addresses').set('Authorization', a.auth).send(ADDRESS);
     expect(fresh.status).toBe(201);
     expect(limits(fresh)).toEqual(['3', '2', '60']);
+  });
+
+  it('--rate-limit off: no 429 for a verified caller however many requests, the headers still sent', async () => {
+    const { parseRateLimit } = await import('../../src/cli/parse-limits.js');
+    const h = createHarness({ rateLimit: parseRateLimit('off') });
+    const a = await newAccount(h);
+    let last;
+    for (let i = 0; i < 50; i++) last = await h.http.get('/v1/addresses').set('Authorization', a.auth);
+    expect(last!.status).toBe(200);
+    expect(limits(last!)).toEqual(['2147483647', '2147483597', '60']);
+    // Garbage tokens get the address window, a tenth of that: also practically unlimited.
+    expect((await h.http.get('/v1/addresses').set('Authorization', 'Bearer garbage')).headers['x-ratelimit-limit']).toBe('214748365');
+  });
+
+  it('names the scenario when its own window refused the request', async () => {
+    const h = createHarness();
+    const a = await newAccount(h);
+    h.runtime.scenarios.activate('rate-limit-burst', { accountId: a.accountId, params: { limit: 1, window: 'PT30S' }, source: 'api' });
+    await h.http.get('/v1/addresses').set('Authorization', a.auth);
+    const limited = await h.http.get('/v1/addresses').set('Authorization', a.auth);
+    expect(limited.status).toBe(429);
+    expect(limited.body.detail).toContain('The limit comes from the scenario rate-limit-burst/burst: deactivate it');
   });
 
   it('counts per credential: another account keeps its own window', async () => {

@@ -4,6 +4,7 @@ import type { ApiRequest, ApiResponse, Next } from '../../http/types.js';
 import type { Caller, CallerIdentifier } from '../../rate-limit/callers.js';
 import type { LoginLockout } from '../../rate-limit/login-lockout.js';
 import type { RateLimiter } from '../../rate-limit/rate-limiter.js';
+import { ADDRESS_KEY_PREFIX } from '../../rate-limit/request-limits.js';
 
 export interface RateLimitOptions {
   limiter: RateLimiter;
@@ -45,10 +46,17 @@ export function rateLimit(options: RateLimitOptions) {
     if (!state.limited) return next();
     // RFC 6585 §4: a 429 says how long to wait; Retry-After agrees with X-RateLimit-Reset.
     throw new ProblemError('rate-limited', {
-      detail: `Rate limit of ${state.limit} requests per window exceeded; retry after ${state.resetSeconds} s`,
+      detail: `Rate limit of ${state.limit} requests per window exceeded; retry after ${state.resetSeconds} s. ${howToRaise(request.rateLimitOverride !== undefined, caller.key, request.scenarioHits)}`,
       headers: { 'Retry-After': String(state.resetSeconds) },
     });
   };
+}
+
+/** The part of a 429's detail that tells a load tester which setting made it (README, Rate limits). */
+function howToRaise(fromScenario: boolean, key: string, hits: string[] | undefined): string {
+  if (fromScenario) return `The limit comes from ${hits?.length ? `the scenario ${hits.join(', ')}` : 'an active scenario'}: deactivate it (DELETE /__admin/scenarios/{name}) to lift it.`;
+  if (key.startsWith(ADDRESS_KEY_PREFIX)) return 'Callers without a valid credential are counted per address: send a valid token, or start shipmock with --address-rate-limit N/DUR to change it.';
+  return 'Start shipmock with --rate-limit N/DUR (e.g. 100000/60s) or --rate-limit off to change it (startMock({ rateLimit })).';
 }
 
 /**
