@@ -51,6 +51,8 @@ export interface CompiledContract {
   schemas: CompiledSchemas;
   /** Where the result came from: a warm cache entry or a fresh compile. */
   source: 'cache' | 'compiled';
+  /** The name its cache entry's files start with. */
+  cacheKey: string;
 }
 
 /**
@@ -72,7 +74,7 @@ export function loadCompiledContract(source: string | OpenApiDocument = DEFAULT_
     const sizes = requireCached<Record<string, ValidateFunction>>(join(dir, `${key}.sizes.cjs`));
     return { contract: loadContract(document), schemas: { strict, coercing, sizes } };
   });
-  if (cached) return { ...cached, source: 'cache' };
+  if (cached) return { ...cached, source: 'cache', cacheKey: key };
 
   const document: OpenApiDocument = typeof source === 'string' ? parseYaml(text) : source;
   const contract = loadContract(document);
@@ -85,7 +87,7 @@ export function loadCompiledContract(source: string | OpenApiDocument = DEFAULT_
     [`${key}.json`, JSON.stringify(document)],
   ]);
   if (dir) pruneCache(dir);
-  return { contract, schemas, source: 'compiled' };
+  return { contract, schemas, source: 'compiled', cacheKey: key };
 }
 
 function compileAll(contract: Contract): { schemas: CompiledSchemas; code: { strict: string; coercing: string; sizes: string } } {

@@ -19,10 +19,16 @@ const standaloneModule = lazyModule<typeof import('ajv/dist/standalone/index.js'
  */
 let compiled: ValidateFunction | undefined;
 
+/** The file name of the schema's cache entry. */
+export function scenarioSchemaCacheName(schemaPath: string): string {
+  const text = readFileSync(schemaPath, 'utf8');
+  return `scenario-schema-${createHash('sha256').update(`${ajvVersion()}\n${text}`).digest('hex').slice(0, 24)}.cjs`;
+}
+
 export function scenarioSchemaValidator(schemaPath: string): ValidateFunction {
   if (compiled) return compiled;
   const text = readFileSync(schemaPath, 'utf8');
-  const name = `scenario-schema-${createHash('sha256').update(`${ajvVersion()}\n${text}`).digest('hex').slice(0, 24)}.cjs`;
+  const name = scenarioSchemaCacheName(schemaPath);
   compiled = readFromCache((dir) => requireCached<ValidateFunction>(join(dir, name)));
   if (compiled) return compiled;
   const { Ajv2020 } = ajvModule();

@@ -12,10 +12,32 @@ import { Script } from 'node:vm';
  */
 const requireHere = createRequire(import.meta.url);
 
-/** Where entries live, in order: SHIPMOCK_CACHE_DIR, this package's node_modules/.cache (tool convention), the OS temp dir. */
+const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/**
+ * The entries `npm run build` compiles into the package itself (dist/validator-cache): a freshly
+ * installed tarball starts from them instead of compiling the contract on its first run (the
+ * node_modules/.cache of the machine that built it is not in the tarball).
+ */
+export const SHIPPED_CACHE_DIR = join(packageRoot, 'dist', 'validator-cache');
+
+let shipping: string | undefined;
+
+/**
+ * Build only (scripts/warm-cache.mjs): from now on entries are read from and written to `dir`
+ * alone, with their `require`s left bare so they resolve from the package wherever it is installed.
+ */
+export function shipEntriesTo(dir: string): void {
+  shipping = dir;
+}
+
+/**
+ * Where entries live, in order: SHIPMOCK_CACHE_DIR, the package's shipped entries, this package's
+ * node_modules/.cache (tool convention), the OS temp dir.
+ */
 export function cacheDirectories(): string[] {
-  const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-  return [process.env.SHIPMOCK_CACHE_DIR, join(packageRoot, 'node_modules', '.cache', 'shipmock'), join(tmpdir(), 'shipmock-cache')].filter(
+  if (shipping) return [shipping];
+  return [process.env.SHIPMOCK_CACHE_DIR, SHIPPED_CACHE_DIR, join(packageRoot, 'node_modules', '.cache', 'shipmock'), join(tmpdir(), 'shipmock-cache')].filter(
     (d): d is string => Boolean(d),
   );
 }
@@ -68,9 +90,11 @@ function writeAtomically(path: string, content: string | Buffer): void {
 
 /**
  * Ajv standalone code requires its runtime helpers ("ajv/dist/runtime/…", "ajv-formats/…");
- * they are made absolute so the entry still loads from a directory outside node_modules.
+ * they are made absolute so the entry still loads from a directory outside node_modules — except
+ * in shipped entries, which live inside the package and resolve them like its own code does.
  */
 export function toCachedModuleSource(code: string): string {
+  if (shipping) return code;
   return code.replace(/require\("((?:ajv|ajv-formats)\/[^"]+)"\)/g, (_m, request: string) => `require(${JSON.stringify(requireHere.resolve(request))})`);
 }
 
