@@ -5,6 +5,7 @@
 // processes on 127.0.0.1. Options (env): BENCH_DURATION seconds per run (10), BENCH_CONNECTIONS (50),
 // BENCH_CHECK=1 to exit non-zero when a target of issue 2 is missed.
 // `npm run bench -- --inspector`: the API's throughput with the inspector closed and open.
+// `npm run bench -- --cold`: first and later start of a freshly installed tarball.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -208,6 +209,59 @@ async function inspectorCost(rounds = 4) {
   }
   const cpu = (open) => median(rows.filter((r) => r.open === open).map((r) => r.cpuUsPerRequest));
   console.log(`mock CPU per request: closed ${cpu(false)} µs, open ${cpu(true)} µs`);
+}
+
+/**
+ * --cold: what a CI job that installs shipmock fresh pays. Packs the package, installs the tarball
+ * into an empty project (from the npm registry), then times spawn → first API answer of
+ * `node node_modules/.bin/shipmock serve` on five fresh copies of that install (first starts) and
+ * five more times on the last copy (later starts). Medians.
+ */
+async function coldFromTarball(runs = 5) {
+  const { cpSync, mkdirSync, readdirSync } = await import('node:fs');
+  const work = mkdtempSync(join(tmpdir(), 'shipmock-cold-'));
+  const run = (cmd, args, cwd) => {
+    const result = spawnSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    if (result.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed:\n${result.stderr}`);
+    return result.stdout;
+  };
+  process.stderr.write('packing and installing the tarball into an empty project…\n');
+  run('npm', ['pack', '--pack-destination', work, '--silent'], root);
+  const tarball = readdirSync(work).find((name) => name.endsWith('.tgz'));
+  const template = join(work, 'template');
+  mkdirSync(template);
+  run('npm', ['init', '-y'], template);
+  run('npm', ['install', '--no-audit', '--no-fund', join(work, tarball)], template);
+  const startOnce = async (dir) => {
+    const port = await freePort();
+    const t0 = performance.now();
+    const child = spawn(process.execPath, [join(dir, 'node_modules/.bin/shipmock'), 'serve', '--port', String(port), '--log-level', 'warn'], { cwd: dir, stdio: 'ignore' });
+    const creds = JSON.parse(readFileSync(`${root}fixtures/credentials.json`, 'utf8')).companies[0];
+    await waitFor(`http://127.0.0.1:${port}/v1/carriers`, { headers: { Authorization: `Basic ${Buffer.from(`${creds.clientId}:${creds.clientSecret}`).toString('base64')}` } });
+    const ms = performance.now() - t0;
+    child.kill('SIGKILL');
+    // Let the killed process go before the next start is timed (2 cores).
+    await new Promise((resolve) => child.once('exit', () => setTimeout(resolve, 300)));
+    return ms;
+  };
+  const first = [];
+  let copy;
+  for (let i = 0; i < runs; i++) {
+    copy = join(work, `copy-${i}`);
+    cpSync(template, copy, { recursive: true });
+    first.push(await startOnce(copy));
+  }
+  const later = [];
+  for (let i = 0; i < runs; i++) later.push(await startOnce(copy));
+  const median = (values) => Math.round([...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]);
+  console.log(`\n| start of a freshly installed tarball | median ms | runs |\n|---|---|---|`);
+  console.log(`| first start (fresh copy of the install) | ${median(first)} | ${first.map(Math.round).join(', ')} |`);
+  console.log(`| later starts | ${median(later)} | ${later.map(Math.round).join(', ')} |`);
+}
+
+if (process.argv.includes('--cold')) {
+  await coldFromTarball();
+  process.exit(0);
 }
 
 if (process.argv.includes('--inspector')) {
