@@ -6,6 +6,7 @@
 // BENCH_CHECK=1 to exit non-zero when a target of issue 2 is missed.
 // `npm run bench -- --inspector`: the API's throughput with the inspector closed and open.
 // `npm run bench -- --cold`: first and later start of a freshly installed tarball.
+// `npm run bench -- --scale`: RSS and latency of a list and a create at 0, 10k and 100k stored objects.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -72,8 +73,9 @@ function rssMb(pid) {
   }
 }
 
-function autocannon(url, { method = 'GET', headers = {}, body } = {}) {
-  const args = ['-c', String(connections), '-d', String(duration), '-j', '-m', method];
+function autocannon(url, { method = 'GET', headers = {}, body, amount } = {}) {
+  // `amount`: send exactly that many requests (however long it takes) instead of running `duration` seconds.
+  const args = ['-c', String(connections), ...(amount ? ['-a', String(amount)] : ['-d', String(duration)]), '-j', '-m', method];
   for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}=${v}`);
   if (body) args.push('-b', body);
   args.push(url);
@@ -283,6 +285,51 @@ async function coldFromTarball(runs = 5) {
   console.log(`\n| start of a freshly installed tarball | median ms | runs |\n|---|---|---|`);
   console.log(`| first start (fresh copy of the install) | ${median(first)} | ${first.map(Math.round).join(', ')} |`);
   console.log(`| later starts | ${median(later)} | ${later.map(Math.round).join(', ')} |`);
+}
+
+/**
+ * --scale: does a request cost more as the store grows? RSS, and p50/p99 of a list page
+ * (GET /v1/addresses?limit=20) and of a create (POST /v1/addresses, 5,000 of them), at 0, 10k and
+ * 100k stored addresses, in memory and on a --data SQLite file.
+ */
+async function scaleRun() {
+  const rows = [];
+  for (const store of ['memory', 'sqlite']) {
+    const extra = store === 'sqlite' ? ['--data', join(mkdtempSync(join(tmpdir(), 'shipmock-scale-')), 'scale.db')] : [];
+    const target = await startShipmock(extra, `shipmock (${store})`);
+    const headers = { Authorization: target.auth };
+    const post = { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, body: JSON.stringify(address) };
+    let stored = 1;
+    try {
+      for (const goal of [0, 10_000, 100_000]) {
+        if (goal > stored) {
+          process.stderr.write(`${store}: filling to ${goal} addresses…\n`);
+          autocannon(`${target.url}/v1/addresses`, { ...post, amount: goal - stored });
+          stored = goal;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        const rss = rssMb(target.child.pid);
+        const list = autocannon(`${target.url}/v1/addresses?limit=20`, { headers });
+        const create = autocannon(`${target.url}/v1/addresses`, { ...post, amount: 5000 });
+        stored += 5000;
+        rows.push({ store, goal, rss, list, create });
+      }
+    } finally {
+      target.child.kill('SIGKILL');
+    }
+  }
+  // A list at 0 answers one address, later ones a full page of 20: compare 10k with 100k for growth.
+  console.log('\n| store | stored addresses | RSS MB | list req/s | list p50/p99 ms | create p50/p99 ms (5,000) |\n|---|---|---|---|---|---|');
+  for (const r of rows) console.log(`| ${r.store} | ${r.goal.toLocaleString('en')} | ${r.rss} | ${r.list.rps} | ${r.list.p50} / ${r.list.p99} | ${r.create.p50} / ${r.create.p99} |`);
+  for (const store of ['memory', 'sqlite']) {
+    const [zero, , full] = rows.filter((r) => r.store === store);
+    console.log(`${store}: RSS per stored address ${(((full.rss - zero.rss) * 1024) / 100_000).toFixed(2)} KiB`);
+  }
+}
+
+if (process.argv.includes('--scale')) {
+  await scaleRun();
+  process.exit(0);
 }
 
 if (process.argv.includes('--cold')) {
