@@ -136,6 +136,37 @@ describe('documents', () => {
     expect(h.services.documents.metaData(a.accountId, one.id).checksum).toBe(other.services.documents.metaData(a.accountId, two.id).checksum);
   });
 
+  it('keeps what a document was rendered from, not its bytes, and renders it again byte for byte (after a state round trip too)', async () => {
+    const formats = ['PDF', 'PNG', 'ZPL'] as const;
+    const created = formats.map((format) => h.services.documents.createLabel(a.accountId, label({ format, size: format === 'ZPL' ? 'LABEL_4X6' : 'A6', trackingNumber: `RE-${format}` })));
+    // More documents than the render cache holds, so the labels above must be rendered again.
+    for (let i = 0; i < 40; i++) h.services.documents.createLabel(a.accountId, label({ format: 'ZPL', size: 'LABEL_4X6', trackingNumber: `FILL-${i}` }));
+    const stored = h.runtime.store.account(a.accountId).collection<{ id: string; base64?: string; recipe?: unknown }>('document-contents');
+    for (const document of created) {
+      const content = stored.get(document.id)!;
+      expect(content.base64).toBeUndefined();
+      expect(JSON.stringify(content.recipe).length).toBeLessThan(2_000);
+      const res = await h.http.get(`/v1/documents/${document.id}/data`).set('Authorization', a.auth).buffer(true).parse(binary);
+      const { checksum, size } = h.services.documents.metaData(a.accountId, document.id);
+      expect(res.body.length).toBe(size);
+      expect(createHash('sha256').update(res.body).digest('hex')).toBe(checksum);
+    }
+    // A mock that imports the state renders the same bytes.
+    const other = createHarness();
+    other.runtime.store.restore(JSON.parse(JSON.stringify(h.runtime.store.snapshot())));
+    for (const document of created) {
+      const bytes = other.services.documents.data(a.accountId, document.id).bytes;
+      expect(createHash('sha256').update(bytes).digest('hex')).toBe(h.services.documents.metaData(a.accountId, document.id).checksum);
+    }
+  });
+
+  it('still serves documents stored with their bytes (state exported before documents kept recipes)', () => {
+    const document = h.services.documents.createLabel(a.accountId, label({ trackingNumber: 'OLD' }));
+    const contents = h.runtime.store.account(a.accountId).collection<{ id: string; base64?: string; recipe?: unknown }>('document-contents');
+    contents.update({ id: document.id, base64: Buffer.from('%PDF-old bytes').toString('base64') });
+    expect(h.services.documents.data(a.accountId, document.id).bytes.toString()).toBe('%PDF-old bytes');
+  });
+
   it('isolates accounts: 404 on every document path and absent from lists', async () => {
     const created = h.services.documents.createLabel(a.accountId, label());
     for (const suffix of ['', '/data', '/meta-data']) {

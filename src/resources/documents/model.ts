@@ -50,10 +50,20 @@ export interface StoredDocument extends DocumentView {
 }
 
 /** The bytes of a document, base64 so state snapshots stay plain JSON. */
-export interface StoredContent {
-  id: string;
-  base64: string;
-}
+/**
+ * How a document's bytes are kept. New documents keep their recipe — what they were rendered
+ * from, a few hundred bytes — and are rendered again when asked (byte-identical: the renderers
+ * are deterministic); a label's bytes are 20–130 KiB. Documents stored before (state exports,
+ * --data files) keep their bytes as base64 and are served from them.
+ */
+export type StoredContent = { id: string; base64: string; recipe?: undefined } | { id: string; recipe: DocumentRecipe; base64?: undefined };
+
+/** What renders a document again, exactly as the first time. */
+export type DocumentRecipe =
+  | { kind: 'label'; request: LabelDocumentRequest; createdAt: string }
+  | { kind: 'customs'; request: CustomsFormDocumentRequest; createdAt: string }
+  | { kind: 'dangerous-goods'; request: DangerousGoodsDocumentRequest; createdAt: string }
+  | { kind: 'manifest'; request: ManifestDocumentRequest; createdAt: string };
 
 /** Overrides the entity a document is filed under (default: the booking or manifest). */
 export interface DocumentGroup {

@@ -10,6 +10,7 @@ import { notFound } from '../../errors/problem.js';
 import type { Page, PageRequest } from '../../store/collection.js';
 import { compact } from '../../util/compact.js';
 import type {
+  DocumentRecipe,
   CustomsFormDocumentRequest,
   DangerousGoodsDocumentRequest,
   DocumentData,
@@ -40,11 +41,49 @@ const safeName = (text: string) => text.replace(/[^A-Za-z0-9._-]+/g, '-').slice(
  * });
  * documents.data(accountId, label.id).bytes // %PDF-…
  */
+/** Documents kept rendered: the ones just created and just fetched (a label is fetched right after its booking). */
+const RENDER_CACHE_SIZE = 32;
+
+/** A small least-recently-used map (a Map keeps insertion order; a hit moves the key to the end). */
+function createRenderCache(size: number) {
+  const entries = new Map<string, Buffer>();
+  return {
+    get(key: string): Buffer | undefined {
+      const bytes = entries.get(key);
+      if (bytes) {
+        entries.delete(key);
+        entries.set(key, bytes);
+      }
+      return bytes;
+    },
+    set(key: string, bytes: Buffer): void {
+      entries.delete(key);
+      entries.set(key, bytes);
+      if (entries.size > size) entries.delete(entries.keys().next().value!);
+    },
+  };
+}
+
 export function createDocumentService(core: ResourceDeps) {
   const { store, clock, random, events } = core;
   const documents = (accountId: string) => store.account(accountId).collection<StoredDocument>('documents');
   const contents = (accountId: string) => store.account(accountId).collection<StoredContent>('document-contents');
   const glyphs = createGlyphCache();
+  // Documents are rendered again when asked; the most recent ones are kept rendered.
+  const rendered = createRenderCache(RENDER_CACHE_SIZE);
+
+  function render(recipe: DocumentRecipe): RenderedDocument {
+    switch (recipe.kind) {
+      case 'label':
+        return renderLabel(recipe.request, recipe.request, recipe.createdAt, glyphs);
+      case 'customs':
+        return renderCustomsForm(recipe.request, recipe.createdAt);
+      case 'dangerous-goods':
+        return renderDangerousGoodsForm(recipe.request, recipe.createdAt);
+      case 'manifest':
+        return renderManifest(recipe.request, recipe.createdAt);
+    }
+  }
 
   const view = (stored: StoredDocument): DocumentView => {
     const { metaDataId: _metaDataId, checksum: _checksum, pages: _pages, ...rest } = stored;
@@ -53,10 +92,13 @@ export function createDocumentService(core: ResourceDeps) {
 
   function saveDocument(
     accountId: string,
-    rendered: RenderedDocument,
+    recipe: DocumentRecipe,
     meta: { type: DocumentKind; group: DocumentGroup; specimen: boolean; fileStem: string; trackingNumber?: string; parcelId?: string; createdAt: string },
   ): DocumentView {
     const id = random.uuid();
+    // Rendered once now for what the Document says of itself (size, checksum, pages); the bytes
+    // are not kept (StoredContent).
+    const bytes = render(recipe);
     const stored: StoredDocument = compact({
       id,
       createdAt: meta.createdAt,
@@ -64,19 +106,20 @@ export function createDocumentService(core: ResourceDeps) {
       type: meta.type,
       groupId: meta.group.id,
       groupType: meta.group.type,
-      mediaType: rendered.mediaType,
-      contentType: rendered.contentType,
-      fileName: `${safeName(meta.fileStem)}.${rendered.extension}`,
-      size: rendered.bytes.length,
+      mediaType: bytes.mediaType,
+      contentType: bytes.contentType,
+      fileName: `${safeName(meta.fileStem)}.${bytes.extension}`,
+      size: bytes.bytes.length,
       specimen: meta.specimen,
       trackingNumber: meta.trackingNumber,
       parcelId: meta.parcelId,
       metaDataId: random.uuid(),
-      checksum: createHash('sha256').update(rendered.bytes).digest('hex'),
-      pages: rendered.pages,
+      checksum: createHash('sha256').update(bytes.bytes).digest('hex'),
+      pages: bytes.pages,
     });
     documents(accountId).insert(stored);
-    contents(accountId).insert({ id, base64: rendered.bytes.toString('base64') });
+    contents(accountId).insert({ id, recipe });
+    rendered.set(`${accountId}/${id}`, bytes.bytes);
     const document = view(stored);
     events.publish({ topic: 'DOCUMENT', type: 'CREATED', accountId, payload: document });
     return document;
@@ -92,8 +135,7 @@ export function createDocumentService(core: ResourceDeps) {
     /** Renders and stores the label of one parcel (PDF, PNG or ZPL per `format`). */
     createLabel(accountId: string, request: LabelDocumentRequest): DocumentView {
       const createdAt = clock.nowIso();
-      const rendered = renderLabel(request, request, createdAt, glyphs);
-      return saveDocument(accountId, rendered, {
+      return saveDocument(accountId, { kind: 'label', request, createdAt }, {
         type: 'LABEL',
         group: request.group ?? { id: request.shipmentBookingId, type: 'SHIPMENT_BOOKING' },
         specimen: request.specimen,
@@ -107,7 +149,7 @@ export function createDocumentService(core: ResourceDeps) {
     /** Renders and stores a CN22/CN23-like customs form (PDF) for a booking. */
     createCustomsForm(accountId: string, request: CustomsFormDocumentRequest): DocumentView {
       const createdAt = clock.nowIso();
-      return saveDocument(accountId, renderCustomsForm(request, createdAt), {
+      return saveDocument(accountId, { kind: 'customs', request, createdAt }, {
         type: 'CUSTOMS',
         group: request.group ?? { id: request.shipmentBookingId, type: 'SHIPMENT_BOOKING' },
         specimen: request.specimen,
@@ -120,7 +162,7 @@ export function createDocumentService(core: ResourceDeps) {
     /** Renders and stores a shipper's declaration for dangerous goods (PDF) for a booking. */
     createDangerousGoodsForm(accountId: string, request: DangerousGoodsDocumentRequest): DocumentView {
       const createdAt = clock.nowIso();
-      return saveDocument(accountId, renderDangerousGoodsForm(request, createdAt), {
+      return saveDocument(accountId, { kind: 'dangerous-goods', request, createdAt }, {
         type: 'DANGEROUS_GOODS',
         group: request.group ?? { id: request.shipmentBookingId, type: 'SHIPMENT_BOOKING' },
         specimen: request.specimen,
@@ -133,7 +175,7 @@ export function createDocumentService(core: ResourceDeps) {
     /** Renders and stores the manifest (PDF) of a closed dispatch, filed under the Shipment Manifest. */
     createManifest(accountId: string, request: ManifestDocumentRequest): DocumentView {
       const createdAt = clock.nowIso();
-      return saveDocument(accountId, renderManifest(request, createdAt), {
+      return saveDocument(accountId, { kind: 'manifest', request, createdAt }, {
         type: 'MANIFEST',
         group: { id: request.shipmentManifestId, type: 'SHIPMENT_MANIFEST' },
         specimen: request.specimen,
@@ -162,7 +204,14 @@ export function createDocumentService(core: ResourceDeps) {
       const document = stored(accountId, id);
       const content = contents(accountId).get(id);
       if (!content) throw notFound('Document', id);
-      return { bytes: Buffer.from(content.base64, 'base64'), mediaType: document.mediaType, fileName: document.fileName };
+      if (content.base64 !== undefined) return { bytes: Buffer.from(content.base64, 'base64'), mediaType: document.mediaType, fileName: document.fileName };
+      const key = `${accountId}/${id}`;
+      let bytes = rendered.get(key);
+      if (!bytes) {
+        bytes = render(content.recipe).bytes;
+        rendered.set(key, bytes);
+      }
+      return { bytes, mediaType: document.mediaType, fileName: document.fileName };
     },
 
     /** contract: DocumentMetaData — checksum (SHA-256 hex), size and pages of the stored bytes. */
