@@ -85,6 +85,8 @@ export interface Journal {
 export const DEFAULT_JOURNAL_CAPACITY = 1000;
 /** Bytes of exchanges kept per journal entry on average: a typical JSON exchange takes 1–2 KiB. */
 const EXCHANGE_BYTES_PER_ENTRY = 4096;
+/** However large the journal (--journal-size), the exchanges take at most this much memory. */
+const EXCHANGE_BYTES_MAX = 64 * 1024 * 1024;
 /** Where an entry's exchange sits in the ring (a symbol: not serialised with the entry). */
 const EXCHANGE_AT = Symbol('exchange');
 export const DEFAULT_JOURNAL_LIMIT = 100;
@@ -138,7 +140,7 @@ export function createJournal(options: { capacity?: number } = {}): Journal {
   let entries: JournalEntry[] = [];
   let start = 0;
   let seq = 0;
-  const exchanges = new ExchangeRing(capacity * EXCHANGE_BYTES_PER_ENTRY);
+  const exchanges = new ExchangeRing(Math.min(capacity * EXCHANGE_BYTES_PER_ENTRY, EXCHANGE_BYTES_MAX));
   const successes = perSecondBudget(SUCCESSFUL_EXCHANGES_PER_SECOND);
   const listeners = new Set<(entry: JournalEntry) => void>();
 

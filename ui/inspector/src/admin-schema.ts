@@ -194,7 +194,7 @@ export interface paths {
         };
         /**
          * One journal entry with its exchange
-         * @description The entry and, under `exchange`, what the inspector opens a row to: request and response headers (secrets such as Authorization shown as their scheme and six characters), the first 16 KiB of each text body (binary bodies are named by media type, not kept), and every contract violation of the request and of the answer with its field path. `exchange` is absent when it was not kept: the journal keeps the exchange of every failed request (4xx, 5xx, cut off) and of up to 200 successful ones per second, in a block of 4 KiB per journal entry that newer ones overwrite.
+         * @description The entry and, under `exchange`, what the inspector opens a row to: request and response headers (secrets such as Authorization shown as their scheme and six characters), the first 16 KiB of each text body (binary bodies are named by media type, not kept), and every contract violation of the request and of the answer with its field path. `exchange` is absent when it was not kept: the journal keeps the exchange of every failed request (4xx, 5xx, cut off) and of up to 200 successful ones per second, in a block of 4 KiB per journal entry (64 MiB at most) that newer ones overwrite.
          */
         get: operations["getJournalEntry"];
         put?: never;
