@@ -7,6 +7,7 @@
 // `npm run bench -- --inspector`: the API's throughput with the inspector closed and open.
 // `npm run bench -- --cold`: first and later start of a freshly installed tarball.
 // `npm run bench -- --scale`: RSS and latency of a list and a create at 0, 10k and 100k stored objects.
+// `npm run bench -- --bookings`: inline bookings/s and RSS per booking for each label format.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -325,6 +326,56 @@ async function scaleRun() {
     const [zero, , full] = rows.filter((r) => r.store === store);
     console.log(`${store}: RSS per stored address ${(((full.rss - zero.rss) * 1024) / 100_000).toFixed(2)} KiB`);
   }
+}
+
+/**
+ * --bookings: inline bookings per label format (c=10), bookings/s, p50/p99, and RSS before and
+ * after BENCH_BOOKINGS of them (3,000 by default) — what a booking costs to make and to keep.
+ */
+async function bookingsRun() {
+  const count = Number(process.env.BENCH_BOOKINGS ?? 3000);
+  console.log('\n| label format | bookings/s | p50 / p99 ms | RSS before → after MB | KiB per booking | non-2xx |\n|---|---|---|---|---|---|');
+  for (const format of ['PDF', 'PNG', 'ZPL']) {
+    const target = await startShipmock();
+    try {
+      const post = async (path, body) => {
+        const res = await fetchAgain(target.url + path, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: target.auth }, body: JSON.stringify(body) });
+        const json = await res.json();
+        if (!res.ok) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
+        return json;
+      };
+      const get = async (path) => (await fetchAgain(target.url + path, { headers: { Authorization: target.auth } })).json();
+      const dhl = (await get('/v1/carriers?limit=100')).items.find((c) => /DHL/.test(c.name) && !/Express/.test(c.name));
+      const paket = (await get(`/v1/carriers/${dhl.id}/services`)).items.find((s) => /Paket/.test(s.name));
+      const carrierDefinition = await post('/v1/carrier-definitions', { carrierId: dhl.id, name: 'DHL' });
+      const serviceDefinition = await post('/v1/service-definitions', { carrierDefinitionId: carrierDefinition.id, serviceId: paket.id, name: 'Paket' });
+      const channel = await post('/v1/shipment-channels', { name: format, documentRendering: { labelFormat: format, labelSize: format === 'ZPL' ? 'LABEL_4X6' : 'A6' } });
+      const body = {
+        serviceDefinitionId: serviceDefinition.id,
+        shipmentChannelId: channel.id,
+        sender: address,
+        receiver: { name: 'Max Muster', street: 'Marienplatz 1', city: 'München', postalCode: '80331', countryCode: 'DE' },
+        parcels: [{ weight: 2.5 }],
+        reference: 'BENCH',
+      };
+      await post('/v1/shipment-bookings/inline', body);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const before = rssMb(target.child.pid);
+      const args = ['-c', '10', '-a', String(count), '-j', '-m', 'POST', '-H', `Authorization=${target.auth}`, '-H', 'Content-Type=application/json', '-b', JSON.stringify(body), `${target.url}/v1/shipment-bookings/inline`];
+      const report = JSON.parse(spawnSync(bin('autocannon'), args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).stdout);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const after = rssMb(target.child.pid);
+      const perSecond = Math.round(report.requests.total / report.duration);
+      console.log(`| ${format} | ${perSecond} | ${report.latency.p50} / ${report.latency.p99} | ${before} → ${after} | ${(((after - before) * 1024) / count).toFixed(1)} | ${report.non2xx} |`);
+    } finally {
+      target.child.kill('SIGKILL');
+    }
+  }
+}
+
+if (process.argv.includes('--bookings')) {
+  await bookingsRun();
+  process.exit(0);
 }
 
 if (process.argv.includes('--scale')) {
