@@ -10,6 +10,15 @@ const yaml = lazyModule<typeof import('yaml')>('yaml');
  * @example lineOfField('name: x\nrules:\n  - when: {}\n', 'scenario/rules/0/when') // 3
  */
 export function lineOfField(text: string, field: string): number | undefined {
+  try {
+    return findLine(text, field);
+  } catch {
+    // A hint only: a text the parser trips over gets its violations without lines.
+    return undefined;
+  }
+}
+
+function findLine(text: string, field: string): number | undefined {
   const { parseDocument, LineCounter, isMap, isSeq } = yaml();
   const lines = new LineCounter();
   const document = parseDocument(text, { lineCounter: lines });

@@ -167,6 +167,19 @@ describe('documents', () => {
     expect(h.services.documents.data(a.accountId, document.id).bytes.toString()).toBe('%PDF-old bytes');
   });
 
+  it('answers a recipe broken by a hand-edited state file with 404, not a 500', async () => {
+    const document = h.services.documents.createLabel(a.accountId, label({ trackingNumber: 'BROKEN' }));
+    const contents = h.runtime.store.account(a.accountId).collection<{ id: string; recipe?: unknown }>('document-contents');
+    for (const recipe of [{ kind: 'label', request: { format: 'PDF' }, createdAt: 'x' }, { kind: 'poster', request: {}, createdAt: 'x' }]) {
+      contents.update({ id: document.id, recipe });
+      // 33 other documents push the broken one out of the render cache.
+      for (let i = 0; i < 33; i++) h.services.documents.createLabel(a.accountId, label({ format: 'ZPL', size: 'LABEL_4X6', trackingNumber: `PUSH-${i}` }));
+      const res = await h.http.get(`/v1/documents/${document.id}/data`).set('Authorization', a.auth);
+      expect(res.status).toBe(404);
+      expect(res.body.detail).toContain('stored recipe is broken');
+    }
+  });
+
   it('isolates accounts: 404 on every document path and absent from lists', async () => {
     const created = h.services.documents.createLabel(a.accountId, label());
     for (const suffix of ['', '/data', '/meta-data']) {

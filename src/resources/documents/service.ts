@@ -6,7 +6,7 @@ import { renderLabel } from '../../documents/label.js';
 import { renderManifest } from '../../documents/manifest.js';
 import type { RenderedDocument } from '../../documents/model.js';
 import { createGlyphCache } from '../../documents/raster.js';
-import { notFound } from '../../errors/problem.js';
+import { notFound, ProblemError } from '../../errors/problem.js';
 import type { Page, PageRequest } from '../../store/collection.js';
 import { compact } from '../../util/compact.js';
 import type {
@@ -71,6 +71,21 @@ export function createDocumentService(core: ResourceDeps) {
   const glyphs = createGlyphCache();
   // Documents are rendered again when asked; the most recent ones are kept rendered.
   const rendered = createRenderCache(RENDER_CACHE_SIZE);
+
+  /**
+   * A stored recipe rendered again. Recipes the mock wrote always render; one from a state file
+   * edited by hand may not, and that is the file's fault, not a server error: the content is
+   * answered as missing (404), and the rest of the state keeps working.
+   */
+  function renderAgain(recipe: DocumentRecipe, id: string): Buffer {
+    try {
+      const bytes = render(recipe)?.bytes;
+      if (Buffer.isBuffer(bytes)) return bytes;
+    } catch {
+      // fall through: the recipe does not render
+    }
+    throw new ProblemError('not-found', { detail: `Document ${id} has no content that can be rendered (its stored recipe is broken; was the state file edited?)` });
+  }
 
   function render(recipe: DocumentRecipe): RenderedDocument {
     switch (recipe.kind) {
@@ -208,7 +223,7 @@ export function createDocumentService(core: ResourceDeps) {
       const key = `${accountId}/${id}`;
       let bytes = rendered.get(key);
       if (!bytes) {
-        bytes = render(content.recipe).bytes;
+        bytes = renderAgain(content.recipe, id);
         rendered.set(key, bytes);
       }
       return { bytes, mediaType: document.mediaType, fileName: document.fileName };
