@@ -1,4 +1,5 @@
 import type { OutgoingHttpHeaders } from 'node:http';
+import { mediaTypeOf } from '../contract/gate.js';
 import type { Violation } from '../errors/problem.js';
 
 /** Bytes of each body the journal keeps: enough to read an answer, small enough to keep thousands. */
@@ -98,12 +99,8 @@ function parseHeaderBlock(text: string): Record<string, string> {
   return headers;
 }
 
-/** The media type of a Content-Type value: `application/json; charset=utf-8` → `application/json`. */
-function mediaTypeOf(contentType: string | undefined): string {
-  if (contentType === undefined) return 'application/octet-stream';
-  const semicolon = contentType.indexOf(';');
-  return (semicolon < 0 ? contentType : contentType.slice(0, semicolon)).trim();
-}
+/** The media type of a Content-Type value; a body sent without one counts as bytes. */
+const mediaTypeOrBytes = (contentType: string | undefined) => mediaTypeOf(contentType) || 'application/octet-stream';
 
 /**
  * The journal's memory of exchanges: one fixed block of bytes written round and round. A request
@@ -129,11 +126,11 @@ export class ExchangeRing {
     // Header text goes in as latin1, byte for byte as it came off the wire (the fastest copy);
     // secrets are shortened when read, so nothing is built per request but one joined string.
     const requestHead = input.requestHeaders.join(FIELD);
-    const requestType = input.requestBody?.length ? mediaTypeOf(input.requestType) : undefined;
+    const requestType = input.requestBody?.length ? mediaTypeOrBytes(input.requestType) : undefined;
     const requestBinary = requestType !== undefined && !TEXT_TYPE.test(requestType);
     const response = input.responseHeaders;
     const responseHead = response === undefined ? '' : responseHeaderText(response);
-    const responseType = response && input.responseBody !== undefined && input.responseBody.length ? mediaTypeOf(input.responseType) : undefined;
+    const responseType = response && input.responseBody !== undefined && input.responseBody.length ? mediaTypeOrBytes(input.responseType) : undefined;
     const responseBinary = responseType !== undefined && !TEXT_TYPE.test(responseType);
     // Violations and binary media types are rare: only then is there anything to serialise.
     const extra =
