@@ -136,17 +136,18 @@ export function isValidSerial(format: SerialFormat, value: string): boolean {
  */
 export function generateSerial(format: SerialFormat, random: Random, side: 'STAGING' | 'PRODUCTION'): string {
   const template = side === 'STAGING' ? format.stagingTemplate : format.template;
-  let out = '';
+  // Characters joined once (a flat string), not concatenated one by one: tracking numbers are
+  // stored with every booking, tracker and label, and a rope of pieces costs ten times the text.
+  const chars: string[] = [];
   for (const char of template) {
-    if (char === '#') out += DIGITS[random.int(0, 9)];
-    else if (char === '@') out += LETTERS[random.int(0, 25)];
-    else if (char === '*') out += ALNUM[random.int(0, 35)];
-    else out += char;
+    if (char === '#') chars.push(DIGITS[random.int(0, 9)]);
+    else if (char === '@') chars.push(LETTERS[random.int(0, 25)]);
+    else if (char === '*') chars.push(ALNUM[random.int(0, 35)]);
+    else chars.push(char);
   }
-  const at = out.indexOf('?');
-  if (at < 0) return out;
-  const check = computeCheckDigit(format.checkDigit, out.slice(format.checkFrom ?? 0, at));
-  return out.slice(0, at) + check + out.slice(at + 1);
+  const at = chars.indexOf('?');
+  if (at >= 0) chars[at] = String(computeCheckDigit(format.checkDigit, chars.slice(format.checkFrom ?? 0, at).join('')));
+  return chars.join('');
 }
 
 /**
