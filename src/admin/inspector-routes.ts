@@ -27,7 +27,8 @@ const DAY_MS = 86_400_000;
 export function inspectorRoutes(control: ControlPlane, logger: Logger): Router {
   const router = Router();
   router.get('/journal/stream', (req: Request, res: Response) => {
-    const after = Number(adminInput(res).params.query.after ?? req.headers['last-event-id'] ?? 0);
+    // A Last-Event-ID that is not a number (another tool's stream) resumes from the start of the journal.
+    const after = Number(adminInput(res).params.query.after ?? req.headers['last-event-id'] ?? 0) || 0;
     const stream = openEventStream(res, '#/components/schemas/JournalBatch');
     let pending: JournalEntry[] = [];
     let skipped = 0;

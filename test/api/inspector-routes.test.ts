@@ -98,6 +98,9 @@ describe('the journal, live', () => {
     // A reconnect asks for what it missed and gets only that.
     const resumed = await readStream(`${mock.url}/__admin/journal/stream`, { 'Last-Event-ID': '2' }, (entries) => entries.length >= 2);
     expect(resumed.seqs).toEqual([3, 4]);
+    // An id that is not ours resumes from the start rather than sending nothing.
+    const foreign = await readStream(`${mock.url}/__admin/journal/stream`, { 'Last-Event-ID': 'evt-17' }, (entries) => entries.length >= 4);
+    expect(foreign.seqs).toEqual([1, 2, 3, 4]);
   });
 
   it('does not keep the mock from closing while a page is still listening', async () => {
