@@ -1222,7 +1222,7 @@ export interface paths {
         };
         /**
          * Fetch a Document
-         * @description Returns the description of one Document of the caller's account: type, related entity (`groupId`, `groupType`), media type, file name, size in bytes and `specimen` (true for STAGING bookings, whose documents are marked SPECIMEN). The content itself is at /v1/documents/{document-id}/data and its checksum at /v1/documents/{document-id}/meta-data. Requires an Account token (other token levels get 403). An unknown id, or one of another account, is 404.
+         * @description Returns the description of one Document of the caller's account: type, related entity (`groupId`, `groupType`), media type, file name and `specimen` (true for STAGING bookings, whose documents are marked SPECIMEN). The content itself is at /v1/documents/{document-id}/data; its size, checksum and page count at /v1/documents/{document-id}/meta-data. Requires an Account token (other token levels get 403). An unknown id, or one of another account, is 404.
          */
         get: operations["getDocument"];
         put?: never;
@@ -2571,8 +2571,6 @@ export interface components {
             /** @enum {string} */
             contentType: "PDF" | "PNG" | "ZPL";
             fileName: string;
-            /** @description Content size in bytes. */
-            size: number;
             /** @description True for documents of STAGING bookings (marked SPECIMEN). */
             specimen: boolean;
             trackingNumber?: string;
@@ -7188,7 +7186,6 @@ export interface operations {
                      *           "mediaType": "application/pdf",
                      *           "contentType": "PDF",
                      *           "fileName": "label-00340434161094000011.pdf",
-                     *           "size": 48213,
                      *           "specimen": true,
                      *           "trackingNumber": "00340434161094000011",
                      *           "parcelId": "5a1d2c3e-4b5f-4a6b-8c7d-9e0f1a2b3c4d"
@@ -7240,7 +7237,6 @@ export interface operations {
                      *       "mediaType": "application/pdf",
                      *       "contentType": "PDF",
                      *       "fileName": "label-00340434161094000011.pdf",
-                     *       "size": 48213,
                      *       "specimen": true,
                      *       "trackingNumber": "00340434161094000011",
                      *       "parcelId": "5a1d2c3e-4b5f-4a6b-8c7d-9e0f1a2b3c4d"

@@ -1,5 +1,5 @@
 import { barcodePng } from './barcode.js';
-import type { CustomsFormContent, RenderedDocument } from './model.js';
+import { FILE_FORMATS, type CustomsFormContent, type RenderedDocument } from './model.js';
 import { createPdf } from './pdf.js';
 import { A4, MARGIN, createFormWriter, partyBox } from './pdf-form.js';
 import { formatAmount } from './text.js';
@@ -77,5 +77,5 @@ export function renderCustomsForm(content: CustomsFormContent, createdAt: string
   form.signature([`Place and date: ${d.city}, ${createdAt.slice(0, 10)}`, `Signature of the declarant: ${d.firstName} ${d.lastName}`]);
   form.end();
   const { bytes, pages } = finish();
-  return { bytes, pages, contentType: 'PDF', mediaType: 'application/pdf', extension: 'pdf' };
+  return { bytes, pages, ...FILE_FORMATS.PDF };
 }

@@ -1,4 +1,4 @@
-import type { DangerousGoodsFormContent, RenderedDocument } from './model.js';
+import { FILE_FORMATS, type DangerousGoodsFormContent, type RenderedDocument } from './model.js';
 import { createPdf } from './pdf.js';
 import { A4, createFormWriter, partyBox } from './pdf-form.js';
 
@@ -44,5 +44,5 @@ export function renderDangerousGoodsForm(content: DangerousGoodsFormContent, cre
   form.signature([`Date: ${createdAt.slice(0, 10)}`, 'Name and signature of the shipper']);
   form.end();
   const { bytes, pages } = finish();
-  return { bytes, pages, contentType: 'PDF', mediaType: 'application/pdf', extension: 'pdf' };
+  return { bytes, pages, ...FILE_FORMATS.PDF };
 }

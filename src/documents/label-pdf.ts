@@ -1,6 +1,6 @@
 import { barcodePng } from './barcode.js';
 import { LABEL_GRID, TEXT_WIDTH, labelLayout } from './label-layout.js';
-import type { LabelContent, LabelSize, RenderedDocument } from './model.js';
+import { FILE_FORMATS, type LabelContent, type LabelSize, type RenderedDocument } from './model.js';
 import { PAGE_SIZES, createPdf, drawSpecimenWatermark } from './pdf.js';
 import { toWinAnsi } from './text.js';
 
@@ -39,5 +39,5 @@ export function renderPdfLabel(content: LabelContent, size: LabelSize, createdAt
   }
   if (layout.specimen) drawSpecimenWatermark(doc, pageWidth, pageHeight);
   const { bytes, pages } = finish();
-  return { bytes, pages, contentType: 'PDF', mediaType: 'application/pdf', extension: 'pdf' };
+  return { bytes, pages, ...FILE_FORMATS.PDF };
 }

@@ -1,6 +1,6 @@
 import { barcodeBitmap, encodePng } from './barcode.js';
 import { LABEL_GRID, TEXT_WIDTH, labelLayout } from './label-layout.js';
-import type { LabelContent, LabelSize, RenderedDocument } from './model.js';
+import { FILE_FORMATS, type LabelContent, type LabelSize, type RenderedDocument } from './model.js';
 import { createCanvas, type GlyphCache } from './raster.js';
 
 /** Physical sizes in inches, for pixel dimensions at a resolution. */
@@ -57,5 +57,5 @@ export function renderPngLabel(content: LabelContent, size: LabelSize, dpi: numb
       }
     }
   }
-  return { bytes: encodePng(canvas, dpi), contentType: 'PNG', mediaType: 'image/png', extension: 'png' };
+  return { bytes: encodePng(canvas, dpi), ...FILE_FORMATS.PNG };
 }

@@ -1,5 +1,5 @@
 import { LABEL_GRID, TEXT_WIDTH, labelLayout } from './label-layout.js';
-import type { LabelContent, LabelSize, RenderedDocument } from './model.js';
+import { FILE_FORMATS, type LabelContent, type LabelSize, type RenderedDocument } from './model.js';
 import { toAscii } from './text.js';
 
 /** Printable width × length in millimetres, for ^PW/^LL in dots. */
@@ -60,5 +60,5 @@ export function renderZplLabel(content: LabelContent, size: LabelSize, dpi: numb
     lines.push(`${at(30, layout.specimenBand.y + 10)}^A0N,${Math.round(48 * s)},${Math.round(44 * s)}^FR${fieldData('SPECIMEN')}`);
   }
   lines.push('^XZ', '');
-  return { bytes: Buffer.from(lines.join('\n'), 'ascii'), contentType: 'ZPL', mediaType: 'application/x-zpl', extension: 'zpl' };
+  return { bytes: Buffer.from(lines.join('\n'), 'ascii'), ...FILE_FORMATS.ZPL };
 }

@@ -1,4 +1,4 @@
-import type { ManifestContent, RenderedDocument } from './model.js';
+import { FILE_FORMATS, type ManifestContent, type RenderedDocument } from './model.js';
 import { createPdf } from './pdf.js';
 import { A4, createFormWriter, partyBox } from './pdf-form.js';
 import { partyLines } from './text.js';
@@ -56,5 +56,5 @@ export function renderManifest(content: ManifestContent, createdAt: string): Ren
   form.signature(['Shipper: name, date and signature', 'Driver: name, date and signature']);
   form.end();
   const { bytes, pages } = finish();
-  return { bytes, pages, contentType: 'PDF', mediaType: 'application/pdf', extension: 'pdf' };
+  return { bytes, pages, ...FILE_FORMATS.PDF };
 }

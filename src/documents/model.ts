@@ -131,12 +131,18 @@ export interface ManifestContent {
   entries: ManifestEntry[];
 }
 
-/** A rendered file and what the store records about it. */
-export interface RenderedDocument {
+/** What a file of each format is called and served as; known before anything is rendered. */
+export const FILE_FORMATS = {
+  PDF: { contentType: 'PDF', mediaType: 'application/pdf', extension: 'pdf' },
+  PNG: { contentType: 'PNG', mediaType: 'image/png', extension: 'png' },
+  ZPL: { contentType: 'ZPL', mediaType: 'application/x-zpl', extension: 'zpl' },
+} as const satisfies Record<LabelFormat, { contentType: LabelFormat; mediaType: string; extension: string }>;
+
+export type FileFormat = (typeof FILE_FORMATS)[LabelFormat];
+
+/** A rendered file: its bytes, its format and (PDF) its page count. */
+export type RenderedDocument = FileFormat & {
   bytes: Buffer;
-  contentType: LabelFormat;
-  mediaType: 'application/pdf' | 'image/png' | 'application/x-zpl';
-  extension: 'pdf' | 'png' | 'zpl';
   /** PDF page count. */
   pages?: number;
-}
+};

@@ -20,7 +20,6 @@ export interface DocumentView {
   mediaType: string;
   contentType: 'PDF' | 'PNG' | 'ZPL';
   fileName: string;
-  size: number;
   specimen: boolean;
   trackingNumber?: string;
   parcelId?: string;
@@ -42,14 +41,19 @@ export interface DocumentMetaData {
   createdAt: string;
 }
 
-/** What the store keeps per document: the view plus its metadata's own id, checksum and pages. */
+/**
+ * What the store keeps per document: the view plus its metadata's own id. Nothing about the
+ * bytes (size, checksum, pages) is kept: those are facts of the content, computed when
+ * meta-data is asked for, so a booking never renders (contract/DECISIONS.md "Documents are
+ * rendered when asked"). State written by earlier versions also holds size, checksum and
+ * pages; they are ignored except `pages` of a document kept as bytes.
+ */
 export interface StoredDocument extends DocumentView {
   metaDataId: string;
-  checksum: string;
+  /** Written by earlier versions only. */
   pages?: number;
 }
 
-/** The bytes of a document, base64 so state snapshots stay plain JSON. */
 /**
  * How a document's bytes are kept. New documents keep their recipe — what they were rendered
  * from, a few hundred bytes — and are rendered again when asked (byte-identical: the renderers

@@ -4,7 +4,7 @@ import { renderCustomsForm } from '../../documents/customs-form.js';
 import { renderDangerousGoodsForm } from '../../documents/dangerous-goods-form.js';
 import { renderLabel } from '../../documents/label.js';
 import { renderManifest } from '../../documents/manifest.js';
-import type { RenderedDocument } from '../../documents/model.js';
+import { FILE_FORMATS, type FileFormat, type RenderedDocument } from '../../documents/model.js';
 import { createGlyphCache } from '../../documents/raster.js';
 import { notFound, ProblemError } from '../../errors/problem.js';
 import type { Page, PageRequest } from '../../store/collection.js';
@@ -27,10 +27,37 @@ import type {
 /** File names keep to a portable character set whatever a tracking number or reference holds. */
 const safeName = (text: string) => text.replace(/[^A-Za-z0-9._-]+/g, '-').slice(0, 120);
 
+/** Documents kept rendered: the ones just fetched (a label is usually fetched again, e.g. data after meta-data). */
+const RENDER_CACHE_SIZE = 32;
+
+/** A small least-recently-used map (a Map keeps insertion order; a hit moves the key to the end). */
+function createRenderCache<T>(size: number) {
+  const entries = new Map<string, T>();
+  return {
+    get(key: string): T | undefined {
+      const value = entries.get(key);
+      if (value !== undefined) {
+        entries.delete(key);
+        entries.set(key, value);
+      }
+      return value;
+    },
+    set(key: string, value: T): void {
+      entries.delete(key);
+      entries.set(key, value);
+      if (entries.size > size) entries.delete(entries.keys().next().value!);
+    },
+  };
+}
+
+/** The bytes of a document and, for a PDF, its page count. */
+type Content = Pick<RenderedDocument, 'bytes' | 'pages'>;
+
 /**
- * Documents: real files rendered from booking data and stored, with their metadata, in the
- * account's scope. No endpoint creates documents (contract/DECISIONS.md "Document upload");
- * bookings and manifests call the create functions here. Each new document publishes
+ * Documents: real files, stored as what they are rendered from (booking data) with their
+ * metadata in the account's scope, and rendered when their content or meta-data is asked for.
+ * No endpoint creates documents (contract/DECISIONS.md "Document upload"); bookings and
+ * manifests call the create functions here. Each new document publishes
  * DOCUMENT CREATED with the Document as its GET returns it.
  *
  * @example
@@ -41,46 +68,22 @@ const safeName = (text: string) => text.replace(/[^A-Za-z0-9._-]+/g, '-').slice(
  * });
  * documents.data(accountId, label.id).bytes // %PDF-…
  */
-/** Documents kept rendered: the ones just created and just fetched (a label is fetched right after its booking). */
-const RENDER_CACHE_SIZE = 32;
-
-/** A small least-recently-used map (a Map keeps insertion order; a hit moves the key to the end). */
-function createRenderCache(size: number) {
-  const entries = new Map<string, Buffer>();
-  return {
-    get(key: string): Buffer | undefined {
-      const bytes = entries.get(key);
-      if (bytes) {
-        entries.delete(key);
-        entries.set(key, bytes);
-      }
-      return bytes;
-    },
-    set(key: string, bytes: Buffer): void {
-      entries.delete(key);
-      entries.set(key, bytes);
-      if (entries.size > size) entries.delete(entries.keys().next().value!);
-    },
-  };
-}
-
 export function createDocumentService(core: ResourceDeps) {
   const { store, clock, random, events } = core;
   const documents = (accountId: string) => store.account(accountId).collection<StoredDocument>('documents');
   const contents = (accountId: string) => store.account(accountId).collection<StoredContent>('document-contents');
   const glyphs = createGlyphCache();
-  // Documents are rendered again when asked; the most recent ones are kept rendered.
-  const rendered = createRenderCache(RENDER_CACHE_SIZE);
+  const rendered = createRenderCache<Content>(RENDER_CACHE_SIZE);
 
   /**
-   * A stored recipe rendered again. Recipes the mock wrote always render; one from a state file
+   * A stored recipe rendered. Recipes the mock wrote always render; one from a state file
    * edited by hand may not, and that is the file's fault, not a server error: the content is
    * answered as missing (404), and the rest of the state keeps working.
    */
-  function renderAgain(recipe: DocumentRecipe, id: string): Buffer {
+  function renderRecipe(recipe: DocumentRecipe, id: string): Content {
     try {
-      const bytes = render(recipe)?.bytes;
-      if (Buffer.isBuffer(bytes)) return bytes;
+      const document = render(recipe);
+      if (Buffer.isBuffer(document?.bytes)) return document;
     } catch {
       // fall through: the recipe does not render
     }
@@ -100,20 +103,34 @@ export function createDocumentService(core: ResourceDeps) {
     }
   }
 
-  const view = (stored: StoredDocument): DocumentView => {
-    const { metaDataId: _metaDataId, checksum: _checksum, pages: _pages, ...rest } = stored;
-    return rest;
-  };
+  /** The Document as answered: named fields only, so fields older versions stored (size, checksum) stay out. */
+  const view = (stored: StoredDocument): DocumentView =>
+    compact({
+      id: stored.id,
+      createdAt: stored.createdAt,
+      updatedAt: stored.updatedAt,
+      type: stored.type,
+      groupId: stored.groupId,
+      groupType: stored.groupType,
+      mediaType: stored.mediaType,
+      contentType: stored.contentType,
+      fileName: stored.fileName,
+      specimen: stored.specimen,
+      trackingNumber: stored.trackingNumber,
+      parcelId: stored.parcelId,
+    });
 
+  /**
+   * Stores a document as its recipe; nothing is rendered here. Everything the Document says of
+   * itself is known from the recipe's format, so a booking costs the same whatever its label
+   * format, and the bytes are rendered (byte-identical every time) when someone asks for them.
+   */
   function saveDocument(
     accountId: string,
     recipe: DocumentRecipe,
-    meta: { type: DocumentKind; group: DocumentGroup; specimen: boolean; fileStem: string; trackingNumber?: string; parcelId?: string; createdAt: string },
+    meta: { type: DocumentKind; format: FileFormat; group: DocumentGroup; specimen: boolean; fileStem: string; trackingNumber?: string; parcelId?: string; createdAt: string },
   ): DocumentView {
     const id = random.uuid();
-    // Rendered once now for what the Document says of itself (size, checksum, pages); the bytes
-    // are not kept (StoredContent).
-    const bytes = render(recipe);
     const stored: StoredDocument = compact({
       id,
       createdAt: meta.createdAt,
@@ -121,23 +138,33 @@ export function createDocumentService(core: ResourceDeps) {
       type: meta.type,
       groupId: meta.group.id,
       groupType: meta.group.type,
-      mediaType: bytes.mediaType,
-      contentType: bytes.contentType,
-      fileName: `${safeName(meta.fileStem)}.${bytes.extension}`,
-      size: bytes.bytes.length,
+      mediaType: meta.format.mediaType,
+      contentType: meta.format.contentType,
+      fileName: `${safeName(meta.fileStem)}.${meta.format.extension}`,
       specimen: meta.specimen,
       trackingNumber: meta.trackingNumber,
       parcelId: meta.parcelId,
       metaDataId: random.uuid(),
-      checksum: createHash('sha256').update(bytes.bytes).digest('hex'),
-      pages: bytes.pages,
     });
     documents(accountId).insert(stored);
     contents(accountId).insert({ id, recipe });
-    rendered.set(`${accountId}/${id}`, bytes.bytes);
     const document = view(stored);
     events.publish({ topic: 'DOCUMENT', type: 'CREATED', accountId, payload: document });
     return document;
+  }
+
+  /** The content of a stored document: rendered from its recipe (recent ones cached) or, if stored by an earlier version, its bytes. */
+  function content(accountId: string, document: StoredDocument): Content {
+    const stored = contents(accountId).get(document.id);
+    if (!stored) throw notFound('Document', document.id);
+    if (stored.base64 !== undefined) return { bytes: Buffer.from(stored.base64, 'base64'), pages: document.pages };
+    const key = `${accountId}/${document.id}`;
+    let found = rendered.get(key);
+    if (!found) {
+      found = renderRecipe(stored.recipe, document.id);
+      rendered.set(key, found);
+    }
+    return found;
   }
 
   function stored(accountId: string, id: string): StoredDocument {
@@ -152,6 +179,7 @@ export function createDocumentService(core: ResourceDeps) {
       const createdAt = clock.nowIso();
       return saveDocument(accountId, { kind: 'label', request, createdAt }, {
         type: 'LABEL',
+        format: FILE_FORMATS[request.format],
         group: request.group ?? { id: request.shipmentBookingId, type: 'SHIPMENT_BOOKING' },
         specimen: request.specimen,
         fileStem: `label-${request.trackingNumber}`,
@@ -166,6 +194,7 @@ export function createDocumentService(core: ResourceDeps) {
       const createdAt = clock.nowIso();
       return saveDocument(accountId, { kind: 'customs', request, createdAt }, {
         type: 'CUSTOMS',
+        format: FILE_FORMATS.PDF,
         group: request.group ?? { id: request.shipmentBookingId, type: 'SHIPMENT_BOOKING' },
         specimen: request.specimen,
         fileStem: `customs-${request.trackingNumbers[0] ?? request.shipmentBookingId}`,
@@ -179,6 +208,7 @@ export function createDocumentService(core: ResourceDeps) {
       const createdAt = clock.nowIso();
       return saveDocument(accountId, { kind: 'dangerous-goods', request, createdAt }, {
         type: 'DANGEROUS_GOODS',
+        format: FILE_FORMATS.PDF,
         group: request.group ?? { id: request.shipmentBookingId, type: 'SHIPMENT_BOOKING' },
         specimen: request.specimen,
         fileStem: `dangerous-goods-${request.trackingNumbers[0] ?? request.shipmentBookingId}`,
@@ -192,6 +222,7 @@ export function createDocumentService(core: ResourceDeps) {
       const createdAt = clock.nowIso();
       return saveDocument(accountId, { kind: 'manifest', request, createdAt }, {
         type: 'MANIFEST',
+        format: FILE_FORMATS.PDF,
         group: { id: request.shipmentManifestId, type: 'SHIPMENT_MANIFEST' },
         specimen: request.specimen,
         fileStem: `manifest-${request.shipmentManifestId}`,
@@ -217,30 +248,22 @@ export function createDocumentService(core: ResourceDeps) {
     /** The bytes with their media type and file name. */
     data(accountId: string, id: string): DocumentData {
       const document = stored(accountId, id);
-      const content = contents(accountId).get(id);
-      if (!content) throw notFound('Document', id);
-      if (content.base64 !== undefined) return { bytes: Buffer.from(content.base64, 'base64'), mediaType: document.mediaType, fileName: document.fileName };
-      const key = `${accountId}/${id}`;
-      let bytes = rendered.get(key);
-      if (!bytes) {
-        bytes = renderAgain(content.recipe, id);
-        rendered.set(key, bytes);
-      }
-      return { bytes, mediaType: document.mediaType, fileName: document.fileName };
+      return { bytes: content(accountId, document).bytes, mediaType: document.mediaType, fileName: document.fileName };
     },
 
-    /** contract: DocumentMetaData — checksum (SHA-256 hex), size and pages of the stored bytes. */
+    /** contract: DocumentMetaData — size, checksum (SHA-256 hex) and pages of the content, computed from it. */
     metaData(accountId: string, id: string): DocumentMetaData {
       const document = stored(accountId, id);
+      const { bytes, pages } = content(accountId, document);
       return compact({
         id: document.metaDataId,
         documentId: document.id,
         type: document.type,
         mediaType: document.mediaType,
         contentType: document.contentType,
-        size: document.size,
-        checksum: document.checksum,
-        pages: document.pages,
+        size: bytes.length,
+        checksum: createHash('sha256').update(bytes).digest('hex'),
+        pages,
         groupId: document.groupId,
         groupType: document.groupType,
         specimen: document.specimen,

@@ -30,7 +30,6 @@ const document = {
   mediaType: 'application/pdf',
   contentType: 'PDF',
   fileName: M.string('label-000012345672.pdf'),
-  size: M.integer(1329),
   specimen: true,
   trackingNumber: trackingNumber(),
 };
