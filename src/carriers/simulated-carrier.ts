@@ -150,6 +150,9 @@ export function createSimulatedCarrier(
   const where = (location?: CarrierLocation) =>
     location ? [location.city, location.countryCode].filter(Boolean).join(', ') || undefined : undefined;
 
+  // Built once: every plan of this carrier shares the string instead of keeping its own copy.
+  const receivedDescription = `Shipment data received by ${carrier.name}`;
+
   const self: SimulatedCarrier = {
     carrier,
     book(request, side) {
@@ -190,12 +193,15 @@ export function createSimulatedCarrier(
       const service = serviceOf(request.serviceId);
       const bookedAt = Date.parse(request.bookedAt);
       const { deliveredAt } = transitPlan(service, bookedAt, request.trackingNumber);
+      // One string per place, shared by its scans (a stored tracker keeps them all).
+      const origin = where(request.sender);
+      const destination = where(request.receiver);
       const steps: [CarrierTrackingStatus, number, string, string | undefined][] = [
-        ['CREATED', bookedAt, `Shipment data received by ${carrier.name}`, where(request.sender)],
-        ['PICKED_UP', bookedAt + 4 * HOUR, 'Parcel picked up from the sender', where(request.sender)],
-        ['IN_TRANSIT', bookedAt + 10 * HOUR, 'Parcel processed at the origin hub', where(request.sender)],
-        ['OUT_FOR_DELIVERY', deliveredAt - 3 * HOUR, 'Parcel out for delivery', where(request.receiver)],
-        ['DELIVERED', deliveredAt, 'Parcel delivered', where(request.receiver)],
+        ['CREATED', bookedAt, receivedDescription, origin],
+        ['PICKED_UP', bookedAt + 4 * HOUR, 'Parcel picked up from the sender', origin],
+        ['IN_TRANSIT', bookedAt + 10 * HOUR, 'Parcel processed at the origin hub', origin],
+        ['OUT_FOR_DELIVERY', deliveredAt - 3 * HOUR, 'Parcel out for delivery', destination],
+        ['DELIVERED', deliveredAt, 'Parcel delivered', destination],
       ];
       // Short transits squeeze the plan: keep every scan at least 30 minutes after the previous one.
       let previous = -Infinity;

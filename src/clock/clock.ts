@@ -97,6 +97,18 @@ export function createClock(options: ClockOptions = {}): Clock {
   const failures: TimerFailures = { count: 0 };
 
   const now = (): number => (mode === 'real' ? Date.now() + offset : frozen);
+  // One string per millisecond: a booking stamps a dozen records in the same millisecond, and
+  // each stored copy of the same timestamp cost 40 bytes of heap.
+  let lastIsoMs = NaN;
+  let lastIso = '';
+  function nowIso(): string {
+    const ms = now();
+    if (ms !== lastIsoMs) {
+      lastIso = new Date(ms).toISOString();
+      lastIsoMs = ms;
+    }
+    return lastIso;
+  }
 
   function armRealTimer(timer: PendingTimer): void {
     if (mode !== 'real') return;
@@ -143,7 +155,7 @@ export function createClock(options: ClockOptions = {}): Clock {
   return {
     mode,
     now,
-    nowIso: () => new Date(now()).toISOString(),
+    nowIso,
     advance(ms: number) {
       if (!Number.isFinite(ms) || ms < 0) throw new RangeError('advance needs a non-negative duration');
       if (mode === 'real') offset += ms;
