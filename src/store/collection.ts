@@ -153,6 +153,40 @@ export class Collection<T extends Entity> {
     this.nextSeq = snapshot.nextSeq;
   }
 
+  /**
+   * Puts into this copy what another process wrote (a shared store's pull): `value` in slot
+   * `seq`, or, with no value, the slot emptied. Not told to the watcher: it is not a write of
+   * this process, and it must not be written back.
+   * @example collection.applyRemote(7, id, address); collection.applyRemote(7, id, undefined) // deleted
+   */
+  applyRemote(seq: number, id: string, value: T | undefined): void {
+    const known = this.byId.get(id);
+    if (known && known.seq === seq && value !== undefined) {
+      known.value = value;
+    } else {
+      if (known) this.removeSlot(known);
+      const index = this.indexAfter(seq - 1);
+      const occupant = this.slots[index];
+      if (occupant?.seq === seq) this.removeSlot(occupant);
+      if (value !== undefined) {
+        const slot = { seq, value };
+        this.slots.splice(this.indexAfter(seq - 1), 0, slot);
+        this.byId.set(id, slot);
+      }
+    }
+    this.advanceSequence(seq + 1);
+  }
+
+  /** Never hands out a sequence below `next` (another process has used those). */
+  advanceSequence(next: number): void {
+    if (next > this.nextSeq) this.nextSeq = next;
+  }
+
+  private removeSlot(slot: Slot<T>): void {
+    this.byId.delete(slot.value.id);
+    this.slots.splice(this.indexAfter(slot.seq - 1), 1);
+  }
+
   /** Index of the first slot whose seq is greater than `seq` (slots are sorted by seq). */
   private indexAfter(seq: number): number {
     let lo = 0;

@@ -1,7 +1,8 @@
 import { chmodSync, closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { CollectionSnapshot, Entity } from './collection.js';
-import { createStore, SYSTEM_SCOPE, type MemoryStore, type ScopeSnapshot, type ScopeWatcher, type StatePart, type Store, type StoreWatcher } from './store.js';
+import { createDirtyWrites } from './dirty-writes.js';
+import { createStore, SYSTEM_SCOPE, type MemoryStore, type ScopeSnapshot, type StatePart, type Store } from './store.js';
 
 /**
  * The durable store: the memory store stays the working set (reads cost what they cost in
@@ -81,12 +82,6 @@ export class DataFileError extends Error {
  */
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Store {
   const lock = acquireLock(path);
-  // What changed since the last commit. Items are written from the working set at commit time,
-  // so ten updates of one item cost one row write.
-  const replaced = new Set<string>();
-  /** scope → collection → slot sequence → id: the slots written since the last commit. */
-  const dirtyItems = new Map<string, Map<string, Map<number, string>>>();
-  const dirtyValues = new Map<string, Set<string>>();
   let scheduled = false;
   /** Something was written or drawn since the last commit. */
   let wanted = false;
@@ -110,39 +105,12 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     });
   };
 
-  const watcher: StoreWatcher = {
-    scope(key): ScopeWatcher {
-      return {
-        item(collection, id, seq) {
-          if (loading) return;
-          let byCollection = dirtyItems.get(key);
-          if (!byCollection) dirtyItems.set(key, (byCollection = new Map()));
-          let slots = byCollection.get(collection);
-          if (!slots) byCollection.set(collection, (slots = new Map()));
-          slots.set(seq, id);
-          schedule();
-        },
-        value(name) {
-          if (loading) return;
-          let keys = dirtyValues.get(key);
-          if (!keys) dirtyValues.set(key, (keys = new Set()));
-          keys.add(name);
-          schedule();
-        },
-      };
-    },
-    replaced(key) {
-      if (loading) return;
-      replaced.add(key);
-      dirtyItems.delete(key);
-      dirtyValues.delete(key);
-      schedule();
-    },
-  };
-  const memory: MemoryStore = createStore(watcher);
+  const dirty = createDirtyWrites(schedule);
+  const { replaced, items: dirtyItems, values: dirtyValues } = dirty;
+  const memory: MemoryStore = createStore(dirty.watcher);
   let db: Database.Database;
   try {
-    db = openDatabase(path, memory);
+    db = dirty.muted(() => openDatabase(path, memory));
   } catch (error) {
     lock.close();
     throw error;
@@ -244,7 +212,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       if (closed) return;
       wanted = false;
       const partsToWrite = changedParts();
-      if (!replaced.size && !dirtyItems.size && !dirtyValues.size && !partsToWrite.length) return;
+      if (dirty.empty && !partsToWrite.length) return;
       // On failure the dirty sets stay: the next commit tries again with everything.
       try {
         transaction(partsToWrite);
@@ -252,9 +220,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
         wanted = true;
         throw error;
       }
-      replaced.clear();
-      dirtyItems.clear();
-      dirtyValues.clear();
+      dirty.clear();
       for (const [name, json] of partsToWrite) parts.get(name)!.saved = json;
     },
     touch: schedule,
