@@ -23,7 +23,19 @@ import type { Store } from '../store/store.js';
 export function commitBeforeRespond(options: { store: Store; logger: Logger }): ((res: ServerResponse) => void) | undefined {
   const { store, logger } = options;
   if (!store.durable) return undefined;
+  const shared = store.shared;
   let waiting: HeldResponse[] = [];
+
+  /** A shared store commits the request's batch (src/store/postgres-store.ts) instead. */
+  function commitShared(held: HeldResponse): void {
+    shared!.settle(held.res).then(
+      () => held.release(),
+      (error: Error) => {
+        logger.error({ err: error }, 'shared store commit failed: the connection is closed without an answer');
+        held.res.destroy(error);
+      },
+    );
+  }
 
   function commitWaiting(): void {
     const batch = waiting;
@@ -50,7 +62,9 @@ export function commitBeforeRespond(options: { store: Store; logger: Logger }): 
       },
     };
     const hold = (send: typeof write | typeof end, args: unknown[]) => {
-      if (calls.push({ send, args }) === 1 && waiting.push(held) === 1) setImmediate(commitWaiting);
+      if (calls.push({ send, args }) !== 1) return;
+      if (shared) commitShared(held);
+      else if (waiting.push(held) === 1) setImmediate(commitWaiting);
     };
     res.write = function heldWrite(this: ServerResponse, ...args: unknown[]) {
       if (released) return (write as (...a: unknown[]) => boolean).apply(this, args);

@@ -15,6 +15,7 @@ import type { MockRuntime } from '../runtime/runtime.js';
 import { authenticate } from './steps/authenticate.js';
 import { contractDocuments } from './steps/contract-documents.js';
 import { cors, preflight } from './steps/cors.js';
+import { sharedBatch } from './steps/shared-batch.js';
 import { dispatch } from './steps/dispatch.js';
 import { errorWriter } from './steps/error-writer.js';
 import { journalRecorder } from './steps/journal-recorder.js';
@@ -143,18 +144,24 @@ export function createApp(runtime: MockRuntime): MockApp {
 
   // Durable store only: the request's writes are committed before its response is written.
   const commit = commitBeforeRespond({ store: runtime.store, logger: runtime.logger });
+  // Shared store only: everything after the front steps runs in one of this process's batches.
+  const batch = runtime.store.shared ? sharedBatch({ shared: runtime.store.shared }) : undefined;
   const app = (req: ApiRequest, res: ApiResponse): void => {
     commit?.(res);
     const fail = (error: unknown) =>
       writeError(error ?? new ProblemError('internal-error', { detail: 'No pipeline step answered the request' }), req, res, () => {});
-    front(req, res, (error?: unknown) => {
-      if (error) return fail(error);
+    const route = () => {
       const { pathname } = requestState(req);
       if (isOutsideApi(pathname)) {
         adminApp().then((handle) => handle(req, res), fail);
         return;
       }
       api(req, res, fail);
+    };
+    front(req, res, (error?: unknown) => {
+      if (error) return fail(error);
+      if (!batch) return route();
+      batch(req, res, (batchError?: unknown) => (batchError ? fail(batchError) : route()));
     });
   };
   return { app, services, control, gate };

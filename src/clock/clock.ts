@@ -19,6 +19,12 @@ export interface ClockOptions {
   start?: number | string;
   /** Told of an error thrown by a timer's function (the runtime logs it). */
   onTimerError?: (error: unknown) => void;
+  /**
+   * Runs a timer that fell due on its own (a real timeout, or one set in the past). Default: at
+   * once. A shared store passes its batch runner, so the timer's writes start from current state.
+   * Timers that fire inside `advance`/`set` run in the caller's batch.
+   */
+  runDue?: (fire: () => void) => void;
 }
 
 /** Timer functions that threw: counted and the latest kept, shown by GET /__admin/clock. */
@@ -94,6 +100,7 @@ export function createClock(options: ClockOptions = {}): Clock {
   let offset = mode === 'real' ? start - Date.now() : 0;
   let frozen = start;
   const timers = new Set<PendingTimer>();
+  const runDue = options.runDue ?? ((fire: () => void) => fire());
   const failures: TimerFailures = { count: 0 };
 
   const now = (): number => (mode === 'real' ? Date.now() + offset : frozen);
@@ -115,7 +122,7 @@ export function createClock(options: ClockOptions = {}): Clock {
     const delay = Math.max(0, timer.at - now());
     // setTimeout caps at ~24.8 days; re-arming keeps far timers correct.
     timer.handle = setTimeout(() => {
-      if (now() >= timer.at) fire(timer);
+      if (now() >= timer.at) runDue(() => fire(timer));
       else armRealTimer(timer);
     }, Math.min(delay, 2 ** 31 - 1));
     timer.handle.unref();
@@ -173,7 +180,7 @@ export function createClock(options: ClockOptions = {}): Clock {
     setTimer(atMs: number, fn: () => void, label?: TimerLabel) {
       const timer: PendingTimer = { at: atMs, fn, label };
       timers.add(timer);
-      if (atMs <= now()) queueMicrotask(() => fire(timer));
+      if (atMs <= now()) queueMicrotask(() => runDue(() => fire(timer)));
       else armRealTimer(timer);
       return () => {
         if (timer.handle) clearTimeout(timer.handle);

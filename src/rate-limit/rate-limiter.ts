@@ -35,7 +35,13 @@ export interface RateLimiter {
   /** Windows held right now (ended ones are swept on the next use). */
   readonly size: number;
   reset(): void;
+  /** The running windows as [key, startedAt, count] (a shared store keeps them, so every process counts in the same window). */
+  snapshot(): WindowSnapshot[];
+  /** Replaces the windows with saved ones. */
+  restore(saved: WindowSnapshot[]): void;
 }
+
+export type WindowSnapshot = [key: string, startedAt: number, count: number];
 
 export interface RateLimiterOptions extends RateLimitConfig {
   clock: Clock;
@@ -114,5 +120,13 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       return windows.size;
     },
     reset: () => windows.clear(),
+    snapshot: () => [...windows].map(([key, window]): WindowSnapshot => [key, window.startedAt, window.count]),
+    restore(saved) {
+      windows.clear();
+      if (!Array.isArray(saved)) return;
+      for (const entry of saved) {
+        if (Array.isArray(entry) && typeof entry[0] === 'string' && Number.isFinite(entry[1]) && Number.isFinite(entry[2])) windows.set(entry[0], { startedAt: entry[1], count: entry[2] });
+      }
+    },
   };
 }

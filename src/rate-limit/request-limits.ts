@@ -92,5 +92,12 @@ export function createRequestLimits(options: RequestLimitsOptions): RequestLimit
       addresses.reset();
       lockout.reset();
     },
+    // The address windows come after the principal ones, marked by their key prefix.
+    snapshot: () => [...principals.snapshot(), ...addresses.snapshot()],
+    restore(saved) {
+      const list = Array.isArray(saved) ? saved : [];
+      principals.restore(list.filter((entry) => !String(entry?.[0]).startsWith(ADDRESS_KEY_PREFIX)));
+      addresses.restore(list.filter((entry) => String(entry?.[0]).startsWith(ADDRESS_KEY_PREFIX)));
+    },
   };
 }

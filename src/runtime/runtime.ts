@@ -15,7 +15,7 @@ import type { Delivery } from '../events/delivery-log.js';
 import { createWebhookDispatcher, type WebhookDispatcher } from '../events/webhook-dispatcher.js';
 import { resolveWebhookOptions } from '../events/webhook-options.js';
 import { createLogger, type Logger } from '../logging/logger.js';
-import { createRandom, type Random } from '../random/random.js';
+import { createRandom, hashString, type Random } from '../random/random.js';
 import { createCallerIdentifier, type CallerIdentifier } from '../rate-limit/callers.js';
 import type { LoginLockout } from '../rate-limit/login-lockout.js';
 import { createRequestLimits, type RequestLimits } from '../rate-limit/request-limits.js';
@@ -79,11 +79,20 @@ export function createRuntime(input: MockOptions = {}, logger?: Logger, deps: Ru
   const { contract, schemas } = loadCompiledContract(input.contract);
   // A timer that throws (tracker progression, account expiry, webhook retry) is logged and
   // counted on GET /__admin/clock instead of crashing the process.
-  const clock = createClock({ ...input.clock, onTimerError: (error) => log.error({ err: error }, 'clock timer failed') });
   const store = deps.store ?? createStore();
+  const shared = store.shared;
+  const clock = createClock({
+    ...input.clock,
+    onTimerError: (error) => log.error({ err: error }, 'clock timer failed'),
+    // Shared store: a timer's writes start from what every process committed (one batch each).
+    ...(shared ? { runDue: (fire: () => void) => void shared.run(fire).catch((error) => log.error({ err: error }, 'clock timer could not run: the shared store is unreachable')) } : {}),
+  });
   // A durable store commits soon after any draw, so an id handed out by background work (a
-  // delivery id) is saved before it can be seen, even when no request follows.
-  const random = createRandom(options.seed, store.durable ? { onDraw: store.touch } : {});
+  // delivery id) is saved before it can be seen, even when no request follows. Processes
+  // sharing a store each draw from a stream of their own (seed and process number), so two
+  // processes started with the same seed never hand out the same ids.
+  const seed = shared ? hashString(`${options.seed}:process:${shared.processNumber}`) : options.seed;
+  const random = createRandom(seed, store.durable ? { onDraw: store.touch } : {});
   const credentials = createCredentialRegistry(input.credentials ?? readCredentialsFile(BUILT_IN_CREDENTIALS_PATH));
   const company = credentials.defaultCompany;
   if (input.companyId) company.companyId = input.companyId;
@@ -91,7 +100,10 @@ export function createRuntime(input: MockOptions = {}, logger?: Logger, deps: Ru
   if (input.clientSecret) company.clientSecret = input.clientSecret;
   const tokenRevocations = createTokenRevocations(clock);
   const scenarios = createScenarioEngine({ clock, random, loader: createScenarioLoader() });
+  const rateLimiter = createRequestLimits({ clock, principal: options.rateLimit, address: options.addressRateLimit, lockout: options.loginLockout });
   registerStateParts(store, { random, clock, scenarios, tokenRevocations, credentials });
+  // Shared store: one window per caller whichever process counts the request.
+  if (shared) store.part('rate-limits', { snapshot: () => rateLimiter.snapshot(), restore: (saved) => rateLimiter.restore(saved as ReturnType<RequestLimits['snapshot']>) });
   for (const entry of input.scenarios ?? []) {
     const { scenario, ...scope } = typeof entry === 'string' ? { scenario: entry } : entry;
     scenarios.activate(scenario, { ...scope, source: 'start' });
@@ -114,7 +126,6 @@ export function createRuntime(input: MockOptions = {}, logger?: Logger, deps: Ru
     transport: withScenarioWebhookFaults(createWebhookTransport({ timeoutMs: webhookOptions.timeoutMs, maxSockets: webhookOptions.maxSockets }), scenarios),
   });
   const tokens = withRevocations(createTokenService({ secret: input.tokenSecret, now: clock.now }), tokenRevocations);
-  const rateLimiter = createRequestLimits({ clock, principal: options.rateLimit, address: options.addressRateLimit, lockout: options.loginLockout });
   const loginLockout = rateLimiter.lockout;
   return {
     options,

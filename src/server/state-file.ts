@@ -3,6 +3,9 @@ import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from '
 import type { MockState } from '../admin/state.js';
 import type { Store } from '../store/store.js';
 
+/** Whether a --data value names a PostgreSQL database rather than a SQLite file. */
+export const isPostgresUrl = (value: string) => /^postgres(?:ql)?:\/\//i.test(value);
+
 /**
  * --data: the durable store of a mock (src/store/sqlite-store.ts, loaded only when asked for).
  * The token signing secret is kept in the file beside the state (it is as secret as the client
@@ -12,6 +15,11 @@ import type { Store } from '../store/store.js';
  * @example const { store, tokenSecret } = await openDataFile('/var/lib/shipmock/mock.db');
  */
 export async function openDataFile(path: string, options: { tokenSecret?: string; onError?: (error: Error) => void } = {}): Promise<{ store: Store; tokenSecret: string }> {
+  if (isPostgresUrl(path)) {
+    // A database several processes share; the token secret is kept in it (src/store/postgres-store.ts).
+    const { openPostgresStore } = await import('../store/postgres-store.js');
+    return openPostgresStore(path, options);
+  }
   const { openSqliteStore } = await import('../store/sqlite-store.js');
   const store = openSqliteStore(path, { onError: options.onError });
   let tokenSecret = options.tokenSecret ?? randomBytes(32).toString('hex');

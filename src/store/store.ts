@@ -154,6 +154,28 @@ export interface Store {
   touch(): void;
   /** Commits and releases the engine (file handles); the store is unusable after. */
   close(): void;
+  /**
+   * Set by a store several processes share (PostgreSQL): state is read and written in batches,
+   * one process at a time across all of them, each batch starting from what the others
+   * committed. Absent on stores one process owns.
+   */
+  readonly shared?: SharedBatches;
+}
+
+/**
+ * The batches of a shared store. A request (or background work) `enter`s before it touches
+ * state and `settle`s when it is done with it; the batch commits when every member has
+ * settled, and a member's answer waits for that commit.
+ */
+export interface SharedBatches {
+  /** Joins the batch being opened, or opens the next; resolves once this process's copy is current. Rejects when the database cannot be reached. */
+  enter(member: object): Promise<void>;
+  /** The member is done with state; resolves when its writes are committed (rejects if that failed). */
+  settle(member: object): Promise<void>;
+  /** Runs background work (a timer, a delivery's outcome) in a batch of its own. */
+  run(work: () => void): Promise<void>;
+  /** This process's number among all that ever used the database (its random stream, its name in logs). */
+  readonly processNumber: number;
 }
 
 /** The in-memory working set, optionally watched by a durable store. */
@@ -162,6 +184,10 @@ export interface MemoryStore extends Store {
   scopeEntries(): IterableIterator<[string, Scope]>;
   /** The scope of a key if it exists, without creating it. */
   existingScope(key: string): Scope | undefined;
+  /** The scope of a key, created if missing (a shared store applying another process's writes). */
+  scopeAt(key: string): Scope;
+  /** Drops a scope by key (the watcher is told, as by reset). */
+  dropScope(key: string): void;
 }
 
 /** The key of `Store.system`; a durable store loads it back like any scope. */
@@ -218,5 +244,9 @@ export function createStore(watcher?: StoreWatcher): MemoryStore {
     close() {},
     scopeEntries: () => scopes.entries(),
     existingScope: (key) => scopes.get(key),
+    scopeAt: scope,
+    dropScope(key) {
+      if (scopes.delete(key)) watcher?.replaced(key);
+    },
   };
 }

@@ -1,0 +1,244 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalogueIds } from '../../src/catalogue/load-catalogue.js';
+import { startThrowawayPostgres, type ThrowawayPostgres } from '../support/postgres.js';
+import { call, expectStatus, runToExit, startChild, type ChildMock } from './child-mock.js';
+import { CRASH_SEED, crashRun, KILLS } from './crash-run.js';
+
+/**
+ * Issue 17: several shipmock processes on one PostgreSQL database (--data postgres://…) behave
+ * as one mock. Each test starts three real `shipmock serve` processes on a fresh database of a
+ * throwaway cluster (test/support/postgres.ts); if PostgreSQL cannot start, the tests fail and
+ * say why.
+ */
+const dhl = catalogueIds.carrier('DHL_PARCEL');
+const dhlPaket = catalogueIds.service('DHL_PARCEL', 'DHL_PAKET');
+const berlin = { name: 'Erika Mustermann', street: 'Hauptstraße 5', city: 'Berlin', postalCode: '10115', countryCode: 'DE' };
+const munich = { name: 'Max Muster', street: 'Marienplatz 1', city: 'München', postalCode: '80331', countryCode: 'DE' };
+const accountBody = {
+  company: { name: 'Muster GmbH', vatNumber: 'DE123456789', countryCode: 'DE', city: 'Berlin', postalCode: '10115', address: 'Hauptstrasse 5' },
+  contact: { name: 'Erika Mustermann', email: 'erika@example.com', phone: '+49301234567' },
+};
+
+let cluster: ThrowawayPostgres;
+const running: ChildMock[] = [];
+
+beforeAll(async () => {
+  cluster = await startThrowawayPostgres();
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all(running.map((mock) => mock.kill().catch(() => {})));
+  cluster?.stop();
+});
+
+/** Three processes on a new database. */
+async function threeProcesses(args: string[] = []): Promise<{ url: string; mocks: [ChildMock, ChildMock, ChildMock] }> {
+  const url = await cluster.createDatabase();
+  // Started together: the schema migration runs once whichever process takes the lock first.
+  const mocks = (await Promise.all([0, 1, 2].map(() => startChild(['--data', url, ...args])))) as [ChildMock, ChildMock, ChildMock];
+  running.push(...mocks);
+  return { url, mocks };
+}
+
+async function companyAuth(mock: ChildMock): Promise<string> {
+  const token = await expectStatus(call(mock.url, 'POST', `/v1/companies/${mock.companyId}/tokens`, { auth: mock.basic, body: { grantType: 'client_credentials' } }), 200, 'company token');
+  return `Bearer ${token.accessToken}`;
+}
+
+/** An account created on `mock`, with an account token issued there. */
+async function newAccount(mock: ChildMock): Promise<{ id: string; auth: string }> {
+  const account = await expectStatus(call(mock.url, 'POST', '/v1/accounts', { auth: await companyAuth(mock), body: accountBody }), 201, 'POST /v1/accounts');
+  const token = await expectStatus(call(mock.url, 'POST', `/v1/accounts/${account.id}/tokens`, { auth: mock.basic, body: { grantType: 'client_credentials' } }), 200, 'account token');
+  return { id: account.id, auth: `Bearer ${token.accessToken}` };
+}
+
+/** What an inline booking needs; each part created on a different process. */
+async function bookingSetup(mocks: ChildMock[], auth: string) {
+  const [a, b, c] = mocks;
+  const carrierDefinition = await expectStatus(call(a.url, 'POST', '/v1/carrier-definitions', { auth, body: { carrierId: dhl, name: 'DHL' } }), 201, 'carrier definition');
+  const serviceDefinition = await expectStatus(
+    call(b.url, 'POST', '/v1/service-definitions', { auth, body: { carrierDefinitionId: carrierDefinition.id, serviceId: dhlPaket, name: 'DHL Paket' } }),
+    201,
+    'service definition',
+  );
+  const channel = await expectStatus(call(c.url, 'POST', '/v1/shipment-channels', { auth, body: { name: 'ZPL', documentRendering: { labelFormat: 'ZPL', labelSize: 'LABEL_4X6' } } }), 201, 'channel');
+  return (reference: string) => ({ serviceDefinitionId: serviceDefinition.id, shipmentChannelId: channel.id, sender: berlin, receiver: munich, parcels: [{ weight: 2.5 }], reference });
+}
+
+/** Runs `count` calls with at most `concurrency` in flight. */
+async function inParallel<T>(count: number, concurrency: number, work: (index: number) => Promise<T>): Promise<T[]> {
+  const results: T[] = new Array(count);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        const index = next++;
+        results[index] = await work(index);
+      }
+    }),
+  );
+  return results;
+}
+
+describe('three processes on one PostgreSQL behave as one mock', () => {
+  it('share accounts, tokens and resources; 3,000 concurrent bookings over the three get 3,000 distinct ids and tracking numbers', async () => {
+    const { mocks } = await threeProcesses(['--rate-limit', 'off']);
+    const [a, b, c] = mocks;
+    const account = await newAccount(a);
+    // Read on the others with the token A issued (one signing secret, kept in the database).
+    for (const other of [b, c]) {
+      const read = await call(other.url, 'GET', `/v1/accounts/${account.id}`, { auth: await companyAuth(other) });
+      expect(read.status).toBe(200);
+      expect(read.body.id).toBe(account.id);
+      expect((await call(other.url, 'GET', '/v1/addresses', { auth: account.auth })).status).toBe(200);
+    }
+    // Read-your-writes across processes: each write is read back at once on another process.
+    for (let i = 0; i < 20; i++) {
+      const writer = mocks[i % 3];
+      const reader = mocks[(i + 1) % 3];
+      const created = await expectStatus(call(writer.url, 'POST', '/v1/addresses', { auth: account.auth, body: { ...berlin, name: `Person ${i}` } }), 201, 'POST /v1/addresses');
+      const read = await call(reader.url, 'GET', `/v1/addresses/${created.id}`, { auth: account.auth });
+      expect(read.status, `address ${i} written on one process, read on the next`).toBe(200);
+    }
+
+    const body = await bookingSetup(mocks, account.auth);
+    const started = Date.now();
+    const bookings = await inParallel(3000, 60, async (i) => {
+      const mock = mocks[i % 3];
+      return expectStatus(call(mock.url, 'POST', '/v1/shipment-bookings/inline', { auth: account.auth, body: body(`ORDER-${i}`) }), 201, `booking ${i}`);
+    });
+    const seconds = (Date.now() - started) / 1000;
+    console.log(`3,000 inline bookings over three processes: ${seconds.toFixed(1)} s, ${Math.round(3000 / seconds)} bookings/s`);
+    const ids = new Set(bookings.map((booking) => booking.id as string));
+    expect(ids.size).toBe(3000);
+
+    // Every process lists all of them, in one order, with distinct tracking numbers and parcels.
+    const listed: { id: string; trackingNumbers: string[]; parcels: { parcelId: string }[] }[][] = [];
+    for (const mock of mocks) {
+      const seen: { id: string; trackingNumbers: string[]; parcels: { parcelId: string }[] }[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await expectStatus(call(mock.url, 'GET', `/v1/shipment-bookings?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { auth: account.auth }), 200, 'list bookings');
+        seen.push(...page.items);
+        cursor = page.nextCursor;
+      } while (cursor);
+      listed.push(seen);
+    }
+    expect(listed[0]).toHaveLength(3000);
+    expect(new Set(listed[0].map((booking) => booking.id))).toEqual(ids);
+    expect(new Set(listed[0].flatMap((booking) => booking.trackingNumbers)).size).toBe(3000);
+    expect(new Set(listed[0].flatMap((booking) => booking.parcels.map((parcel) => parcel.parcelId))).size).toBe(3000);
+    expect(listed[1]).toEqual(listed[0]);
+    expect(listed[2]).toEqual(listed[0]);
+  }, 180_000);
+
+  it('counts a rate limit across the three: N per window in total, whichever process is asked', async () => {
+    const { mocks } = await threeProcesses(['--rate-limit', '30/60s', '--clock', 'manual']);
+    const account = await newAccount(mocks[0]);
+    // newAccount used the company's and the client's windows, not the account's.
+    const answers = await inParallel(60, 12, (i) => call(mocks[i % 3].url, 'GET', '/v1/addresses', { auth: account.auth }));
+    const ok = answers.filter((answer) => answer.status === 200).length;
+    const limited = answers.filter((answer) => answer.status === 429).length;
+    expect(ok).toBe(30);
+    expect(limited).toBe(30);
+    // The window is one window: after it, every process lets the account through again.
+    await expectStatus(call(mocks[1].url, 'POST', '/__admin/clock/advance', { admin: true, body: { duration: 'PT61S' } }), 200, 'advance clock');
+    for (const mock of mocks) expect((await call(mock.url, 'GET', '/v1/addresses', { auth: account.auth })).status).toBe(200);
+  }, 60_000);
+
+  it('runs one clock: an advance on A is seen on B, and a tracker step that falls due is recorded once', async () => {
+    const { mocks } = await threeProcesses(['--clock', 'manual', '--clock-start', '2026-03-02T08:00:00Z']);
+    const [a, b, c] = mocks;
+    const account = await newAccount(c);
+    const body = await bookingSetup(mocks, account.auth);
+    const created = await expectStatus(call(c.url, 'POST', '/v1/shipment-bookings/inline', { auth: account.auth, body: body('TRACK-1') }), 201, 'booking');
+    const booking = await expectStatus(call(a.url, 'GET', `/v1/shipment-bookings/${created.id}`, { auth: account.auth }), 200, 'booking on A');
+    const [trackerId] = booking.trackerIds;
+
+    const moved = await expectStatus(call(a.url, 'POST', '/__admin/clock/advance', { admin: true, body: { duration: 'P7D' } }), 200, 'advance clock');
+    const onB = await expectStatus(call(b.url, 'GET', '/__admin/clock', { admin: true }), 200, 'clock on B');
+    expect(onB.epochMs).toBe(moved.epochMs);
+
+    // Tokens live four hours of virtual time: a new one, from the process that did not move the clock.
+    const token = await expectStatus(call(b.url, 'POST', `/v1/accounts/${account.id}/tokens`, { auth: b.basic, body: { grantType: 'client_credentials' } }), 200, 'account token');
+    const auth = `Bearer ${token.accessToken}`;
+    const trackers = await Promise.all(mocks.map((mock) => expectStatus(call(mock.url, 'GET', `/v1/trackers/${trackerId}`, { auth }), 200, 'tracker')));
+    const statuses = trackers[0].events.map((event: { status: string }) => event.status);
+    expect(statuses).toEqual(['CREATED', 'PICKED_UP', 'IN_TRANSIT', 'OUT_FOR_DELIVERY', 'DELIVERED']);
+    for (const tracker of trackers) expect(tracker).toEqual(trackers[0]);
+    // Each scan was published once, by whichever process recorded it.
+    const published = (await Promise.all(mocks.map((mock) => expectStatus(call(mock.url, 'GET', '/__admin/events?limit=500', { admin: true }), 200, 'events'))))
+      .flatMap((answer) => answer.items)
+      .filter((event: { topic: string; type: string; payload?: { id?: string } }) => event.topic === 'TRACKER' && event.type === 'UPDATED' && event.payload?.id === trackerId);
+    expect(published).toHaveLength(4);
+  }, 60_000);
+
+  it('shares scenarios and their counters: a scenario activated on B answers on C, and its sequence counts across the three', async () => {
+    const { mocks } = await threeProcesses();
+    const [a, b, c] = mocks;
+    const account = await newAccount(a);
+    await expectStatus(call(b.url, 'POST', '/__admin/scenarios', { admin: true, body: { name: 'fail-twice-then-succeed', accountId: account.id, params: { path: '/v1/addresses' } } }), 201, 'activate scenario');
+    expect((await call(c.url, 'GET', '/v1/addresses', { auth: account.auth })).status).toBe(503);
+    expect((await call(a.url, 'GET', '/v1/addresses', { auth: account.auth })).status).toBe(503);
+    expect((await call(c.url, 'GET', '/v1/addresses', { auth: account.auth })).status).toBe(200);
+    const listed = await expectStatus(call(a.url, 'GET', '/__admin/scenarios', { admin: true }), 200, 'scenarios');
+    expect(listed.active[0]).toMatchObject({ name: 'fail-twice-then-succeed', hits: 3 });
+  }, 60_000);
+
+  it(`loses no acknowledged write when a process is killed (the crash test, ${KILLS} kill points, seed ${CRASH_SEED})`, async () => {
+    const url = await cluster.createDatabase();
+    await crashRun(url, (mock) => mock && running.push(mock));
+  }, 120_000);
+});
+
+describe('a shared database in a bad state is a clear error, not a hang', () => {
+  it('refuses to start when the database cannot be reached, naming the URL with the password masked', async () => {
+    const started = Date.now();
+    const { code, output } = await runToExit(['--data', 'postgres://shipmock:s3cret-pw@127.0.0.1:1/nowhere']);
+    expect(code).not.toBe(0);
+    expect(output).toContain('postgres://shipmock:***@127.0.0.1:1/nowhere');
+    expect(output).toContain('cannot connect to PostgreSQL');
+    expect(output).not.toContain('s3cret-pw');
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('refuses a database whose shipmock schema is newer than this shipmock', async () => {
+    const url = await cluster.createDatabase();
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query("CREATE TABLE shipmock_meta (key text PRIMARY KEY, value text NOT NULL); INSERT INTO shipmock_meta VALUES ('schema_version', '99')");
+    await admin.end();
+    const { code, output } = await runToExit(['--data', url]);
+    expect(code).not.toBe(0);
+    expect(output).toMatch(/schema newer than this shipmock \(version 99; this one knows up to \d+\)/);
+  });
+
+  it('answers 503 with Retry-After while the database is gone, changes nothing, and carries on when it is back', async () => {
+    const url = await cluster.createDatabase();
+    const database = new URL(url).pathname.slice(1);
+    const mock = await startChild(['--data', url]);
+    running.push(mock);
+    const account = await newAccount(mock);
+    const admin = new pg.Client({ connectionString: url.replace(/\/[^/]+$/, '/postgres') });
+    await admin.connect();
+    try {
+      // The database goes away: no new connections, and the mock's is cut.
+      await admin.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS false`);
+      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [database]);
+      for (let i = 0; i < 3; i++) {
+        const res = await fetch(`${mock.url}/v1/addresses`, { method: 'POST', headers: { Authorization: account.auth, 'Content-Type': 'application/json' }, body: JSON.stringify(berlin) });
+        expect(res.status).toBe(503);
+        expect(res.headers.get('retry-after')).toBe('1');
+        expect(await res.json()).toMatchObject({ type: 'https://shipmock.dev/problems/store-unavailable', status: 503 });
+      }
+      await admin.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS true`);
+    } finally {
+      await admin.end();
+    }
+    // Back: the process is still there, reconnects, and the refused writes left nothing behind.
+    const list = await expectStatus(call(mock.url, 'GET', '/v1/addresses', { auth: account.auth }), 200, 'addresses after the outage');
+    expect(list.items).toEqual([]);
+    await expectStatus(call(mock.url, 'POST', '/v1/addresses', { auth: account.auth, body: berlin }), 201, 'address after the outage');
+  }, 60_000);
+});
