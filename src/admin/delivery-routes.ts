@@ -10,7 +10,7 @@ const MAX_LIMIT = 1000;
 
 /** A delivery as the control plane shows it; the list leaves out the event (fetch one for it). */
 function view(delivery: Delivery, withEvent: boolean) {
-  const { seq: _seq, roundStart: _roundStart, event, ...rest } = delivery;
+  const { seq: _seq, roundStart: _roundStart, owner: _owner, inFlight: _inFlight, event, ...rest } = delivery;
   return withEvent ? { ...rest, attemptCount: delivery.attempts.length, event } : { ...rest, attemptCount: delivery.attempts.length };
 }
 

@@ -58,6 +58,13 @@ export interface Delivery {
    * durable store restores it with the rest.
    */
   roundStart?: number;
+  /**
+   * Bookkeeping of a shared store (not shown): the number of the process that sends it. Only the
+   * owner works a delivery; when the owner stops, another process adopts it (delivery-takeover.ts).
+   */
+  owner?: number;
+  /** Bookkeeping of a shared store (not shown): the attempt on the wire, recorded before it is sent. */
+  inFlight?: { attempt: number; at: string; url: string };
 }
 
 /**
@@ -221,6 +228,19 @@ export function createDeliveryLog(caps: DeliveryLogCaps) {
       this.enforceCaps(delivery.channelId);
     },
     get: (id: string) => byId.get(id),
+    /** Puts a delivery another process worked into the log in place of the copy the log had (an adoption), and records it. */
+    take(delivery: Delivery): void {
+      const known = byId.get(delivery.id);
+      if (known && known !== delivery) {
+        byId.delete(known.id);
+        if (dead.delete(known)) countDead(known, -1);
+        removeFrom(all, known);
+        const list = byChannel.get(known.channelId);
+        if (list) removeFrom(list, known);
+      }
+      if (byId.get(delivery.id) !== delivery) index(delivery);
+      noteStatus(delivery);
+    },
     /** Call after changing a delivery (status, attempts): keeps the dead letters right and records it. */
     noteStatus,
     /** A redelivered delivery queues again at the end: its record moves there too (queue order). */

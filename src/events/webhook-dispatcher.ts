@@ -30,6 +30,20 @@ export interface WebhookDispatcher {
   reset(accountId?: string): void;
   /** Stops everything: timers cancelled, sockets closed, unfinished deliveries CANCELLED. */
   dispose(): void;
+  /**
+   * Shared store: takes over deliveries whose process stopped (already claimed in the store by
+   * delivery-takeover.ts). An attempt that process had on the wire is recorded as lost, then the
+   * delivery is retried here, in its channel's order.
+   */
+  adopt(deliveries: Delivery[]): void;
+}
+
+/** What the dispatcher of one of several processes sharing a store needs. */
+export interface SharedDelivery {
+  /** This process's number: it owns the deliveries it creates. */
+  processNumber: number;
+  /** Commits what changed (an attempt about to go on the wire) before it goes. */
+  record(): Promise<void>;
 }
 
 export interface WebhookDispatcherDeps {
@@ -46,6 +60,8 @@ export interface WebhookDispatcherDeps {
    * creation is picked up: queues resume, waiting retries are re-armed. Default: memory only.
    */
   records?: () => DeliveryRecords;
+  /** Set when several processes share the store: deliveries are owned, attempts recorded before they are sent. */
+  shared?: SharedDelivery;
 }
 
 export type RedeliverResult = { ok: true; delivery: Delivery } | { ok: false; reason: 'not-found' | 'conflict'; message: string };
@@ -102,7 +118,10 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   let disposed = false;
 
   const unsubscribe = deps.events.subscribe(onEvent);
-  resume(log.load());
+  const shared = deps.shared;
+  // A process sharing the store works only its own deliveries; the ones of a stopped process are adopted.
+  const saved = log.load();
+  resume(shared ? saved.filter((delivery) => delivery.owner === shared.processNumber) : saved);
 
   /** Picks up the deliveries the records held at creation (a durable mock restarted). */
   function resume(saved: Delivery[]): void {
@@ -138,6 +157,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
       redeliveries: 0,
       attempts: [],
       event,
+      ...(shared ? { owner: shared.processNumber } : {}),
     };
     log.add(delivery);
     return delivery;
@@ -240,11 +260,22 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
       'Shipmock-Delivery-Attempt': String(number),
     };
     if (target.secret) headers['Shipmock-Signature'] = signatureHeader(target.secret, Math.floor(at / 1000), body);
+    const post = (): Promise<PostOutcome> => {
+      try {
+        return transport.post(target.url, headers, body);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    };
     let sent: Promise<PostOutcome>;
-    try {
-      sent = transport.post(target.url, headers, body);
-    } catch (error) {
-      sent = Promise.reject(error);
+    if (shared) {
+      // The attempt is in the shared store before it is on the wire: if this process dies now,
+      // the process that adopts the delivery records it as lost before retrying.
+      delivery.inFlight = { attempt: number, at: new Date(at).toISOString(), url: target.url };
+      log.noteStatus(delivery);
+      sent = shared.record().then(post, (error: Error) => ({ errorCode: 'STORE_UNAVAILABLE', error: `not sent: the attempt could not be recorded in the shared store (${error.message})`, latencyMs: 0 }));
+    } else {
+      sent = post();
     }
     sent
       .catch((error: unknown): PostOutcome => ({ errorCode: errorCodeOf(error), error: messageOf(error), latencyMs: 0 }))
@@ -262,6 +293,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   /** Why a target cannot be posted to at all, checked before anything goes on the wire. */
   function settle(queue: ChannelQueue, delivery: Delivery, number: number, at: number, scheduledAt: number, url: string, outcome: PostOutcome & Pick<DeliveryAttempt, 'requestHeaders'>): void {
     if (disposed || log.get(delivery.id) !== delivery) return;
+    delete delivery.inFlight;
     delivery.attempts.push({ attempt: number, at: new Date(at).toISOString(), url, ...outcome });
     const ok = outcome.statusCode !== undefined && outcome.statusCode >= 200 && outcome.statusCode < 300;
     if (ok) return finish(queue, delivery, 'DELIVERED');
@@ -332,6 +364,24 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
       queue.waiting.push(delivery);
       queueMicrotask(() => pump(queue));
       return { ok: true, delivery };
+    },
+    adopt(deliveries) {
+      for (const delivery of [...deliveries].sort((a, b) => a.seq - b.seq)) {
+        if (disposed || isFinished(delivery.status)) continue;
+        if (shared) delivery.owner = shared.processNumber;
+        if (delivery.inFlight) {
+          const lost = delivery.inFlight;
+          delete delivery.inFlight;
+          delivery.attempts.push({ attempt: lost.attempt, at: lost.at, url: lost.url, errorCode: 'SENDER_STOPPED', error: 'the process sending this attempt stopped before its answer was recorded; retried by another', latencyMs: 0 });
+        }
+        // Due now: the retry it was waiting for (or the lost attempt's) is this process's to make.
+        if (delivery.status === 'IN_FLIGHT') {
+          delivery.nextAttemptAt = clock.nowIso();
+          delivery.status = 'RETRYING';
+        }
+        log.take(delivery);
+        enqueue(delivery);
+      }
     },
     cancelChannel(channelId, reason = 'the Event Channel was deleted') {
       const queue = queues.get(channelId);

@@ -12,6 +12,7 @@ import { createRouteMatcher, type RouteMatcher } from '../contract/route-matcher
 import { createChannelSource } from '../resources/event-channels/channel-source.js';
 import { createEventBus, type EventBus } from '../events/event-bus.js';
 import type { Delivery } from '../events/delivery-log.js';
+import { startDeliveryTakeover } from '../events/delivery-takeover.js';
 import { createWebhookDispatcher, type WebhookDispatcher } from '../events/webhook-dispatcher.js';
 import { resolveWebhookOptions } from '../events/webhook-options.js';
 import { createLogger, type Logger } from '../logging/logger.js';
@@ -124,7 +125,12 @@ export function createRuntime(input: MockOptions = {}, logger?: Logger, deps: Ru
     records: () => store.system.collection<Delivery>(WEBHOOK_DELIVERIES),
     // Scenario webhook effects (failing receiver, timeouts, lost acknowledgements) per attempt.
     transport: withScenarioWebhookFaults(createWebhookTransport({ timeoutMs: webhookOptions.timeoutMs, maxSockets: webhookOptions.maxSockets }), scenarios),
+    // Shared store: each delivery is sent by one process, each attempt recorded before it goes.
+    ...(shared ? { shared: { processNumber: shared.processNumber, record: () => shared.run(() => {}) } } : {}),
   });
+  const stopTakeover = shared
+    ? startDeliveryTakeover({ shared, system: () => store.system, records: () => store.system.collection<Delivery>(WEBHOOK_DELIVERIES), adopt: webhooks.adopt, logger: log })
+    : undefined;
   const tokens = withRevocations(createTokenService({ secret: input.tokenSecret, now: clock.now }), tokenRevocations);
   const loginLockout = rateLimiter.lockout;
   return {
@@ -149,6 +155,7 @@ export function createRuntime(input: MockOptions = {}, logger?: Logger, deps: Ru
     journal: createJournal({ capacity: input.journalSize }),
     tokenRevocations,
     dispose() {
+      stopTakeover?.();
       webhooks.dispose();
       clock.dispose();
       store.close();

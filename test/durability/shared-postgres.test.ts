@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogueIds } from '../../src/catalogue/load-catalogue.js';
@@ -64,6 +65,17 @@ async function bookingSetup(mocks: ChildMock[], auth: string) {
   );
   const channel = await expectStatus(call(c.url, 'POST', '/v1/shipment-channels', { auth, body: { name: 'ZPL', documentRendering: { labelFormat: 'ZPL', labelSize: 'LABEL_4X6' } } }), 201, 'channel');
   return (reference: string) => ({ serviceDefinitionId: serviceDefinition.id, shipmentChannelId: channel.id, sender: berlin, receiver: munich, parcels: [{ weight: 2.5 }], reference });
+}
+
+/** Polls (real time, bounded) until `done` holds. */
+async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not reached within ${timeoutMs} ms; last ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 /** Runs `count` calls with at most `concurrency` in flight. */
@@ -184,6 +196,66 @@ describe('three processes on one PostgreSQL behave as one mock', () => {
     expect((await call(c.url, 'GET', '/v1/addresses', { auth: account.auth })).status).toBe(200);
     const listed = await expectStatus(call(a.url, 'GET', '/__admin/scenarios', { admin: true }), 200, 'scenarios');
     expect(listed.active[0]).toMatchObject({ name: 'fail-twice-then-succeed', hits: 3 });
+  }, 60_000);
+
+  it('delivers a webhook exactly once while the process that owned it is killed: another adopts it and records every attempt', async () => {
+    const received: { deliveryId: string; attempt: number; status: number }[] = [];
+    const receiver = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        // The first attempt fails; the retry is accepted.
+        const status = received.length === 0 ? 500 : 204;
+        received.push({ deliveryId: String(req.headers['shipmock-delivery-id']), attempt: Number(req.headers['shipmock-delivery-attempt']), status });
+        res.writeHead(status).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const hookUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+      const { mocks } = await threeProcesses(['--clock', 'manual', '--clock-start', '2026-03-02T08:00:00Z']);
+      const [a, b, c] = mocks;
+      const account = await newAccount(a);
+      await expectStatus(call(a.url, 'POST', '/v1/event-channels', { auth: account.auth, body: { name: 'hooks', topics: ['ADDRESS'], webhook: { url: hookUrl } } }), 201, 'channel');
+      await expectStatus(call(a.url, 'POST', '/v1/addresses', { auth: account.auth, body: berlin }), 201, 'address');
+      const [waiting] = await until('the delivery waits for its retry on A', async () => (await expectStatus(call(a.url, 'GET', '/__admin/deliveries', { admin: true }), 200, 'deliveries')).items, (items: any[]) => items[0]?.status === 'RETRYING');
+      expect(received).toHaveLength(1);
+
+      await a.kill();
+      // B or C notices that A stopped (no heartbeat for 5 s) and adopts the delivery; then the retry falls due.
+      const adopter = await until(
+        'another process adopts the delivery',
+        async () => {
+          for (const mock of [b, c]) {
+            const items = (await expectStatus(call(mock.url, 'GET', `/__admin/deliveries`, { admin: true }), 200, 'deliveries')).items;
+            const found = items.find((d: any) => d.id === waiting.id);
+            if (found) return mock;
+          }
+          return undefined;
+        },
+        (mock) => mock !== undefined,
+        15_000,
+      );
+      await expectStatus(call(b.url, 'POST', '/__admin/clock/advance', { admin: true, body: { duration: 'PT1M' } }), 200, 'advance clock');
+      const delivered = await until(
+        'the adopted delivery is delivered',
+        async () => (await expectStatus(call(adopter!.url, 'GET', `/__admin/deliveries/${waiting.id}`, { admin: true }), 200, 'delivery')),
+        (delivery: any) => delivery.status === 'DELIVERED',
+        15_000,
+      );
+      expect(received.map((r) => [r.deliveryId, r.attempt, r.status])).toEqual([
+        [waiting.id, 1, 500],
+        [waiting.id, 2, 204],
+      ]);
+      expect(delivered.attempts.map((attempt: any) => [attempt.attempt, attempt.statusCode])).toEqual([
+        [1, 500],
+        [2, 204],
+      ]);
+      // Nothing more goes out later.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(received).toHaveLength(2);
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve));
+    }
   }, 60_000);
 
   it(`loses no acknowledged write when a process is killed (the crash test, ${KILLS} kill points, seed ${CRASH_SEED})`, async () => {
