@@ -1,4 +1,5 @@
 import { hostnameOf, isLoopbackHost, normalizeAdminOrigin } from '../admin/admin-access.js';
+import { isPostgresUrl, maskUrl } from '../store/data-location.js';
 import type { ClockOptions } from '../clock/clock.js';
 import type { FlagSpec, ParsedFlags } from './parse-args.js';
 
@@ -23,6 +24,9 @@ export const CONTROL_PLANE_USAGE = `  --clock MODE             real|manual: wall
   --data FILE              keep the state in this SQLite file (created 0600; WAL): every write is
                            committed before its response, so a killed mock loses nothing it
                            acknowledged; holds client, webhook and token secrets (docs/storage.md)
+  --data postgres://USER[:PASSWORD]@HOST:PORT/DB
+                           keep the state in this PostgreSQL database, shared by every shipmock
+                           process started on it: they behave as one mock (docs/scaling.md)
   --state-file FILE        load this JSON state at start when it exists, save to it on shutdown
                            (a readable snapshot, not crash-safe; use --data for durable state)
   --admin-key KEY          the control plane (/__admin) requires X-Admin-Key: KEY from everyone and
@@ -107,6 +111,12 @@ export function controlPlaneBanner(options: { host: string; adminKey?: string; a
     `  clock          ${options.clockMode}`,
     ...(options.scenarios.length ? [`  scenarios      ${options.scenarios.join(', ')}`] : []),
     ...(options.stateFile ? [`  state file     ${options.stateFile} (loaded at start if present, saved on shutdown)`] : []),
-    ...(options.data ? [`  data file      ${options.data} (SQLite; every write committed before its response)`] : []),
+    ...(options.data
+      ? [
+          isPostgresUrl(options.data)
+            ? `  data           ${maskUrl(options.data)} (PostgreSQL, shared: every process on it is one mock)`
+            : `  data file      ${options.data} (SQLite; every write committed before its response)`,
+        ]
+      : []),
   ];
 }

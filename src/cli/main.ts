@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
 import { readCredentialsFile } from '../auth/credentials.js';
 import { createLogger, LOG_FORMATS, LOG_LEVELS } from '../logging/logger.js';
@@ -6,6 +7,7 @@ import { CONTROL_PLANE_FLAGS, CONTROL_PLANE_USAGE, controlPlaneBanner, controlPl
 import { oneOf, parseArgs, type FlagSpec } from './parse-args.js';
 import { proxyCommand } from './proxy-command.js';
 import { verifyCommand } from './verify-command.js';
+import { checkWorkers, runPrimary, workerNumber } from './workers.js';
 import { parseByteSize, parseLoginLockout, parsePositiveDuration, parseRateLimit, parseTokenTtls } from './parse-limits.js';
 
 const SERVE_FLAGS = {
@@ -34,6 +36,7 @@ const SERVE_FLAGS = {
   'webhook-hosts': { type: 'string', repeatable: true },
   'body-limit': { type: 'string' },
   tls: { type: 'boolean' },
+  workers: { type: 'number' },
   ...CONTROL_PLANE_FLAGS,
   cert: { type: 'string' },
   key: { type: 'string' },
@@ -71,6 +74,8 @@ const USAGE = `Usage: shipmock serve [options]
                            raise it to import a large state over PUT /__admin/state)
   --webhook-hosts LIST     hosts Event Channel webhooks may point at, comma-separated or repeated:
                            host, *.suffix, either with :port (default: any host)
+  --workers N              N processes on one port sharing one store (node:cluster; needs
+                           --data postgres://…), so every core serves (default 1)
   --tls                    serve HTTPS with a self-signed certificate generated at start
   --cert FILE --key FILE   serve HTTPS with this PEM certificate and key
 ${CONTROL_PLANE_USAGE}`;
@@ -90,6 +95,13 @@ async function serve(argv: string[]): Promise<void> {
   const logLevel = oneOf('--log-level', flags['log-level'], LOG_LEVELS) ?? 'info';
   const logger = createLogger({ level: logLevel, format: logFormat });
   const controlPlane = controlPlaneOptions(flags);
+  const workers = flags.workers ?? 1;
+  checkWorkers(workers, controlPlane.data);
+  if (workers > 1 && cluster.isPrimary) {
+    await runPrimary(workers, (line) => logger.warn(line));
+    process.exit(0);
+  }
+  const worker = workerNumber();
   const mock = await startMock({
     port: flags.port ?? 4010,
     host: flags.host,
@@ -131,7 +143,9 @@ async function serve(argv: string[]): Promise<void> {
     stateFile: controlPlane.stateFile,
     data: controlPlane.data,
   });
-  if (logFormat === 'json') {
+  if (worker !== undefined && worker > 1) {
+    logger.info({ worker, pid: process.pid }, 'worker listening');
+  } else if (logFormat === 'json') {
     logger.info({ url: mock.url, inspector: `${mock.url}/__admin/ui/`, docs: `${mock.url}/docs/`, companyId: c.companyId, clientId: c.clientId, clientSecret: c.clientSecret }, 'shipmock listening');
     logger.info({ controlPlane: banner.map((line) => line.trim().replace(/\s{2,}/, ': ')) }, 'shipmock control plane');
   } else {
@@ -144,6 +158,7 @@ async function serve(argv: string[]): Promise<void> {
         `  client id      ${c.clientId}`,
         `  client secret  ${c.clientSecret}`,
         ...banner,
+        ...(worker !== undefined ? [`  workers        ${workers} processes (node:cluster) on this port, one shared store`] : []),
         `  company token  curl ${mock.url.startsWith('https:') ? '-k ' : ''}-X POST ${mock.url}/v1/companies/${c.companyId}/tokens -u ${c.clientId}:${c.clientSecret} -H 'Content-Type: application/json' -d '{"grantType":"client_credentials"}'`,
         '',
       ].join('\n'),

@@ -1,10 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { MockState } from '../admin/state.js';
+import { isPostgresUrl } from '../store/data-location.js';
 import type { Store } from '../store/store.js';
-
-/** Whether a --data value names a PostgreSQL database rather than a SQLite file. */
-export const isPostgresUrl = (value: string) => /^postgres(?:ql)?:\/\//i.test(value);
 
 /**
  * --data: the durable store of a mock (src/store/sqlite-store.ts, loaded only when asked for).

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Entity } from './collection.js';
+import { maskUrl } from './data-location.js';
 import { createDirtyWrites } from './dirty-writes.js';
 import { createStore, type MemoryStore, type SharedBatches, type StatePart, type Store } from './store.js';
 
@@ -66,17 +67,6 @@ const BATCH_LOCK = 0x73686d02;
 
 /** The state parts each process keeps for itself: its own random stream (ids never collide across processes). */
 const LOCAL_PARTS = new Set(['random']);
-
-/** A URL as it may be shown: the password replaced. @example maskUrl('postgres://u:pw@h/db') // 'postgres://u:***@h/db' */
-export function maskUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return url.replace(/\/\/([^:/@]*):[^@]*@/, '//$1:***@');
-  }
-}
 
 /** The database cannot be used: the message names it (password masked) and what to do. */
 export class SharedStoreError extends Error {

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -312,5 +313,38 @@ describe('a shared database in a bad state is a clear error, not a hang', () => 
     const list = await expectStatus(call(mock.url, 'GET', '/v1/addresses', { auth: account.auth }), 200, 'addresses after the outage');
     expect(list.items).toEqual([]);
     await expectStatus(call(mock.url, 'POST', '/v1/addresses', { auth: account.auth, body: berlin }), 201, 'address after the outage');
+  }, 60_000);
+});
+
+describe('--workers N: one host, every core, one shared store', () => {
+  it('refuses --workers without a shared store, saying why', async () => {
+    const memory = await runToExit(['--workers', '2']);
+    expect(memory.code).not.toBe(0);
+    expect(memory.output).toContain('--workers 2 needs a store the workers share: add --data postgres://');
+    const sqlite = await runToExit(['--workers', '2', '--data', '/tmp/shipmock-workers.db']);
+    expect(sqlite.code).not.toBe(0);
+    expect(sqlite.output).toContain('a SQLite --data file is locked by the one process that keeps it');
+  });
+
+  it('serves one port from N worker processes that share the database, and restarts a worker that dies', async () => {
+    const url = await cluster.createDatabase();
+    const mock = await startChild(['--data', url, '--workers', '2']);
+    running.push(mock);
+    expect(mock.output()).toContain('workers        2 processes (node:cluster) on this port, one shared store');
+    const workerPids = () => execFileSync('pgrep', ['-P', String(mock.child.pid)]).toString().trim().split('\n').filter(Boolean).map(Number);
+    expect(workerPids()).toHaveLength(2);
+    const account = await newAccount(mock);
+    // Whichever worker takes a connection, each write is read back.
+    for (let i = 0; i < 10; i++) {
+      const created = await expectStatus(call(mock.url, 'POST', '/v1/addresses', { auth: account.auth, body: { ...berlin, name: `Person ${i}` } }), 201, 'address');
+      expect((await call(mock.url, 'GET', `/v1/addresses/${created.id}`, { auth: account.auth })).status).toBe(200);
+    }
+    const [first] = workerPids();
+    process.kill(first, 'SIGKILL');
+    await until('the primary starts the worker again', async () => workerPids(), (pids) => pids.length === 2 && !pids.includes(first), 15_000);
+    // A keep-alive connection the killed worker held is gone (a client sees it reset): a new one is served.
+    const list = await call(mock.url, 'GET', '/v1/addresses?limit=100', { auth: account.auth }).catch(() => call(mock.url, 'GET', '/v1/addresses?limit=100', { auth: account.auth }));
+    expect(list.body.items).toHaveLength(10);
+    expect(await mock.stop()).toBe(0);
   }, 60_000);
 });
