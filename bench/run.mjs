@@ -8,6 +8,8 @@
 // `npm run bench -- --cold`: first and later start of a freshly installed tarball.
 // `npm run bench -- --scale`: RSS and latency of a list and a create at 0, 10k and 100k stored objects.
 // `npm run bench -- --bookings`: inline bookings/s and RSS per booking for each label format.
+// `npm run bench -- --store memory|sqlite|postgres [--workers N]`: one store (PostgreSQL: a
+//   throwaway cluster started here), GET and POST req/s, p99, and database transactions per request.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -374,6 +376,63 @@ async function bookingsRun() {
       target.child.kill('SIGKILL');
     }
   }
+}
+
+/**
+ * --store memory|sqlite|postgres [--workers N]: GET and POST against one store. For PostgreSQL a
+ * throwaway cluster is started (scripts/throwaway-postgres.mjs) and the database's committed
+ * transactions are counted (pg_stat_database): each is one batch of the shared store, two round
+ * trips (open with the lock and the pull; the writes with COMMIT), so round trips per request are
+ * twice transactions per request.
+ */
+async function storeRun(store, workers) {
+  let cluster;
+  let extra = [];
+  let url;
+  if (store === 'sqlite') extra = ['--data', join(mkdtempSync(join(tmpdir(), 'shipmock-bench-')), 'bench.db')];
+  else if (store === 'postgres') {
+    const { startThrowawayPostgres } = await import('../scripts/throwaway-postgres.mjs');
+    cluster = await startThrowawayPostgres();
+    url = await cluster.createDatabase();
+    extra = ['--data', url];
+  } else if (store !== 'memory') throw new Error(`--store memory|sqlite|postgres, not ${store}`);
+  if (workers > 1) extra.push('--workers', String(workers));
+  const commits = async () => {
+    if (!url) return 0;
+    const pg = (await import('pg')).default;
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const { rows } = await client.query('SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()');
+    await client.end();
+    return Number(rows[0].xact_commit);
+  };
+  const target = await startShipmock(extra, `shipmock ${store}`);
+  try {
+    const headers = { Authorization: target.auth };
+    const run = async (name, options) => {
+      const before = await commits();
+      const result = autocannon(options.url, { ...options, headers: { ...headers, ...options.headers } });
+      // pg_stat_database is updated when a backend reports its counters (at most every 500 ms).
+      await new Promise((resolve) => setTimeout(resolve, 1200));
+      const transactions = (await commits()) - before;
+      const requests = result.rps * duration;
+      return { name, ...result, perRequest: url ? (transactions / requests).toFixed(3) : 'n/a' };
+    };
+    const get = await run('GET', { url: target.url + target.getPath });
+    const post = await run('POST', { url: `${target.url}/v1/addresses`, method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(address) });
+    console.log(`\n| store | workers | request | req/s | p50 / p99 ms | database transactions per request | round trips per request |\n|---|---|---|---|---|---|---|`);
+    for (const r of [get, post]) console.log(`| ${store} | ${workers} | ${r.name} | ${r.rps} | ${r.p50} / ${r.p99} | ${r.perRequest} | ${url ? (2 * Number(r.perRequest)).toFixed(3) : 'n/a'} |`);
+  } finally {
+    target.child.kill('SIGKILL');
+    cluster?.stop();
+  }
+}
+
+const storeIndex = process.argv.indexOf('--store');
+if (storeIndex > 0) {
+  const workersIndex = process.argv.indexOf('--workers');
+  await storeRun(process.argv[storeIndex + 1], workersIndex > 0 ? Number(process.argv[workersIndex + 1]) : 1);
+  process.exit(0);
 }
 
 if (process.argv.includes('--bookings')) {

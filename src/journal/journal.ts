@@ -40,6 +40,8 @@ export interface JournalEntry {
    * `invalid-response`, or `not-checked` (no operation matched, or refused before validation).
    */
   validation?: JournalValidation;
+  /** The process that served it, when several share a store (--data postgres://…). */
+  process?: number;
 }
 
 export type JournalValidation = 'valid' | 'invalid-request' | 'invalid-response' | 'not-checked';

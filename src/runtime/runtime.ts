@@ -21,7 +21,8 @@ import { createCallerIdentifier, type CallerIdentifier } from '../rate-limit/cal
 import type { LoginLockout } from '../rate-limit/login-lockout.js';
 import { createRequestLimits, type RequestLimits } from '../rate-limit/request-limits.js';
 import { createStore, type Store } from '../store/store.js';
-import { createJournal, type Journal } from '../journal/journal.js';
+import { createSharedJournal } from '../journal/shared-journal.js';
+import { createJournal, DEFAULT_JOURNAL_CAPACITY, type Journal } from '../journal/journal.js';
 import { scenarioCarrierInterceptor } from '../scenarios/carrier-faults.js';
 import { withScenarioWebhookFaults } from '../scenarios/webhook-faults.js';
 import { createWebhookTransport } from '../events/webhook-post.js';
@@ -152,7 +153,10 @@ export function createRuntime(input: MockOptions = {}, logger?: Logger, deps: Ru
     catalogue: loadCatalogue(),
     carrierInterceptors,
     scenarios,
-    journal: createJournal({ capacity: input.journalSize }),
+    // Shared store: the journal shows the traffic of every process (shared-journal.ts).
+    journal: shared
+      ? createSharedJournal({ capacity: input.journalSize, processNumber: shared.processNumber, feed: shared.feed('journal', input.journalSize ?? DEFAULT_JOURNAL_CAPACITY) })
+      : createJournal({ capacity: input.journalSize }),
     tokenRevocations,
     dispose() {
       stopTakeover?.();

@@ -2,6 +2,7 @@ import pg from 'pg';
 import type { Entity } from './collection.js';
 import { maskUrl } from './data-location.js';
 import { createDirtyWrites } from './dirty-writes.js';
+import { createPostgresFeed } from './postgres-feed.js';
 import { createStore, type MemoryStore, type SharedBatches, type StatePart, type Store } from './store.js';
 
 /**
@@ -58,6 +59,9 @@ const MIGRATIONS: string[] = [
    CREATE TABLE shipmock_parts (name text PRIMARY KEY, value text NOT NULL, change bigint NOT NULL);
    CREATE TABLE shipmock_scopes (scope text PRIMARY KEY, replaced bigint NOT NULL);
    CREATE INDEX shipmock_scopes_replaced ON shipmock_scopes (replaced);`,
+  // 2: feeds every process writes and reads (the journal of all processes, postgres-feed.ts).
+  `CREATE TABLE shipmock_feed (id bigserial PRIMARY KEY, feed text NOT NULL, tag text, body text NOT NULL);
+   CREATE INDEX shipmock_feed_feed_id ON shipmock_feed (feed, id);`,
 ];
 export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;
 
@@ -445,7 +449,18 @@ function createPostgresStore(url: string, firstClient: pg.Client, processNumber:
     });
   }
 
-  const shared: SharedBatches = { enter, settle, run, processNumber };
+  const feeds: { close(): void }[] = [];
+  const shared: SharedBatches = {
+    enter,
+    settle,
+    run,
+    processNumber,
+    feed<T>(name: string, capacity: number) {
+      const feed = createPostgresFeed<T>({ connect: () => connect(url), name, capacity, onError: (error) => options.onError?.(error) });
+      feeds.push(feed);
+      return feed;
+    },
+  };
 
   const store: Store & { shared: SharedBatches } = {
     account: memory.account,
@@ -478,6 +493,7 @@ function createPostgresStore(url: string, firstClient: pg.Client, processNumber:
     close() {
       if (closed) return;
       closed = true;
+      for (const feed of feeds) feed.close();
       const last = previousDone;
       void last.then(() => client?.end()).catch(() => {});
     },

@@ -176,6 +176,21 @@ export interface SharedBatches {
   run(work: () => void): Promise<void>;
   /** This process's number among all that ever used the database (its random stream, its name in logs). */
   readonly processNumber: number;
+  /**
+   * An append-only feed every process writes to and reads from (the journal of all processes):
+   * the newest `capacity` items are kept, in one order for all readers.
+   */
+  feed<T>(name: string, capacity: number): SharedFeed<T>;
+}
+
+/** A feed of a shared store: items published by any process reach every subscriber, in one order. */
+export interface SharedFeed<T> {
+  /** Queues an item (sent within ~100 ms, with the others queued by then); `tag` lets `clear` find it (an account id). */
+  publish(item: T, tag?: string): void;
+  /** Told of every item from now on (its own included, after it went round), and of every clear. */
+  subscribe(onItems: (items: T[]) => void, onClear: (tag?: string) => void): () => void;
+  /** Drops the items with this tag, or all, in every process. */
+  clear(tag?: string): void;
 }
 
 /** The in-memory working set, optionally watched by a durable store. */

@@ -199,6 +199,42 @@ describe('three processes on one PostgreSQL behave as one mock', () => {
     expect(listed.active[0]).toMatchObject({ name: 'fail-twice-then-succeed', hits: 3 });
   }, 60_000);
 
+  it('keeps one journal of every process: each shows the traffic of all three, naming the process that served it, live too', async () => {
+    const { mocks } = await threeProcesses();
+    const account = await newAccount(mocks[0]);
+    // B's live view (server-sent events) is open before the traffic.
+    const controller = new AbortController();
+    const stream = await fetch(`${mocks[1].url}/__admin/journal/stream`, { headers: { 'X-Shipmock-Admin': '1', Accept: 'text/event-stream' }, signal: controller.signal });
+    expect(stream.status).toBe(200);
+    let streamed = '';
+    const reading = (async () => {
+      const decoder = new TextDecoder();
+      try {
+        for await (const chunk of stream.body!) streamed += decoder.decode(chunk as Uint8Array, { stream: true });
+      } catch {
+        // aborted
+      }
+    })();
+    for (const [i, mock] of mocks.entries()) expect((await call(mock.url, 'GET', `/v1/addresses?limit=${i + 1}`, { auth: account.auth })).status).toBe(200);
+    for (const mock of mocks) {
+      const entries = await until(
+        'the journal shows the three requests',
+        async () => (await expectStatus(call(mock.url, 'GET', '/__admin/journal?path=/v1/addresses', { admin: true }), 200, 'journal')).items as any[],
+        (items) => items.length === 3,
+      );
+      expect(entries.map((e) => e.query).sort()).toEqual(['limit=1', 'limit=2', 'limit=3']);
+      expect(new Set(entries.map((e) => e.process)).size).toBe(3);
+    }
+    await until('B streams the request C served', async () => streamed, (text) => text.includes('limit=3'));
+    controller.abort();
+    await reading;
+    // Clearing on one clears them all.
+    await expectStatus(call(mocks[2].url, 'DELETE', '/__admin/journal', { admin: true }), 204, 'clear journal');
+    for (const mock of mocks) {
+      await until('the journal is empty everywhere', async () => (await expectStatus(call(mock.url, 'GET', '/__admin/journal?path=/v1/addresses', { admin: true }), 200, 'journal')).items as any[], (items) => items.length === 0);
+    }
+  }, 60_000);
+
   it('delivers a webhook exactly once while the process that owned it is killed: another adopts it and records every attempt', async () => {
     const received: { deliveryId: string; attempt: number; status: number }[] = [];
     const receiver = createServer((req, res) => {

@@ -662,6 +662,8 @@ export interface components {
             items: components["schemas"]["JournalEntry"][];
         };
         JournalEntry: {
+            /** @description The process that served the request, when several share one store (--data postgres://…); absent otherwise. */
+            process?: number;
             seq: number;
             requestId: string;
             /**

@@ -97,6 +97,12 @@ function Detail({ seq, onClose }: { seq: number; onClose: () => void }) {
       <p>
         Operation <code>{entry.operationId ?? '—'}</code> · account <code>{entry.accountId ?? '—'}</code> · {entry.latencyMs} ms ·
         request id <code>{entry.requestId}</code>
+        {entry.process !== undefined && (
+          <>
+            {' '}
+            · served by process <code>{entry.process}</code>
+          </>
+        )}
         {entry.problem && (
           <>
             {' '}
@@ -108,7 +114,9 @@ function Detail({ seq, onClose }: { seq: number; onClose: () => void }) {
       {copied && <p role="status" class="notice ok">{copied}</p>}
       {!exchange && (
         <p class="notice error">
-          The headers and bodies of this request were not kept: the journal keeps every failed request's, and up to 200 successful ones a second (a load test's requests are sampled), in a few MiB that newer requests overwrite.
+          {entry.process !== undefined
+            ? `The headers and bodies of this request are kept only by the process that served it (process ${entry.process}), and only while it has them: open that process's inspector, or this one if it is that process and the exchange was sampled out.`
+            : 'The headers and bodies of this request were not kept: the journal keeps every failed request\'s, and up to 200 successful ones a second (a load test\'s requests are sampled), in a few MiB that newer requests overwrite.'}
         </p>
       )}
       <pre class="code curl" aria-label="curl command">{curl}</pre>

@@ -1,0 +1,10 @@
+/** A throwaway PostgreSQL cluster (scripts/throwaway-postgres.mjs). */
+export interface ThrowawayPostgres {
+  port: number;
+  /** A new empty database; its URL. */
+  createDatabase(): Promise<string>;
+  /** Stops the server (immediate) and removes its directory. */
+  stop(): void;
+}
+
+export function startThrowawayPostgres(): Promise<ThrowawayPostgres>;

@@ -1,0 +1,46 @@
+import type { SharedFeed } from '../store/store.js';
+import { createJournal, type Journal, type JournalEntry } from './journal.js';
+
+/** What goes round the feed: an entry without this process's sequence number. */
+type FedEntry = Omit<JournalEntry, 'seq'>;
+
+/**
+ * The journal of a process sharing its store with others: the traffic of every process, each
+ * entry naming the process that served it. An entry recorded here is in this journal at once
+ * (with its exchange) and published on the store's feed; entries other processes publish arrive
+ * from the feed (within ~100 ms) without their exchanges, which stay with the process that
+ * served them. Clearing clears every process's journal.
+ *
+ * @example const journal = createSharedJournal({ capacity: 1000, processNumber: 3, feed: store.shared.feed('journal', 1000) });
+ */
+export function createSharedJournal(options: { capacity?: number; processNumber: number; feed: SharedFeed<FedEntry> }): Journal {
+  const journal = createJournal({ capacity: options.capacity });
+  const { feed, processNumber } = options;
+  feed.subscribe(
+    (items) => {
+      for (const item of items) if (item.process !== processNumber) journal.record(item);
+    },
+    (accountId) => void journal.clear(accountId),
+  );
+  return {
+    get capacity() {
+      return journal.capacity;
+    },
+    get size() {
+      return journal.size;
+    },
+    record(input, exchange) {
+      const entry = journal.record({ ...input, process: processNumber }, exchange);
+      const { seq: _seq, ...fed } = entry;
+      feed.publish(fed, entry.accountId);
+      return entry;
+    },
+    get: (seq) => journal.get(seq),
+    subscribe: (listener) => journal.subscribe(listener),
+    find: (filter) => journal.find(filter),
+    clear(accountId) {
+      feed.clear(accountId);
+      return journal.clear(accountId);
+    },
+  };
+}

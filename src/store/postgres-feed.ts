@@ -1,0 +1,169 @@
+import type pg from 'pg';
+import type { SharedFeed } from './store.js';
+
+/** How long a published item waits for others to go in one INSERT. */
+const FLUSH_MS = 100;
+/** Rows read per fetch; a reader far behind fetches again at once. */
+const FETCH_ROWS = 1000;
+/** Readers also look without a notification this often (one missed while reconnecting). */
+const POLL_MS = 1000;
+/** Every this many flushes, rows beyond the capacity are deleted. */
+const TRIM_EVERY = 20;
+
+/**
+ * A feed of the shared store in table `shipmock_feed` (migration 2 of postgres-store.ts): items
+ * are inserted in batches and announced with NOTIFY; each process LISTENs on its own connection
+ * and reads the rows after the last it has, so every process sees every item in the table's
+ * order. The newest `capacity` rows of a feed are kept. Failures (the database away) drop
+ * nothing silently: items stay queued until a flush succeeds, and are reported once.
+ *
+ * @example const feed = createPostgresFeed<Entry>({ connect, name: 'journal', capacity: 1000, onError });
+ */
+export function createPostgresFeed<T>(options: {
+  connect: () => Promise<pg.Client>;
+  name: string;
+  capacity: number;
+  onError: (error: Error) => void;
+}): SharedFeed<T> & { close(): void } {
+  const { name, capacity } = options;
+  const channel = `shipmock_feed_${name.replace(/[^a-z0-9_]/gi, '_')}`;
+  let client: pg.Client | undefined;
+  let connecting: Promise<pg.Client> | undefined;
+  let queued: { body: string; tag?: string }[] = [];
+  let flushTimer: NodeJS.Timeout | undefined;
+  let flushes = 0;
+  let lastId = 0;
+  let started = false;
+  let fetching = false;
+  let fetchAgain = false;
+  let closed = false;
+  let reported = false;
+  const itemListeners = new Set<(items: T[]) => void>();
+  const clearListeners = new Set<(tag?: string) => void>();
+
+  const report = (error: Error) => {
+    if (reported) return;
+    reported = true;
+    options.onError(error);
+  };
+
+  function database(): Promise<pg.Client> {
+    if (client) return Promise.resolve(client);
+    connecting ??= options
+      .connect()
+      .then(async (connected) => {
+        connected.on('error', () => {
+          client = undefined;
+        });
+        connected.on('notification', (message) => {
+          if (message.payload?.startsWith('clear')) {
+            const tag = message.payload.length > 'clear'.length ? message.payload.slice('clear:'.length) : undefined;
+            for (const listener of clearListeners) listener(tag);
+          }
+          void fetch();
+        });
+        await connected.query(`LISTEN ${channel}`);
+        if (!started) {
+          // Readers start from what is in the table now: the feed's newest `capacity` rows.
+          const { rows } = await connected.query<{ id: string }>('SELECT coalesce(max(id), 0) AS id FROM shipmock_feed WHERE feed = $1', [name]);
+          lastId = Math.max(0, Number(rows[0].id) - capacity);
+          started = true;
+        }
+        client = connected;
+        reported = false;
+        return connected;
+      })
+      .finally(() => {
+        connecting = undefined;
+      });
+    return connecting;
+  }
+
+  async function fetch(): Promise<void> {
+    if (fetching) {
+      fetchAgain = true;
+      return;
+    }
+    fetching = true;
+    try {
+      do {
+        fetchAgain = false;
+        const db = await database();
+        const { rows } = await db.query<{ id: string; body: string }>('SELECT id, body FROM shipmock_feed WHERE feed = $1 AND id > $2 ORDER BY id LIMIT $3', [name, lastId, FETCH_ROWS]);
+        if (!rows.length) break;
+        lastId = Number(rows[rows.length - 1].id);
+        const items = rows.map((row) => JSON.parse(row.body) as T);
+        for (const listener of itemListeners) listener(items);
+        if (rows.length === FETCH_ROWS) fetchAgain = true;
+      } while (fetchAgain && !closed);
+    } catch (error) {
+      client = undefined;
+      report(error as Error);
+    } finally {
+      fetching = false;
+    }
+  }
+
+  async function flush(): Promise<void> {
+    flushTimer = undefined;
+    if (!queued.length || closed) return;
+    const batch = queued;
+    queued = [];
+    try {
+      const db = await database();
+      const values = batch.map((item) => `(${db.escapeLiteral(name)}, ${item.tag === undefined ? 'NULL' : db.escapeLiteral(item.tag)}, ${db.escapeLiteral(item.body)})`);
+      const trim = ++flushes % TRIM_EVERY === 0 ? `; DELETE FROM shipmock_feed WHERE feed = ${db.escapeLiteral(name)} AND id <= (SELECT max(id) FROM shipmock_feed WHERE feed = ${db.escapeLiteral(name)}) - ${capacity}` : '';
+      await db.query(`INSERT INTO shipmock_feed (feed, tag, body) VALUES ${values.join(', ')}${trim}; NOTIFY ${channel}`);
+    } catch (error) {
+      // Kept for the next flush (the database may be back by then).
+      queued = batch.concat(queued).slice(-capacity);
+      client = undefined;
+      report(error as Error);
+      schedule(POLL_MS);
+    }
+  }
+
+  function schedule(delay = FLUSH_MS): void {
+    if (flushTimer || closed) return;
+    flushTimer = setTimeout(() => void flush(), delay);
+    flushTimer.unref();
+  }
+
+  const poll = setInterval(() => {
+    if (itemListeners.size) void fetch();
+  }, POLL_MS);
+  poll.unref();
+
+  return {
+    publish(item, tag) {
+      queued.push({ body: JSON.stringify(item), tag });
+      schedule();
+    },
+    subscribe(onItems, onClear) {
+      itemListeners.add(onItems);
+      clearListeners.add(onClear);
+      void database().then(() => fetch(), report);
+      return () => {
+        itemListeners.delete(onItems);
+        clearListeners.delete(onClear);
+      };
+    },
+    clear(tag) {
+      void database()
+        .then((db) =>
+          db.query(
+            tag === undefined
+              ? `DELETE FROM shipmock_feed WHERE feed = ${db.escapeLiteral(name)}; NOTIFY ${channel}, 'clear'`
+              : `DELETE FROM shipmock_feed WHERE feed = ${db.escapeLiteral(name)} AND tag = ${db.escapeLiteral(tag)}; NOTIFY ${channel}, ${db.escapeLiteral(`clear:${tag}`)}`,
+          ),
+        )
+        .catch(report);
+    },
+    close() {
+      closed = true;
+      clearInterval(poll);
+      if (flushTimer) clearTimeout(flushTimer);
+      void client?.end().catch(() => {});
+    },
+  };
+}
