@@ -148,3 +148,20 @@ describe('createLoginLockout', () => {
     expect(lockout.locked('a","b', 'c')).toBeDefined();
   });
 });
+
+describe('rate-limit windows as state (a shared store keeps them)', () => {
+  it('snapshots the running windows and restores them, refusing entries that are not windows', () => {
+    const clock = createClock({ mode: 'manual' });
+    const one = createRequestLimits({ clock, principal: { limit: 3, windowMs: 60_000 } });
+    one.consume('account:a');
+    one.consume('account:a');
+    one.consume('ip:203.0.113.7');
+    const two = createRequestLimits({ clock, principal: { limit: 3, windowMs: 60_000 } });
+    two.restore(JSON.parse(JSON.stringify(one.snapshot())));
+    expect(two.consume('account:a').remaining).toBe(0);
+    expect(two.consume('account:a').limited).toBe(true);
+    expect(two.peek('ip:203.0.113.7').remaining).toBe(two.addresses.config.limit - 1);
+    two.restore([['x', 'not a number', 1], 'junk', null] as never);
+    expect(two.size).toBe(0);
+  });
+});

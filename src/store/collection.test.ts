@@ -77,4 +77,37 @@ describe('Collection', () => {
     c.update({ id: 'id-1', n: 100 });
     expect(ns(c.values())).toEqual([100, 2]);
   });
+
+  describe('applyRemote (another process\'s writes, pulled by a shared store)', () => {
+    it('puts items into their slots in sequence order, replaces and empties slots, and never hands out a used sequence', () => {
+      const seen: [string, number][] = [];
+      const c = new Collection<{ id: string; n: number }>((id, seq) => seen.push([id, seq]));
+      c.insert({ id: 'mine-1', n: 1 });
+      c.applyRemote(3, 'theirs-3', { id: 'theirs-3', n: 3 });
+      c.applyRemote(2, 'theirs-2', { id: 'theirs-2', n: 2 });
+      expect(ns(c.values())).toEqual([1, 2, 3]);
+      expect(c.sequence).toBe(4);
+      c.applyRemote(2, 'theirs-2', { id: 'theirs-2', n: 20 });
+      expect(ns(c.values())).toEqual([1, 20, 3]);
+      c.applyRemote(3, 'theirs-3', undefined);
+      expect(c.has('theirs-3')).toBe(false);
+      expect(ns(c.values())).toEqual([1, 20]);
+      expect(c.insert({ id: 'mine-4', n: 4 }) && c.seqOf('mine-4')).toBe(4);
+      // Only this process's own writes reach the watcher.
+      expect(seen).toEqual([
+        ['mine-1', 1],
+        ['mine-4', 4],
+      ]);
+    });
+
+    it('moves an item that another process re-inserted under a new sequence, and advances past sequences it only heard of', () => {
+      const c = filled(2);
+      c.applyRemote(7, 'id-1', { id: 'id-1', n: 7 });
+      expect(c.values().map((i) => i.id)).toEqual(['id-2', 'id-1']);
+      expect(c.seqOf('id-1')).toBe(7);
+      c.advanceSequence(12);
+      c.advanceSequence(5);
+      expect(c.sequence).toBe(12);
+    });
+  });
 });

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import type { SharedFeed } from '../store/store.js';
+import type { JournalEntry } from './journal.js';
+import { createSharedJournal } from './shared-journal.js';
+
+type Fed = Omit<JournalEntry, 'seq'>;
+
+/** A feed that goes round at once: what is published comes back to every subscriber. */
+function loopbackFeed() {
+  const subscribers: { onItems: (items: Fed[]) => void; onClear: (tag?: string) => void }[] = [];
+  const cleared: (string | undefined)[] = [];
+  const feed: SharedFeed<Fed> = {
+    publish: (item) => subscribers.forEach((s) => s.onItems([item])),
+    subscribe(onItems, onClear) {
+      subscribers.push({ onItems, onClear });
+      return () => {};
+    },
+    clear(tag) {
+      cleared.push(tag);
+      subscribers.forEach((s) => s.onClear(tag));
+    },
+  };
+  return { feed, cleared };
+}
+
+const entry = (path: string, accountId?: string) => ({ requestId: path, at: '2026-03-02T08:00:00.000Z', method: 'GET', path, outcome: 'answered' as const, status: 200, latencyMs: 1, accountId });
+
+describe('the journal of processes sharing a store', () => {
+  it('shows what every process served, each entry naming its process', () => {
+    const { feed } = loopbackFeed();
+    const one = createSharedJournal({ processNumber: 1, feed });
+    const two = createSharedJournal({ processNumber: 2, feed });
+    one.record(entry('/v1/addresses', 'a'));
+    two.record(entry('/v1/parcels', 'b'));
+    for (const journal of [one, two]) {
+      expect(journal.find().map((e) => [e.path, e.process])).toEqual([
+        ['/v1/addresses', 1],
+        ['/v1/parcels', 2],
+      ]);
+    }
+    // Each process's own entry is recorded once (not again when the feed brings it back).
+    expect(one.size).toBe(2);
+    expect(two.get(two.find({ path: '/v1/addresses' })[0].seq)?.entry.process).toBe(1);
+  });
+
+  it('clears in every process, one account or all', () => {
+    const { feed, cleared } = loopbackFeed();
+    const one = createSharedJournal({ processNumber: 1, feed });
+    const two = createSharedJournal({ processNumber: 2, feed });
+    one.record(entry('/v1/addresses', 'a'));
+    two.record(entry('/v1/parcels', 'b'));
+    two.clear('a');
+    expect(one.find().map((e) => e.accountId)).toEqual(['b']);
+    expect(two.find().map((e) => e.accountId)).toEqual(['b']);
+    one.clear();
+    expect(two.size).toBe(0);
+    expect(cleared).toEqual(['a', undefined]);
+  });
+});
