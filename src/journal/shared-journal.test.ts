@@ -23,7 +23,7 @@ function loopbackFeed() {
   return { feed, cleared };
 }
 
-const entry = (path: string, accountId?: string) => ({ requestId: path, at: '2026-03-02T08:00:00.000Z', method: 'GET', path, outcome: 'answered' as const, status: 200, latencyMs: 1, accountId });
+const entry = (path: string, accountId?: string) => ({ requestId: path, at: '2026-03-02T08:00:00.000Z', method: 'GET', path, outcome: 'completed' as const, status: 200, latencyMs: 1, accountId });
 
 describe('the journal of processes sharing a store', () => {
   it('shows what every process served, each entry naming its process', () => {

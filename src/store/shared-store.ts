@@ -1,0 +1,367 @@
+import type { Entity } from './collection.js';
+import { createDirtyWrites } from './dirty-writes.js';
+import { createStore, type MemoryStore, type SharedBatches, type SharedFeed, type StatePart, type Store } from './store.js';
+
+/**
+ * The engine of a store several processes share (docs/scaling.md): each process keeps the
+ * memory store as its working set, as the SQLite store does, so reads cost what they cost in
+ * memory. What keeps the copies one mock is the batch: every piece of work that reads or writes
+ * state (a request, a timer) runs inside a batch, and a batch is
+ *
+ *   take the database's one lock and a change number; pull every row changed since this
+ *   process last looked; … the work of every request that joined the batch …;
+ *   write what they changed; commit (releasing the lock)
+ *
+ * Batches of all processes therefore run one at a time, each starting from everything the
+ * others committed: a write acknowledged anywhere is read by the next request everywhere;
+ * sequences, tracking numbers, rate-limit windows and scenario counters are drawn from current
+ * state; a tracker step that falls due is recorded by whichever batch sees it first and found
+ * done by the others.
+ *
+ * The database is a `SharedBackend`: PostgreSQL (postgres-store.ts: hosts anywhere) or a SQLite
+ * file (sqlite-shared-store.ts: the workers of one host). Rows carry the `change` number of the
+ * batch that wrote them (taken under the lock, so numbers follow commit order); a deleted item
+ * stays as a row without a body until its scope is replaced, so other processes learn of it.
+ */
+export interface SharedStoreOptions {
+  /** Reports a failed background batch (requests get a 503 instead). */
+  onError?: (error: Error) => void;
+  /** A member that has not settled after this long no longer holds its batch (default 2 s). */
+  memberTimeoutMs?: number;
+}
+
+/** Rows as the engine reads and writes them: [scope, collection, seq, id, body or null (deleted)]. */
+export type ItemRow = [scope: string, collection: string, seq: number, id: string, body: string | null];
+export type CollectionRow = [scope: string, collection: string, nextSeq: number];
+export type ValueRow = [scope: string, key: string, value: string | null];
+export type PartRow = [name: string, value: string];
+
+/** What other processes committed since a change number. */
+export interface PulledRows {
+  scopes: { scope: string }[];
+  items: { scope: string; collection: string; seq: string | number; id: string; body: string | null }[];
+  collections: { scope: string; collection: string; next_seq: string | number }[];
+  values: { scope: string; key: string; value: string | null }[];
+  parts: { name: string; value: string }[];
+}
+
+/** What one batch writes: its change number, scopes replaced whole, and the rows it changed. */
+export interface WriteSet {
+  change: number;
+  replaced: string[];
+  items: ItemRow[];
+  collections: CollectionRow[];
+  values: ValueRow[];
+  parts: PartRow[];
+}
+
+/** The database under a shared store. */
+export interface SharedBackend {
+  /** Begins a transaction holding the one lock, takes the next change number and reads every row changed after `since`. */
+  open(since: number): Promise<{ change: number; rows: PulledRows }>;
+  /** Writes the batch's rows and commits (the lock goes with the commit). */
+  commit(writes: WriteSet): Promise<void>;
+  /** After a failure: gives up the transaction and the connection; the next `open` starts afresh. */
+  abandon(): void;
+  /** An append-only feed of every process (the journal). */
+  feed<T>(name: string, capacity: number, onError: (error: Error) => void): SharedFeed<T> & { close(): void };
+  /** Releases the connection. */
+  close(): Promise<void>;
+}
+
+/** The state parts each process keeps for itself: its own random stream (ids never collide across processes). */
+const LOCAL_PARTS = new Set(['random']);
+
+interface Batch {
+  /** Members that have not settled yet. */
+  pending: Set<object>;
+  /** Still taking members (until it is open and one turn of the event loop has passed). */
+  admitting: boolean;
+  opened: Promise<void>;
+  done: Promise<void>;
+  finish(error?: Error): void;
+  committing: boolean;
+  change: number;
+}
+
+export function createSharedStore(backend: SharedBackend, processNumber: number, options: SharedStoreOptions = {}): Store & { shared: SharedBatches } {
+  const memberTimeoutMs = options.memberTimeoutMs ?? 2000;
+  const dirty = createDirtyWrites(() => {
+    // A write outside any batch (a delivery's outcome arriving from the network) is pushed by a batch soon.
+    if (!current && !closed) scheduleBackgroundBatch();
+  });
+  const memory: MemoryStore = createStore(dirty.watcher);
+  const parts = new Map<string, { part: StatePart; saved?: string }>();
+  /** Part values pulled before the part was registered. */
+  const pulledParts = new Map<string, string>();
+  /** The change number this copy has applied everything up to. */
+  let lastSeen = 0;
+  /** The copy may differ from the database (a commit failed half-way): the next batch loads everything again. */
+  let reloadNeeded = false;
+  let current: Batch | undefined;
+  let previousDone: Promise<void> = Promise.resolve();
+  let closed = false;
+  const members = new Map<object, Batch>();
+  /** Members whose batch committed without them (they took too long): their writes need a batch of their own. */
+  const expired = new WeakSet<object>();
+
+  function dropConnection(): void {
+    backend.abandon();
+    // Another process may have committed anything meanwhile, and our last commit may or may not have landed.
+    reloadNeeded = true;
+  }
+
+  async function open(batch: Batch): Promise<void> {
+    if (reloadNeeded) {
+      lastSeen = 0;
+      dirty.clear();
+      dirty.muted(() => {
+        for (const [key] of [...memory.scopeEntries()]) memory.dropScope(key);
+      });
+      for (const entry of parts.values()) entry.saved = undefined;
+    }
+    const { change, rows } = await backend.open(lastSeen);
+    batch.change = change;
+    apply(rows);
+    reloadNeeded = false;
+    // Everything committed before this batch took its number is applied now.
+    lastSeen = batch.change - 1;
+  }
+
+  /** Puts what other processes committed into the working set; none of it is a write of ours. */
+  function apply(rows: PulledRows): void {
+    dirty.muted(() => {
+      for (const { scope } of rows.scopes) memory.dropScope(scope);
+      for (const row of rows.items) {
+        memory.scopeAt(row.scope).collection<Entity>(row.collection).applyRemote(Number(row.seq), row.id, row.body === null ? undefined : JSON.parse(row.body));
+      }
+      for (const row of rows.collections) memory.scopeAt(row.scope).collection<Entity>(row.collection).advanceSequence(Number(row.next_seq));
+      for (const row of rows.values) {
+        const values = memory.scopeAt(row.scope).values;
+        if (row.value === null) values.delete(row.key);
+        else values.set(row.key, JSON.parse(row.value));
+      }
+    });
+    // Parts last and not muted: a clock set forward fires the timers now due, and what they
+    // write (a tracker's next scan) is this batch's write.
+    for (const { name, value } of rows.parts) {
+      const entry = parts.get(name);
+      if (!entry) {
+        pulledParts.set(name, value);
+        continue;
+      }
+      entry.saved = value;
+      entry.part.restore(JSON.parse(value));
+    }
+  }
+
+  /** What the batch changed, as rows (read from the working set now: ten updates of an item are one row). */
+  function writeSet(change: number, changed: [string, string][]): WriteSet {
+    const set: WriteSet = { change, replaced: [...dirty.replaced], items: [], collections: [], values: [], parts: changed };
+    // Keyed: one row per collection (a statement cannot update one row twice).
+    const collections = new Map<string, CollectionRow>();
+    for (const key of dirty.replaced) {
+      const live = memory.existingScope(key);
+      if (!live) continue;
+      for (const name of live.collectionNames()) {
+        const collection = live.existing<Entity>(name)!;
+        for (const item of collection.values()) set.items.push([key, name, collection.seqOf(item.id)!, item.id, JSON.stringify(item)]);
+        collections.set(`${key}\n${name}`, [key, name, collection.sequence]);
+      }
+      for (const [name, value] of live.values) set.values.push([key, name, JSON.stringify(value ?? null)]);
+    }
+    // A replaced scope was written whole above; its later writes are in that.
+    for (const [key, byCollection] of dirty.items) {
+      if (dirty.replaced.has(key)) continue;
+      const live = memory.existingScope(key);
+      for (const [name, slots] of byCollection) {
+        const collection = live?.existing<Entity>(name);
+        for (const [seq, id] of slots) {
+          // The slot still holds the item: its body; else it was deleted: a row without one.
+          const value = collection?.seqOf(id) === seq ? collection.get(id) : undefined;
+          set.items.push([key, name, seq, id, value ? JSON.stringify(value) : null]);
+        }
+        if (collection) collections.set(`${key}\n${name}`, [key, name, collection.sequence]);
+      }
+    }
+    for (const [key, names] of dirty.values) {
+      if (dirty.replaced.has(key)) continue;
+      const values = memory.existingScope(key)?.values;
+      for (const name of names) set.values.push([key, name, values?.has(name) ? JSON.stringify(values.get(name) ?? null) : null]);
+    }
+    set.collections = [...collections.values()];
+    return set;
+  }
+
+  function changedParts(): [string, string][] {
+    const out: [string, string][] = [];
+    for (const [name, entry] of parts) {
+      if (LOCAL_PARTS.has(name)) continue;
+      const json = JSON.stringify(entry.part.snapshot() ?? null);
+      if (json !== entry.saved) out.push([name, json]);
+    }
+    return out;
+  }
+
+  async function commit(batch: Batch): Promise<void> {
+    const touchedParts = changedParts();
+    await backend.commit(writeSet(batch.change, touchedParts));
+    dirty.clear();
+    for (const [name, json] of touchedParts) parts.get(name)!.saved = json;
+    lastSeen = batch.change;
+  }
+
+  function newBatch(): Batch {
+    let finish!: (error?: Error) => void;
+    const done = new Promise<void>((resolve, reject) => {
+      finish = (error) => (error ? reject(error) : resolve());
+    });
+    // Members wait on `done`; a batch nobody waits on must not be an unhandled rejection.
+    done.catch(() => {});
+    const batch: Batch = { pending: new Set(), admitting: true, opened: Promise.resolve(), done, finish, committing: false, change: 0 };
+    const after = previousDone;
+    previousDone = done.catch(() => {});
+    batch.opened = after.then(() => {
+      if (closed) throw new Error('the store is closed');
+      return open(batch);
+    });
+    batch.opened.then(
+      () =>
+        setImmediate(() => {
+          batch.admitting = false;
+          maybeCommit(batch);
+        }),
+      (error: Error) => {
+        batch.admitting = false;
+        if (current === batch) current = undefined;
+        for (const member of batch.pending) members.delete(member);
+        dropConnection();
+        reloadNeeded = true;
+        batch.finish(error);
+      },
+    );
+    return batch;
+  }
+
+  function maybeCommit(batch: Batch): void {
+    if (batch.admitting || batch.committing || batch.pending.size) return;
+    batch.committing = true;
+    if (current === batch) current = undefined;
+    commit(batch).then(
+      () => batch.finish(),
+      (error: Error) => {
+        // What this batch wrote may or may not be in the database: ask it again next time.
+        dropConnection();
+        reloadNeeded = true;
+        batch.finish(error);
+      },
+    );
+  }
+
+  function enter(member: object): Promise<void> {
+    if (closed) return Promise.reject(new Error('the store is closed'));
+    if (!current || !current.admitting) current = newBatch();
+    const batch = current;
+    batch.pending.add(member);
+    members.set(member, batch);
+    // A member that never settles (a handler waiting on a slow carrier) must not hold every process.
+    // Its writes after that go with a later batch (settle finds it no longer a member).
+    const timer = setTimeout(() => {
+      if (!batch.pending.delete(member)) return;
+      members.delete(member);
+      expired.add(member);
+      maybeCommit(batch);
+    }, memberTimeoutMs);
+    timer.unref();
+    return batch.opened.then(() => clearTimeout(timer), (error) => {
+      clearTimeout(timer);
+      throw error;
+    });
+  }
+
+  /** Idempotent: a member settled twice (answered, then its connection closed) settles once. */
+  function settle(member: object): Promise<void> {
+    const batch = members.get(member);
+    members.delete(member);
+    if (!batch) {
+      if (!expired.has(member)) return Promise.resolve();
+      expired.delete(member);
+      return run(() => {});
+    }
+    batch.pending.delete(member);
+    maybeCommit(batch);
+    return batch.done;
+  }
+
+  async function run(work: () => void): Promise<void> {
+    const member = {};
+    await enter(member);
+    try {
+      work();
+    } finally {
+      await settle(member);
+    }
+  }
+
+  let backgroundScheduled = false;
+  function scheduleBackgroundBatch(): void {
+    if (backgroundScheduled) return;
+    backgroundScheduled = true;
+    setImmediate(() => {
+      backgroundScheduled = false;
+      run(() => {}).catch((error: Error) => options.onError?.(error));
+    });
+  }
+
+  const feeds: { close(): void }[] = [];
+  const shared: SharedBatches = {
+    enter,
+    settle,
+    run,
+    processNumber,
+    feed<T>(name: string, capacity: number) {
+      const feed = backend.feed<T>(name, capacity, (error) => options.onError?.(error));
+      feeds.push(feed);
+      return feed;
+    },
+  };
+
+  const store: Store & { shared: SharedBatches } = {
+    account: memory.account,
+    hasAccount: memory.hasAccount,
+    accountIds: memory.accountIds,
+    company: memory.company,
+    get global() {
+      return memory.global;
+    },
+    get system() {
+      return memory.system;
+    },
+    reset: memory.reset,
+    snapshot: memory.snapshot,
+    restore: memory.restore,
+    durable: true,
+    part(name, part) {
+      const pulled = pulledParts.get(name);
+      pulledParts.delete(name);
+      if (pulled !== undefined && !LOCAL_PARTS.has(name)) part.restore(JSON.parse(pulled));
+      parts.set(name, { part, saved: LOCAL_PARTS.has(name) ? undefined : pulled });
+    },
+    // Requests commit through their batch (settle); work outside one gets a batch of its own.
+    commit() {
+      if (!dirty.empty || changedParts().length) scheduleBackgroundBatch();
+    },
+    touch() {
+      if (!current) scheduleBackgroundBatch();
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      for (const feed of feeds) feed.close();
+      const last = previousDone;
+      void last.then(() => backend.close()).catch(() => {});
+    },
+    shared,
+  };
+  return store;
+}
