@@ -75,7 +75,8 @@ const USAGE = `Usage: shipmock serve [options]
   --webhook-hosts LIST     hosts Event Channel webhooks may point at, comma-separated or repeated:
                            host, *.suffix, either with :port (default: any host)
   --workers N              N processes on one port sharing one store (node:cluster; needs
-                           --data postgres://…), so every core serves (default 1)
+                           --data postgres://… or a --data FILE they create), so every core serves
+                           (default 1)
   --tls                    serve HTTPS with a self-signed certificate generated at start
   --cert FILE --key FILE   serve HTTPS with this PEM certificate and key
 ${CONTROL_PLANE_USAGE}`;
@@ -98,8 +99,7 @@ async function serve(argv: string[]): Promise<void> {
   const workers = flags.workers ?? 1;
   checkWorkers(workers, controlPlane.data);
   if (workers > 1 && cluster.isPrimary) {
-    await runPrimary(workers, (line) => logger.warn(line));
-    process.exit(0);
+    process.exit(await runPrimary(workers, (line) => logger.warn(line)));
   }
   const worker = workerNumber();
   const mock = await startMock({
@@ -128,6 +128,7 @@ async function serve(argv: string[]): Promise<void> {
     bodyLimit: flags['body-limit'] ? parseByteSize(flags['body-limit'], '--body-limit') : undefined,
     webhooks: flags['webhook-hosts'] ? { allowedHosts: splitList(flags['webhook-hosts']) } : undefined,
     tls: flags.tls,
+    sharedData: workers > 1,
     cert: flags.cert,
     key: flags.key,
     ...controlPlane,

@@ -26,6 +26,8 @@ export interface StartOptions extends MockOptions, TlsOptions {
    * committed before its response, so a killed process loses no acknowledged write. Not with stateFile.
    */
   data?: string;
+  /** The data is shared with other processes (`--workers`): a SQLite file in the shared layout. PostgreSQL always is. */
+  sharedData?: boolean;
   /** Slow-client limits: headers/request/keep-alive timeouts, connection cap (README, Slow clients). */
   connections?: ConnectionLimits;
 }
@@ -57,7 +59,7 @@ export async function startMock(options: StartOptions = {}): Promise<RunningMock
   const saved = options.stateFile ? readStateFile(options.stateFile, options.tokenSecret) : undefined;
   let runtime: MockRuntime | undefined;
   const durable = options.data
-    ? await openDataFile(options.data, { tokenSecret: options.tokenSecret, onError: (error) => runtime?.logger.error({ err: error }, 'background commit failed') })
+    ? await openDataFile(options.data, { tokenSecret: options.tokenSecret, shared: options.sharedData, onError: (error) => runtime?.logger.error({ err: error }, 'background commit failed') })
     : undefined;
   const tokenSecret = durable?.tokenSecret ?? saved?.tokenSecret;
   try {

@@ -12,12 +12,16 @@ import type { Store } from '../store/store.js';
  *
  * @example const { store, tokenSecret } = await openDataFile('/var/lib/shipmock/mock.db');
  */
-export async function openDataFile(path: string, options: { tokenSecret?: string; onError?: (error: Error) => void } = {}): Promise<{ store: Store; tokenSecret: string }> {
+export async function openDataFile(path: string, options: { tokenSecret?: string; onError?: (error: Error) => void; shared?: boolean } = {}): Promise<{ store: Store; tokenSecret: string }> {
   if (isPostgresUrl(path)) {
     // A database several processes share; the token secret is kept in it (src/store/postgres-store.ts).
     const { openPostgresStore } = await import('../store/postgres-store.js');
     return openPostgresStore(path, options);
   }
+  // The workers of one host share a SQLite file in the shared layout; a file in that layout is
+  // opened that way by any process (src/store/sqlite-shared-store.ts).
+  const sharedSqlite = await import('../store/sqlite-shared-store.js').then((m) => (options.shared || m.isSharedDataFile(path) ? m : undefined));
+  if (sharedSqlite) return sharedSqlite.openSharedSqliteStore(path, options);
   const { openSqliteStore } = await import('../store/sqlite-store.js');
   const store = openSqliteStore(path, { onError: options.onError });
   let tokenSecret = options.tokenSecret ?? randomBytes(32).toString('hex');

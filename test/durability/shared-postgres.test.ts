@@ -356,10 +356,7 @@ describe('--workers N: one host, every core, one shared store', () => {
   it('refuses --workers without a shared store, saying why', async () => {
     const memory = await runToExit(['--workers', '2']);
     expect(memory.code).not.toBe(0);
-    expect(memory.output).toContain('--workers 2 needs a store the workers share: add --data postgres://');
-    const sqlite = await runToExit(['--workers', '2', '--data', '/tmp/shipmock-workers.db']);
-    expect(sqlite.code).not.toBe(0);
-    expect(sqlite.output).toContain('a SQLite --data file is locked by the one process that keeps it');
+    expect(memory.output).toContain('--workers 2 needs a store the workers share: add --data FILE (SQLite, this host) or --data postgres://');
   });
 
   it('serves one port from N worker processes that share the database, and restarts a worker that dies', async () => {

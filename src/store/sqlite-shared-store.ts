@@ -1,0 +1,319 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, closeSync, existsSync, openSync, statSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { createSharedStore, type PulledRows, type SharedBackend, type SharedStoreOptions } from './shared-store.js';
+import { DataFileError } from './sqlite-store.js';
+import type { SharedFeed, Store } from './store.js';
+
+/**
+ * The shared store on a SQLite file, for the workers of one host (`--workers N --data FILE`):
+ * the batch engine of shared-store.ts over SQLite in WAL mode. The lock is SQLite's own write
+ * lock (BEGIN IMMEDIATE), asked for without blocking the event loop: a busy database is tried
+ * again on the next turn, for at most LOCK_WAIT_MS. A file in this layout is opened with this
+ * store whether or not --workers is given (one process is a cluster of one); a file of the
+ * one-process layout (sqlite-store.ts) is refused for --workers with the reason.
+ *
+ * Journal feed: a table read every FEED_POLL_MS (SQLite has no NOTIFY); a clear is a row in it.
+ */
+export interface SharedSqliteOptions extends SharedStoreOptions {
+  tokenSecret?: string;
+}
+
+/** The layout version of shared files; the one-process layout keeps its own (sqlite-store.ts). */
+const SHARED_LAYOUT_VERSION = 1;
+/** How long a batch waits for another process's batch before the request gets a 503. */
+const LOCK_WAIT_MS = 10_000;
+const FEED_POLL_MS = 200;
+const FEED_FLUSH_MS = 100;
+
+const SCHEMA = `
+  CREATE TABLE shipmock_counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+  INSERT INTO shipmock_counters (name, value) VALUES ('change', 0), ('process', 0);
+  CREATE TABLE shipmock_items (scope TEXT NOT NULL, collection TEXT NOT NULL, seq INTEGER NOT NULL, id TEXT NOT NULL, body TEXT, change INTEGER NOT NULL, PRIMARY KEY (scope, collection, seq)) WITHOUT ROWID;
+  CREATE INDEX shipmock_items_change ON shipmock_items (change);
+  CREATE TABLE shipmock_collections (scope TEXT NOT NULL, collection TEXT NOT NULL, next_seq INTEGER NOT NULL, change INTEGER NOT NULL, PRIMARY KEY (scope, collection)) WITHOUT ROWID;
+  CREATE INDEX shipmock_collections_change ON shipmock_collections (change);
+  CREATE TABLE shipmock_values (scope TEXT NOT NULL, key TEXT NOT NULL, value TEXT, change INTEGER NOT NULL, PRIMARY KEY (scope, key)) WITHOUT ROWID;
+  CREATE INDEX shipmock_values_change ON shipmock_values (change);
+  CREATE TABLE shipmock_parts (name TEXT PRIMARY KEY, value TEXT NOT NULL, change INTEGER NOT NULL) WITHOUT ROWID;
+  CREATE TABLE shipmock_scopes (scope TEXT PRIMARY KEY, replaced INTEGER NOT NULL) WITHOUT ROWID;
+  CREATE INDEX shipmock_scopes_replaced ON shipmock_scopes (replaced);
+  CREATE TABLE shipmock_feed (id INTEGER PRIMARY KEY AUTOINCREMENT, feed TEXT NOT NULL, tag TEXT, body TEXT NOT NULL);
+  CREATE INDEX shipmock_feed_feed_id ON shipmock_feed (feed, id);
+`;
+
+const isBusy = (error: unknown) => /^SQLITE_BUSY/.test((error as { code?: string }).code ?? '');
+const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 1));
+
+/** Opens a connection in WAL mode that never blocks on a busy database (the callers retry). */
+function connect(path: string): Database.Database {
+  const db = new Database(path, { timeout: 0 });
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  return db;
+}
+
+/** Begins a write transaction, waiting (without blocking the event loop) while another process writes. */
+async function beginWrite(db: Database.Database, what: string): Promise<void> {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      db.exec('BEGIN IMMEDIATE');
+      return;
+    } catch (error) {
+      if (!isBusy(error)) throw error;
+      if (Date.now() > deadline) throw new Error(`${what}: the data file stayed locked by another process for ${LOCK_WAIT_MS} ms`);
+      await nextTurn();
+    }
+  }
+}
+
+/** Runs `work` in a write transaction (see beginWrite). */
+async function writeTransaction<T>(db: Database.Database, work: () => T, what: string): Promise<T> {
+  await beginWrite(db, what);
+  try {
+    const result = work();
+    db.exec('COMMIT');
+    return result;
+  } catch (error) {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    throw error;
+  }
+}
+
+/** Whether the file is a shared-layout data file (a process of `--workers` wrote it). */
+export function isSharedDataFile(path: string): boolean {
+  if (!existsSync(path) || statSync(path).size === 0) return false;
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true, timeout: 1000 });
+    return Boolean(db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'shipmock_counters'").get());
+  } catch {
+    return false;
+  } finally {
+    db?.close();
+  }
+}
+
+/**
+ * @example const { store, tokenSecret } = await openSharedSqliteStore('/var/lib/shipmock/team.db');
+ */
+export async function openSharedSqliteStore(path: string, options: SharedSqliteOptions = {}): Promise<{ store: Store; tokenSecret: string; processNumber: number }> {
+  const isNew = !existsSync(path) || statSync(path).size === 0;
+  if (isNew) {
+    closeSync(openSync(path, 'a', 0o600));
+    chmodSync(path, 0o600);
+  }
+  let db: Database.Database;
+  try {
+    db = connect(path);
+  } catch (error) {
+    throw new DataFileError(path, `cannot be opened (${(error as Error).message})`, 'Check the path and its permissions.');
+  }
+  try {
+    const { tokenSecret, processNumber } = await writeTransaction(
+      db,
+      () => {
+        const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").pluck().all() as string[];
+        if (!tables.includes('shipmock_counters')) {
+          if (tables.length) {
+            throw new DataFileError(path, 'was written by a mock of one process (or is not a shipmock file)', 'Give --workers a new --data file; the workers create it. (To move state over: GET /__admin/state from the old mock, PUT it to the new one.)');
+          }
+          db.exec(`CREATE TABLE shipmock_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID; ${SCHEMA}`);
+          db.prepare("INSERT INTO shipmock_meta (key, value) VALUES ('layout', ?), ('token_secret', ?)").run(String(SHARED_LAYOUT_VERSION), randomBytes(32).toString('hex'));
+        }
+        const layout = Number(db.prepare("SELECT value FROM shipmock_meta WHERE key = 'layout'").pluck().get());
+        if (layout > SHARED_LAYOUT_VERSION) throw new DataFileError(path, `was written by a newer shipmock (shared layout ${layout}; this one reads up to ${SHARED_LAYOUT_VERSION})`, 'Run the newer shipmock, or start this one with a new --data file.');
+        const saved = db.prepare("SELECT value FROM shipmock_meta WHERE key = 'token_secret'").pluck().get() as string;
+        const number = db.prepare("UPDATE shipmock_counters SET value = value + 1 WHERE name = 'process' RETURNING value").pluck().get() as number;
+        return { tokenSecret: options.tokenSecret ?? saved, processNumber: number };
+      },
+      'start',
+    );
+    const store = createSharedStore(createSqliteBackend(path, db), processNumber, options);
+    await store.shared.run(() => {});
+    return { store, tokenSecret, processNumber };
+  } catch (error) {
+    db.close();
+    if (error instanceof DataFileError) throw error;
+    throw new DataFileError(path, `cannot be used (${(error as Error).message})`, 'Check the file, or start with a new --data file.');
+  }
+}
+
+function createSqliteBackend(path: string, db: Database.Database): SharedBackend {
+  const sql = {
+    change: db.prepare("UPDATE shipmock_counters SET value = value + 1 WHERE name = 'change' RETURNING value").pluck(),
+    scopes: db.prepare('SELECT scope FROM shipmock_scopes WHERE replaced > ?'),
+    items: db.prepare('SELECT scope, collection, seq, id, body FROM shipmock_items WHERE change > ? ORDER BY scope, collection, seq'),
+    collections: db.prepare('SELECT scope, collection, next_seq FROM shipmock_collections WHERE change > ?'),
+    values: db.prepare('SELECT scope, key, value FROM shipmock_values WHERE change > ?'),
+    parts: db.prepare('SELECT name, value FROM shipmock_parts WHERE change > ?'),
+    dropItems: db.prepare('DELETE FROM shipmock_items WHERE scope = ?'),
+    dropCollections: db.prepare('DELETE FROM shipmock_collections WHERE scope = ?'),
+    dropValues: db.prepare('DELETE FROM shipmock_values WHERE scope = ?'),
+    replaced: db.prepare('INSERT INTO shipmock_scopes (scope, replaced) VALUES (?, ?) ON CONFLICT (scope) DO UPDATE SET replaced = excluded.replaced'),
+    item: db.prepare('INSERT INTO shipmock_items (scope, collection, seq, id, body, change) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (scope, collection, seq) DO UPDATE SET id = excluded.id, body = excluded.body, change = excluded.change'),
+    collection: db.prepare('INSERT INTO shipmock_collections (scope, collection, next_seq, change) VALUES (?, ?, ?, ?) ON CONFLICT (scope, collection) DO UPDATE SET next_seq = MAX(shipmock_collections.next_seq, excluded.next_seq), change = excluded.change'),
+    value: db.prepare('INSERT INTO shipmock_values (scope, key, value, change) VALUES (?, ?, ?, ?) ON CONFLICT (scope, key) DO UPDATE SET value = excluded.value, change = excluded.change'),
+    part: db.prepare('INSERT INTO shipmock_parts (name, value, change) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value, change = excluded.change'),
+  };
+
+  return {
+    async open(since) {
+      await beginWrite(db, 'batch');
+      const change = sql.change.get() as number;
+      const rows: PulledRows = {
+        scopes: sql.scopes.all(since) as PulledRows['scopes'],
+        items: sql.items.all(since) as PulledRows['items'],
+        collections: sql.collections.all(since) as PulledRows['collections'],
+        values: sql.values.all(since) as PulledRows['values'],
+        parts: sql.parts.all(since) as PulledRows['parts'],
+      };
+      return { change, rows };
+    },
+    async commit(writes) {
+      try {
+        for (const scope of writes.replaced) {
+          sql.dropItems.run(scope);
+          sql.dropCollections.run(scope);
+          sql.dropValues.run(scope);
+          sql.replaced.run(scope, writes.change);
+        }
+        for (const [scope, collection, seq, id, body] of writes.items) sql.item.run(scope, collection, seq, id, body, writes.change);
+        for (const [scope, collection, nextSeq] of writes.collections) sql.collection.run(scope, collection, nextSeq, writes.change);
+        for (const [scope, key, value] of writes.values) sql.value.run(scope, key, value, writes.change);
+        for (const [name, value] of writes.parts) sql.part.run(name, value, writes.change);
+        db.exec('COMMIT');
+      } catch (error) {
+        if (db.inTransaction) db.exec('ROLLBACK');
+        throw error;
+      }
+    },
+    abandon() {
+      try {
+        if (db.inTransaction) db.exec('ROLLBACK');
+      } catch {
+        // nothing more to give up
+      }
+    },
+    feed(name, capacity, onError) {
+      return createSqliteFeed(path, name, capacity, onError);
+    },
+    async close() {
+      db.close();
+    },
+  };
+}
+
+/** A feed in table shipmock_feed, read every FEED_POLL_MS on a connection of its own. */
+function createSqliteFeed<T>(path: string, name: string, capacity: number, onError: (error: Error) => void): SharedFeed<T> & { close(): void } {
+  const db = connect(path);
+  const select = db.prepare('SELECT id, tag, body FROM shipmock_feed WHERE feed = ? AND id > ? ORDER BY id LIMIT 1000');
+  const insert = db.prepare('INSERT INTO shipmock_feed (feed, tag, body) VALUES (?, ?, ?)');
+  const dropAll = db.prepare('DELETE FROM shipmock_feed WHERE feed = ? AND id < ?');
+  const dropTag = db.prepare('DELETE FROM shipmock_feed WHERE feed = ? AND tag = ? AND id < ?');
+  const trim = db.prepare('DELETE FROM shipmock_feed WHERE feed = ? AND id <= (SELECT max(id) FROM shipmock_feed WHERE feed = ?) - ?');
+  // Readers start from what is in the file now: the feed's newest `capacity` rows.
+  let lastId = Math.max(0, ((db.prepare('SELECT coalesce(max(id), 0) FROM shipmock_feed WHERE feed = ?').pluck().get(name) as number) ?? 0) - capacity);
+  let queued: { body: string; tag?: string }[] = [];
+  let flushing = false;
+  let closed = false;
+  let reported = false;
+  const itemListeners = new Set<(items: T[]) => void>();
+  const clearListeners = new Set<(tag?: string) => void>();
+  const report = (error: Error) => {
+    if (!reported) onError(error);
+    reported = true;
+  };
+
+  function read(): void {
+    if (closed || !itemListeners.size) return;
+    try {
+      for (;;) {
+        const rows = select.all(name, lastId) as { id: number; tag: string | null; body: string }[];
+        if (!rows.length) return;
+        lastId = rows[rows.length - 1].id;
+        const items: T[] = [];
+        for (const row of rows) {
+          const parsed = JSON.parse(row.body);
+          if (parsed && typeof parsed === 'object' && '$clear' in parsed) {
+            if (items.length) for (const listener of itemListeners) listener(items.splice(0));
+            for (const listener of clearListeners) listener(parsed.$clear ?? undefined);
+          } else items.push(parsed as T);
+        }
+        if (items.length) for (const listener of itemListeners) listener(items);
+        if (rows.length < 1000) return;
+      }
+    } catch (error) {
+      report(error as Error);
+    }
+  }
+
+  async function flush(): Promise<void> {
+    if (flushing || closed || !queued.length) return;
+    flushing = true;
+    const batch = queued;
+    queued = [];
+    try {
+      await writeTransaction(
+        db,
+        () => {
+          for (const item of batch) {
+            const { lastInsertRowid } = insert.run(name, item.tag ?? null, item.body);
+            const body = JSON.parse(item.body);
+            if (body && typeof body === 'object' && '$clear' in body) {
+              if (body.$clear === null) dropAll.run(name, lastInsertRowid);
+              else dropTag.run(name, body.$clear, lastInsertRowid);
+            }
+          }
+          trim.run(name, name, capacity);
+        },
+        'journal feed',
+      );
+      reported = false;
+      read();
+    } catch (error) {
+      queued = batch.concat(queued).slice(-capacity);
+      report(error as Error);
+    } finally {
+      flushing = false;
+    }
+  }
+
+  const timer = setInterval(() => {
+    void flush();
+    read();
+  }, FEED_POLL_MS);
+  timer.unref();
+  let flushSoon: NodeJS.Timeout | undefined;
+
+  return {
+    publish(item, tag) {
+      queued.push({ body: JSON.stringify(item), tag });
+      flushSoon ??= setTimeout(() => {
+        flushSoon = undefined;
+        void flush();
+      }, FEED_FLUSH_MS);
+      flushSoon.unref();
+    },
+    subscribe(onItems, onClear) {
+      itemListeners.add(onItems);
+      clearListeners.add(onClear);
+      return () => {
+        itemListeners.delete(onItems);
+        clearListeners.delete(onClear);
+      };
+    },
+    clear(tag) {
+      // A row of the feed, so every reader clears at the same place in the order.
+      queued.push({ body: JSON.stringify({ $clear: tag ?? null }) });
+      void flush();
+    },
+    close() {
+      closed = true;
+      clearInterval(timer);
+      if (flushSoon) clearTimeout(flushSoon);
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,105 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { call, expectStatus, runToExit, startChild, type ChildMock } from './child-mock.js';
+
+/**
+ * Issue 17: `--workers N --data FILE` — the workers of one host share a SQLite file (the shared
+ * layout of src/store/sqlite-shared-store.ts) and behave as one mock, like processes on
+ * PostgreSQL (shared-postgres.test.ts); any process opens a file in that layout the same way.
+ */
+const berlin = { name: 'Erika Mustermann', street: 'Hauptstraße 5', city: 'Berlin', postalCode: '10115', countryCode: 'DE' };
+const accountBody = {
+  company: { name: 'Muster GmbH', vatNumber: 'DE123456789', countryCode: 'DE', city: 'Berlin', postalCode: '10115', address: 'Hauptstrasse 5' },
+  contact: { name: 'Erika Mustermann', email: 'erika@example.com', phone: '+49301234567' },
+};
+const dir = mkdtempSync(join(tmpdir(), 'shipmock-shared-sqlite-'));
+const running: ChildMock[] = [];
+afterAll(async () => {
+  await Promise.all(running.map((mock) => mock.kill().catch(() => {})));
+});
+
+async function newAccount(mock: ChildMock): Promise<{ id: string; auth: string }> {
+  const company = await expectStatus(call(mock.url, 'POST', `/v1/companies/${mock.companyId}/tokens`, { auth: mock.basic, body: { grantType: 'client_credentials' } }), 200, 'company token');
+  const account = await expectStatus(call(mock.url, 'POST', '/v1/accounts', { auth: `Bearer ${company.accessToken}`, body: accountBody }), 201, 'account');
+  const token = await expectStatus(call(mock.url, 'POST', `/v1/accounts/${account.id}/tokens`, { auth: mock.basic, body: { grantType: 'client_credentials' } }), 200, 'account token');
+  return { id: account.id, auth: `Bearer ${token.accessToken}` };
+}
+
+async function until<T>(what: string, read: () => Promise<T> | T, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not reached within ${timeoutMs} ms; last ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('--workers N on one SQLite file', () => {
+  it('serves one port from two workers on one file, starts a worker that dies again, and keeps the state for the next start', async () => {
+    const data = join(dir, 'workers.db');
+    const mock = await startChild(['--data', data, '--workers', '2']);
+    running.push(mock);
+    expect(mock.output()).toContain('workers        2 processes (node:cluster) on this port, one shared store');
+    const workerPids = () => execFileSync('pgrep', ['-P', String(mock.child.pid)]).toString().trim().split('\n').filter(Boolean).map(Number);
+    expect(workerPids()).toHaveLength(2);
+    const account = await newAccount(mock);
+    const ids: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const created = await expectStatus(call(mock.url, 'POST', '/v1/addresses', { auth: account.auth, body: { ...berlin, name: `Person ${i}` } }), 201, 'address');
+      ids.push(created.id);
+      expect((await call(mock.url, 'GET', `/v1/addresses/${created.id}`, { auth: account.auth })).status).toBe(200);
+    }
+    const [first] = workerPids();
+    process.kill(first, 'SIGKILL');
+    await until('the primary starts the worker again', workerPids, (pids) => pids.length === 2 && !pids.includes(first));
+    const list = await call(mock.url, 'GET', '/v1/addresses?limit=100', { auth: account.auth }).catch(() => call(mock.url, 'GET', '/v1/addresses?limit=100', { auth: account.auth }));
+    expect(list.body.items.map((a: { id: string }) => a.id)).toEqual(ids);
+    expect(await mock.stop()).toBe(0);
+
+    // One process on the file later: the same state, the same token.
+    const again = await startChild(['--data', data]);
+    running.push(again);
+    const listed = await expectStatus(call(again.url, 'GET', '/v1/addresses?limit=100', { auth: account.auth }), 200, 'addresses after a restart');
+    expect(listed.items.map((a: { id: string }) => a.id)).toEqual(ids);
+    expect(await again.stop()).toBe(0);
+  }, 60_000);
+
+  it('makes processes on one shared file one mock: writes read back on the others, one rate-limit window, distinct ids', async () => {
+    const data = join(dir, 'three.db');
+    // --workers creates the file in the shared layout; afterwards any process opens it so.
+    const creator = await startChild(['--data', data, '--workers', '2']);
+    expect(await creator.stop()).toBe(0);
+    const mocks = await Promise.all([0, 1, 2].map(() => startChild(['--data', data, '--rate-limit', '30/60s', '--clock', 'manual'])));
+    running.push(...mocks);
+    const account = await newAccount(mocks[0]);
+    const ids = new Set<string>();
+    for (let i = 0; i < 9; i++) {
+      const created = await expectStatus(call(mocks[i % 3].url, 'POST', '/v1/addresses', { auth: account.auth, body: { ...berlin, name: `Person ${i}` } }), 201, 'address');
+      ids.add(created.id);
+      expect((await call(mocks[(i + 1) % 3].url, 'GET', `/v1/addresses/${created.id}`, { auth: account.auth })).status).toBe(200);
+    }
+    expect(ids.size).toBe(9);
+    // 18 requests used so far of the account's 30; 30 more spread over the three: 12 pass.
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => call(mocks[i % 3].url, 'GET', '/v1/addresses', { auth: account.auth })));
+    expect(answers.filter((answer) => answer.status === 200)).toHaveLength(12);
+    expect(answers.filter((answer) => answer.status === 429)).toHaveLength(18);
+    for (const mock of mocks) expect(await mock.stop()).toBe(0);
+  }, 60_000);
+
+  it('refuses a data file of a one-process mock for --workers, saying why, and leaves it as it was', async () => {
+    const data = join(dir, 'single.db');
+    const single = await startChild(['--data', data]);
+    await newAccount(single);
+    expect(await single.stop()).toBe(0);
+    const { code, output } = await runToExit(['--data', data, '--workers', '2']);
+    expect(code).not.toBe(0);
+    expect(output).toContain('was written by a mock of one process');
+    const back = await startChild(['--data', data]);
+    running.push(back);
+    expect(await back.stop()).toBe(0);
+  }, 60_000);
+});
