@@ -16,6 +16,8 @@ const PREFERRED: Record<number, ProblemSlug> = {
   429: 'rate-limited',
   500: 'internal-error',
   501: 'not-implemented',
+  // A scenario's 503 is an outage of the service, not of the mock's shared store (store-unavailable).
+  503: 'internal-error',
 };
 
 /** A registered slug for the status, or undefined when none has it. */

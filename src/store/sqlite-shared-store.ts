@@ -45,11 +45,16 @@ const SCHEMA = `
 const isBusy = (error: unknown) => /^SQLITE_BUSY/.test((error as { code?: string }).code ?? '');
 const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 1));
 
-/** Opens a connection in WAL mode that never blocks on a busy database (the callers retry). */
+/**
+ * Opens a connection in WAL mode that, once open, never blocks on a busy database (the callers
+ * retry on the next turn). Opening itself may wait for a moment: another process starting at the
+ * same time can hold the file while it sets up its WAL.
+ */
 function connect(path: string): Database.Database {
-  const db = new Database(path, { timeout: 0 });
+  const db = new Database(path, { timeout: 5000 });
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 0');
   return db;
 }
 

@@ -94,12 +94,12 @@ describe('--workers N on one SQLite file', () => {
     const data = join(dir, 'single.db');
     const single = await startChild(['--data', data]);
     await newAccount(single);
-    expect(await single.stop()).toBe(0);
+    expect(await single.stop(), single.output()).toBe(0);
     const { code, output } = await runToExit(['--data', data, '--workers', '2']);
     expect(code).not.toBe(0);
     expect(output).toContain('was written by a mock of one process');
     const back = await startChild(['--data', data]);
     running.push(back);
-    expect(await back.stop()).toBe(0);
+    expect(await back.stop(), back.output()).toBe(0);
   }, 60_000);
 });
