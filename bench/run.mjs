@@ -389,7 +389,8 @@ async function storeRun(store, workers) {
   let cluster;
   let extra = [];
   let url;
-  if (store === 'sqlite') extra = ['--data', join(mkdtempSync(join(tmpdir(), 'shipmock-bench-')), 'bench.db')];
+  let file;
+  if (store === 'sqlite') extra = ['--data', (file = join(mkdtempSync(join(tmpdir(), 'shipmock-bench-')), 'bench.db'))];
   else if (store === 'postgres') {
     const { startThrowawayPostgres } = await import('../scripts/throwaway-postgres.mjs');
     cluster = await startThrowawayPostgres();
@@ -397,7 +398,16 @@ async function storeRun(store, workers) {
     extra = ['--data', url];
   } else if (store !== 'memory') throw new Error(`--store memory|sqlite|postgres, not ${store}`);
   if (workers > 1) extra.push('--workers', String(workers));
+  // Batches: PostgreSQL's committed transactions; a shared SQLite file (--workers) counts its changes.
+  const sharedFile = file && workers > 1;
   const commits = async () => {
+    if (sharedFile) {
+      const Database = (await import('better-sqlite3')).default;
+      const db = new Database(file, { readonly: true, timeout: 5000 });
+      const value = db.prepare("SELECT value FROM shipmock_counters WHERE name = 'change'").pluck().get();
+      db.close();
+      return Number(value);
+    }
     if (!url) return 0;
     const pg = (await import('pg')).default;
     const client = new pg.Client({ connectionString: url });
@@ -416,12 +426,12 @@ async function storeRun(store, workers) {
       await new Promise((resolve) => setTimeout(resolve, 1200));
       const transactions = (await commits()) - before;
       const requests = result.rps * duration;
-      return { name, ...result, perRequest: url ? (transactions / requests).toFixed(3) : 'n/a' };
+      return { name, ...result, perRequest: url || sharedFile ? (transactions / requests).toFixed(3) : 'n/a' };
     };
     const get = await run('GET', { url: target.url + target.getPath });
     const post = await run('POST', { url: `${target.url}/v1/addresses`, method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(address) });
-    console.log(`\n| store | workers | request | req/s | p50 / p99 ms | database transactions per request | round trips per request |\n|---|---|---|---|---|---|---|`);
-    for (const r of [get, post]) console.log(`| ${store} | ${workers} | ${r.name} | ${r.rps} | ${r.p50} / ${r.p99} | ${r.perRequest} | ${url ? (2 * Number(r.perRequest)).toFixed(3) : 'n/a'} |`);
+    console.log(`\n| store | workers | request | req/s | p50 / p99 ms | batches (transactions) per request | database round trips per request |\n|---|---|---|---|---|---|---|`);
+    for (const r of [get, post]) console.log(`| ${store} | ${workers} | ${r.name} | ${r.rps} | ${r.p50} / ${r.p99} | ${r.perRequest} | ${url ? (2 * Number(r.perRequest)).toFixed(3) : 'in process'} |`);
   } finally {
     target.child.kill('SIGKILL');
     cluster?.stop();
