@@ -134,6 +134,19 @@ async function serve(argv: string[]): Promise<void> {
     ...controlPlane,
     logger,
   });
+  // Before the banner: whoever waits for it (a test, a script) may send SIGTERM the moment it appears.
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal }, 'shutting down');
+    mock.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
   const c = mock.credentials;
   const banner = controlPlaneBanner({
     host: mock.host,
@@ -165,18 +178,6 @@ async function serve(argv: string[]): Promise<void> {
       ].join('\n'),
     );
   }
-  let closing = false;
-  const shutdown = (signal: string) => {
-    if (closing) return;
-    closing = true;
-    logger.info({ signal }, 'shutting down');
-    mock.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
 }
 
 /** The installed package's version (package.json beside dist/ and src/). */

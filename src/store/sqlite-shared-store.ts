@@ -47,15 +47,25 @@ const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 1));
 
 /**
  * Opens a connection in WAL mode that, once open, never blocks on a busy database (the callers
- * retry on the next turn). Opening itself may wait for a moment: another process starting at the
- * same time can hold the file while it sets up its WAL.
+ * retry on the next turn). Workers starting together race to switch a new file to WAL, and SQLite
+ * answers the loser "busy" at once (no busy handler for that lock): it tries again for a while.
  */
-function connect(path: string): Database.Database {
-  const db = new Database(path, { timeout: 5000 });
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 0');
-  return db;
+async function connect(path: string): Promise<Database.Database> {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    let db: Database.Database | undefined;
+    try {
+      db = new Database(path, { timeout: 1000 });
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      db.pragma('busy_timeout = 0');
+      return db;
+    } catch (error) {
+      db?.close();
+      if (!isBusy(error) || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40));
+    }
+  }
 }
 
 /** Begins a write transaction, waiting (without blocking the event loop) while another process writes. */
@@ -111,7 +121,7 @@ export async function openSharedSqliteStore(path: string, options: SharedSqliteO
   }
   let db: Database.Database;
   try {
-    db = connect(path);
+    db = await connect(path);
   } catch (error) {
     throw new DataFileError(path, `cannot be opened (${(error as Error).message})`, 'Check the path and its permissions.');
   }
@@ -212,7 +222,9 @@ function createSqliteBackend(path: string, db: Database.Database): SharedBackend
 
 /** A feed in table shipmock_feed, read every FEED_POLL_MS on a connection of its own. */
 function createSqliteFeed<T>(path: string, name: string, capacity: number, onError: (error: Error) => void): SharedFeed<T> & { close(): void } {
-  const db = connect(path);
+  // The connection of the batches' file is open already, so this one does not race to set up the WAL.
+  const db = new Database(path, { timeout: 1000 });
+  db.pragma('busy_timeout = 0');
   const select = db.prepare('SELECT id, tag, body FROM shipmock_feed WHERE feed = ? AND id > ? ORDER BY id LIMIT 1000');
   const insert = db.prepare('INSERT INTO shipmock_feed (feed, tag, body) VALUES (?, ?, ?)');
   const dropAll = db.prepare('DELETE FROM shipmock_feed WHERE feed = ? AND id < ?');
