@@ -64,6 +64,18 @@ export interface WebhookDispatcherDeps {
   shared?: SharedDelivery;
 }
 
+/** A read-only log over every delivery in the records (all processes of a shared store), for listing. */
+function everyDelivery(records: () => DeliveryRecords) {
+  const view = createDeliveryLog({
+    capPerChannel: Number.MAX_SAFE_INTEGER,
+    capTotal: Number.MAX_SAFE_INTEGER,
+    records: () => ({ values: () => records().values(), has: () => true, insert: () => {}, update: () => {}, delete: () => {} }),
+  });
+  view.load();
+  view.detach();
+  return view;
+}
+
 export type RedeliverResult = { ok: true; delivery: Delivery } | { ok: false; reason: 'not-found' | 'conflict'; message: string };
 
 interface ChannelQueue {
@@ -119,13 +131,15 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
 
   const unsubscribe = deps.events.subscribe(onEvent);
   const shared = deps.shared;
+  // Sequence numbers of processes sharing the store come from ranges of their own (cursors stay unambiguous).
+  const seqBase = shared ? shared.processNumber * 2 ** 32 : 0;
   // A process sharing the store works only its own deliveries; the ones of a stopped process are adopted.
   const saved = log.load();
   resume(shared ? saved.filter((delivery) => delivery.owner === shared.processNumber) : saved);
 
   /** Picks up the deliveries the records held at creation (a durable mock restarted). */
   function resume(saved: Delivery[]): void {
-    for (const delivery of saved) seq = Math.max(seq, delivery.seq);
+    for (const delivery of saved) if (delivery.seq >= seqBase && delivery.seq < seqBase + 2 ** 32) seq = Math.max(seq, delivery.seq - seqBase);
     const owed = saved.filter((delivery) => !isFinished(delivery.status));
     // The one that held its channel's queue (in flight or waiting out a backoff) goes first.
     const holding = owed.filter((delivery) => delivery.status !== 'PENDING');
@@ -145,7 +159,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     const now = clock.nowIso();
     const delivery: Delivery = {
       id: ids.uuid(),
-      seq: ++seq,
+      seq: seqBase + ++seq,
       channelId: target.channelId,
       accountId: target.accountId,
       eventId: event.id,
@@ -342,10 +356,20 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
 
   return {
     allowlist,
-    list: (query) => log.query(query),
+    // Shared store: the log of every process's deliveries is the store's; this process's log holds
+    // the ones it works. Listing reads the store (an admin view: a pass over the records is fine).
+    list: (query) => (shared && deps.records ? everyDelivery(deps.records).query(query) : log.query(query)),
     purge: (filter) => log.purge(filter),
-    get: (id) => log.get(id),
+    get: (id) => log.get(id) ?? (shared ? deps.records?.().values().find((delivery) => delivery.id === id) : undefined),
     redeliver(id) {
+      // A finished delivery of another process: this one takes it over to send it again.
+      if (shared && !log.get(id)) {
+        const stored = deps.records?.().values().find((delivery) => delivery.id === id);
+        if (stored && isFinished(stored.status)) {
+          stored.owner = shared.processNumber;
+          log.take(stored);
+        }
+      }
       const delivery = log.get(id);
       if (!delivery) return { ok: false, reason: 'not-found', message: `no delivery ${id} in the log` };
       if (!isFinished(delivery.status)) {

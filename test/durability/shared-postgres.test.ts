@@ -287,6 +287,11 @@ describe('three processes on one PostgreSQL behave as one mock', () => {
         [1, 500],
         [2, 204],
       ]);
+      // Every process lists it, as it ended.
+      for (const mock of [b, c]) {
+        const listed = (await expectStatus(call(mock.url, 'GET', '/__admin/deliveries', { admin: true }), 200, 'deliveries')).items;
+        expect(listed.map((d: any) => [d.id, d.status, d.attemptCount])).toEqual([[waiting.id, 'DELIVERED', 2]]);
+      }
       // Nothing more goes out later.
       await new Promise((resolve) => setTimeout(resolve, 1500));
       expect(received).toHaveLength(2);
