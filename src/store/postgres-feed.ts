@@ -23,6 +23,8 @@ export function createPostgresFeed<T>(options: {
   connect: () => Promise<pg.Client>;
   name: string;
   capacity: number;
+  /** This process's number: its own clears are not heard back (it cleared already). */
+  origin: number;
   onError: (error: Error) => void;
 }): SharedFeed<T> & { close(): void } {
   const { name, capacity } = options;
@@ -56,10 +58,9 @@ export function createPostgresFeed<T>(options: {
           client = undefined;
         });
         connected.on('notification', (message) => {
-          if (message.payload?.startsWith('clear')) {
-            const tag = message.payload.length > 'clear'.length ? message.payload.slice('clear:'.length) : undefined;
-            for (const listener of clearListeners) listener(tag);
-          }
+          // "clear:<origin>" or "clear:<origin>:<tag>"
+          const clear = /^clear:(\d+)(?::(.*))?$/s.exec(message.payload ?? '');
+          if (clear && Number(clear[1]) !== options.origin) for (const listener of clearListeners) listener(clear[2]);
           void fetch();
         });
         await connected.query(`LISTEN ${channel}`);
@@ -153,8 +154,8 @@ export function createPostgresFeed<T>(options: {
         .then((db) =>
           db.query(
             tag === undefined
-              ? `DELETE FROM shipmock_feed WHERE feed = ${db.escapeLiteral(name)}; NOTIFY ${channel}, 'clear'`
-              : `DELETE FROM shipmock_feed WHERE feed = ${db.escapeLiteral(name)} AND tag = ${db.escapeLiteral(tag)}; NOTIFY ${channel}, ${db.escapeLiteral(`clear:${tag}`)}`,
+              ? `DELETE FROM shipmock_feed WHERE feed = ${db.escapeLiteral(name)}; NOTIFY ${channel}, ${db.escapeLiteral(`clear:${options.origin}`)}`
+              : `DELETE FROM shipmock_feed WHERE feed = ${db.escapeLiteral(name)} AND tag = ${db.escapeLiteral(tag)}; NOTIFY ${channel}, ${db.escapeLiteral(`clear:${options.origin}:${tag}`)}`,
           ),
         )
         .catch(report);

@@ -169,8 +169,8 @@ function createPostgresBackend(url: string, firstClient: pg.Client): SharedBacke
       client = undefined;
       void broken?.end().catch(() => {});
     },
-    feed(name, capacity, onError) {
-      return createPostgresFeed({ connect: () => connect(url), name, capacity, onError });
+    feed(name, capacity, origin, onError) {
+      return createPostgresFeed({ connect: () => connect(url), name, capacity, origin, onError });
     },
     async close() {
       await client?.end().catch(() => {});

@@ -64,7 +64,8 @@ export interface SharedBackend {
   /** After a failure: gives up the transaction and the connection; the next `open` starts afresh. */
   abandon(): void;
   /** An append-only feed of every process (the journal). */
-  feed<T>(name: string, capacity: number, onError: (error: Error) => void): SharedFeed<T> & { close(): void };
+  /** `origin`: this process's number (a process does not hear its own clears back). */
+  feed<T>(name: string, capacity: number, origin: number, onError: (error: Error) => void): SharedFeed<T> & { close(): void };
   /** Releases the connection. */
   close(): Promise<void>;
 }
@@ -320,7 +321,7 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
     run,
     processNumber,
     feed<T>(name: string, capacity: number) {
-      const feed = backend.feed<T>(name, capacity, (error) => options.onError?.(error));
+      const feed = backend.feed<T>(name, capacity, processNumber, (error) => options.onError?.(error));
       feeds.push(feed);
       return feed;
     },

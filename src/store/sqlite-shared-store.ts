@@ -211,8 +211,8 @@ function createSqliteBackend(path: string, db: Database.Database): SharedBackend
         // nothing more to give up
       }
     },
-    feed(name, capacity, onError) {
-      return createSqliteFeed(path, name, capacity, onError);
+    feed(name, capacity, origin, onError) {
+      return createSqliteFeed(path, name, capacity, origin, onError);
     },
     async close() {
       db.close();
@@ -221,7 +221,7 @@ function createSqliteBackend(path: string, db: Database.Database): SharedBackend
 }
 
 /** A feed in table shipmock_feed, read every FEED_POLL_MS on a connection of its own. */
-function createSqliteFeed<T>(path: string, name: string, capacity: number, onError: (error: Error) => void): SharedFeed<T> & { close(): void } {
+function createSqliteFeed<T>(path: string, name: string, capacity: number, origin: number, onError: (error: Error) => void): SharedFeed<T> & { close(): void } {
   // The connection of the batches' file is open already, so this one does not race to set up the WAL.
   const db = new Database(path, { timeout: 1000 });
   db.pragma('busy_timeout = 0');
@@ -255,7 +255,8 @@ function createSqliteFeed<T>(path: string, name: string, capacity: number, onErr
           const parsed = JSON.parse(row.body);
           if (parsed && typeof parsed === 'object' && '$clear' in parsed) {
             if (items.length) for (const listener of itemListeners) listener(items.splice(0));
-            for (const listener of clearListeners) listener(parsed.$clear ?? undefined);
+            // A process does not hear its own clear back: it cleared already.
+            if (parsed.origin !== origin) for (const listener of clearListeners) listener(parsed.$clear ?? undefined);
           } else items.push(parsed as T);
         }
         if (items.length) for (const listener of itemListeners) listener(items);
@@ -323,7 +324,7 @@ function createSqliteFeed<T>(path: string, name: string, capacity: number, onErr
     },
     clear(tag) {
       // A row of the feed, so every reader clears at the same place in the order.
-      queued.push({ body: JSON.stringify({ $clear: tag ?? null }) });
+      queued.push({ body: JSON.stringify({ $clear: tag ?? null, origin }) });
       void flush();
     },
     close() {

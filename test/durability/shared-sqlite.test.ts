@@ -87,6 +87,14 @@ describe('--workers N on one SQLite file', () => {
     const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => call(mocks[i % 3].url, 'GET', '/v1/addresses', { auth: account.auth })));
     expect(answers.filter((answer) => answer.status === 200)).toHaveLength(12);
     expect(answers.filter((answer) => answer.status === 429)).toHaveLength(18);
+    // One journal: each process shows the requests all three served.
+    const journal = await until(
+      'the journal of one shows the traffic of all three',
+      async () => (await expectStatus(call(mocks[2].url, 'GET', '/__admin/journal?path=/v1/addresses&limit=1000', { admin: true }), 200, 'journal')).items as { process: number }[],
+      // 9 creates and the 30 listings (the reads by id have paths of their own).
+      (items) => items.length === 39,
+    );
+    expect(new Set(journal.map((e) => e.process)).size).toBe(3);
     for (const mock of mocks) expect(await mock.stop()).toBe(0);
   }, 60_000);
 
