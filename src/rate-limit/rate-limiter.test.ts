@@ -3,6 +3,7 @@ import { createClock } from '../clock/clock.js';
 import { createLoginLockout } from './login-lockout.js';
 import { createRateLimiter } from './rate-limiter.js';
 import { createRequestLimits } from './request-limits.js';
+import { windowsInValues } from './windows-in-values.js';
 
 const manualClock = () => createClock({ mode: 'manual' });
 
@@ -149,19 +150,28 @@ describe('createLoginLockout', () => {
   });
 });
 
-describe('rate-limit windows as state (a shared store keeps them)', () => {
-  it('snapshots the running windows and restores them, refusing entries that are not windows', () => {
+describe('rate-limit windows kept in a shared store\'s values', () => {
+  it('counts in windows another limiter over the same values sees, one entry per window, and keeps other entries alone', () => {
     const clock = createClock({ mode: 'manual' });
-    const one = createRequestLimits({ clock, principal: { limit: 3, windowMs: 60_000 } });
+    const values = new Map<string, unknown>([['process:1:heartbeat', 123]]);
+    // Swept and counted on every use here (the store's default is once a second).
+    const windows = () => ({ principals: windowsInValues(() => values, 'rate:p:', 0), addresses: windowsInValues(() => values, 'rate:a:', 0) });
+    const one = createRequestLimits({ clock, principal: { limit: 3, windowMs: 60_000 }, windows: windows() });
+    const two = createRequestLimits({ clock, principal: { limit: 3, windowMs: 60_000 }, windows: windows() });
     one.consume('account:a');
-    one.consume('account:a');
+    two.consume('account:a');
     one.consume('ip:203.0.113.7');
-    const two = createRequestLimits({ clock, principal: { limit: 3, windowMs: 60_000 } });
-    two.restore(JSON.parse(JSON.stringify(one.snapshot())));
     expect(two.consume('account:a').remaining).toBe(0);
-    expect(two.consume('account:a').limited).toBe(true);
+    expect(one.consume('account:a').limited).toBe(true);
     expect(two.peek('ip:203.0.113.7').remaining).toBe(two.addresses.config.limit - 1);
-    two.restore([['x', 'not a number', 1], 'junk', null] as never);
-    expect(two.size).toBe(0);
+    expect([...values.keys()].sort()).toEqual(['process:1:heartbeat', 'rate:a:ip:203.0.113.7', 'rate:p:account:a']);
+    expect(one.size).toBe(2);
+    clock.advance(61_000);
+    one.sweep();
+    expect([...values.keys()]).toEqual(['process:1:heartbeat']);
+    values.set('rate:p:junk', 'not a window');
+    expect(two.peek('junk').remaining).toBe(3);
+    two.reset();
+    expect([...values.keys()]).toEqual(['process:1:heartbeat']);
   });
 });

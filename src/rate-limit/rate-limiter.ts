@@ -35,21 +35,32 @@ export interface RateLimiter {
   /** Windows held right now (ended ones are swept on the next use). */
   readonly size: number;
   reset(): void;
-  /** The running windows as [key, startedAt, count] (a shared store keeps them, so every process counts in the same window). */
-  snapshot(): WindowSnapshot[];
-  /** Replaces the windows with saved ones. */
-  restore(saved: WindowSnapshot[]): void;
 }
 
-export type WindowSnapshot = [key: string, startedAt: number, count: number];
+/**
+ * Where a limiter keeps its windows: a Map by default. A shared store passes one over store
+ * values (shared-windows.ts), so that every process counts in the same windows and a batch
+ * writes only the windows it changed. Iteration is in insertion order.
+ */
+export interface WindowStore {
+  get(key: string): Window | undefined;
+  set(key: string, window: Window): void;
+  delete(key: string): boolean;
+  clear(): void;
+  readonly size: number;
+  /** [key, window] pairs, oldest first. */
+  entries(): IterableIterator<[string, Window]>;
+}
 
 export interface RateLimiterOptions extends RateLimitConfig {
   clock: Clock;
+  /** Default: a Map of this process. */
+  windows?: WindowStore;
   /** Most windows held at once; beyond it the oldest is evicted. Default 100,000. */
   maxKeys?: number;
 }
 
-interface Window {
+export interface Window {
   startedAt: number;
   count: number;
 }
@@ -62,12 +73,12 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   const config: RateLimitConfig = { limit: options.limit, windowMs: options.windowMs };
   const maxKeys = Math.max(1, options.maxKeys ?? DEFAULT_MAX_KEYS);
   // Insertion order = start order: a renewed window is deleted and set again, to the end.
-  const windows = new Map<string, Window>();
+  const windows: WindowStore = options.windows ?? new Map<string, Window>();
 
   const ended = (window: Window, now: number) => now >= window.startedAt + config.windowMs || now < window.startedAt;
 
   function sweep(now: number): void {
-    for (const [key, window] of windows) {
+    for (const [key, window] of windows.entries()) {
       if (!ended(window, now)) return;
       windows.delete(key);
     }
@@ -97,11 +108,13 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       sweep(now);
       let window = current(key, now);
       if (!window) {
-        if (windows.size >= maxKeys) windows.delete(windows.keys().next().value!);
+        if (windows.size >= maxKeys) windows.delete(windows.entries().next().value![0]);
         window = { startedAt: now, count: 0 };
         windows.set(key, window);
       }
       window.count++;
+      // A shared store records the change on set; a Map keeps the key where it is.
+      windows.set(key, window);
       return report(window, now);
     },
     peek(key) {
@@ -120,13 +133,5 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       return windows.size;
     },
     reset: () => windows.clear(),
-    snapshot: () => [...windows].map(([key, window]): WindowSnapshot => [key, window.startedAt, window.count]),
-    restore(saved) {
-      windows.clear();
-      if (!Array.isArray(saved)) return;
-      for (const entry of saved) {
-        if (Array.isArray(entry) && typeof entry[0] === 'string' && Number.isFinite(entry[1]) && Number.isFinite(entry[2])) windows.set(entry[0], { startedAt: entry[1], count: entry[2] });
-      }
-    },
   };
 }

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock/clock.js';
 import { createLoginLockout, type LoginLockout, type LoginLockoutConfig } from './login-lockout.js';
-import { createRateLimiter, type RateLimitConfig, type RateLimiter } from './rate-limiter.js';
+import { createRateLimiter, type RateLimitConfig, type RateLimiter, type WindowStore } from './rate-limiter.js';
 
 /** Keys of callers without a verified credential: their (normalised) socket address. */
 export const ADDRESS_KEY_PREFIX = 'ip:';
@@ -20,6 +20,8 @@ export interface RequestLimitsOptions {
   lockout?: LoginLockoutConfig;
   maxPrincipalKeys?: number;
   maxAddressKeys?: number;
+  /** Where the windows are kept (a shared store's values); default: Maps of this process. */
+  windows?: { principals: WindowStore; addresses: WindowStore };
 }
 
 /** The two limiters behind the one the pipeline sees. */
@@ -50,11 +52,12 @@ export function addressLimitOf(principal: RateLimitConfig): RateLimitConfig {
  * limits.consume('ip:203.0.113.7').limit // 600
  */
 export function createRequestLimits(options: RequestLimitsOptions): RequestLimits {
-  const principals = createRateLimiter({ clock: options.clock, ...options.principal, maxKeys: options.maxPrincipalKeys ?? MAX_PRINCIPAL_KEYS });
+  const principals = createRateLimiter({ clock: options.clock, ...options.principal, maxKeys: options.maxPrincipalKeys ?? MAX_PRINCIPAL_KEYS, windows: options.windows?.principals });
   const addresses = createRateLimiter({
     clock: options.clock,
     ...(options.address ?? addressLimitOf(options.principal)),
     maxKeys: options.maxAddressKeys ?? MAX_ADDRESS_KEYS,
+    windows: options.windows?.addresses,
   });
   const lockout = createLoginLockout({ clock: options.clock, ...(options.lockout ?? { failures: 10, windowMs: 15 * 60_000 }) });
   const of = (key: string) => (key.startsWith(ADDRESS_KEY_PREFIX) ? addresses : principals);
@@ -91,13 +94,6 @@ export function createRequestLimits(options: RequestLimitsOptions): RequestLimit
       principals.reset();
       addresses.reset();
       lockout.reset();
-    },
-    // The address windows come after the principal ones, marked by their key prefix.
-    snapshot: () => [...principals.snapshot(), ...addresses.snapshot()],
-    restore(saved) {
-      const list = Array.isArray(saved) ? saved : [];
-      principals.restore(list.filter((entry) => !String(entry?.[0]).startsWith(ADDRESS_KEY_PREFIX)));
-      addresses.restore(list.filter((entry) => String(entry?.[0]).startsWith(ADDRESS_KEY_PREFIX)));
     },
   };
 }

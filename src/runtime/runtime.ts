@@ -20,6 +20,7 @@ import { createRandom, hashString, type Random } from '../random/random.js';
 import { createCallerIdentifier, type CallerIdentifier } from '../rate-limit/callers.js';
 import type { LoginLockout } from '../rate-limit/login-lockout.js';
 import { createRequestLimits, type RequestLimits } from '../rate-limit/request-limits.js';
+import { windowsInValues } from '../rate-limit/windows-in-values.js';
 import { createStore, type Store } from '../store/store.js';
 import { createSharedJournal } from '../journal/shared-journal.js';
 import { createJournal, DEFAULT_JOURNAL_CAPACITY, type Journal } from '../journal/journal.js';
@@ -102,10 +103,15 @@ export function createRuntime(input: MockOptions = {}, logger?: Logger, deps: Ru
   if (input.clientSecret) company.clientSecret = input.clientSecret;
   const tokenRevocations = createTokenRevocations(clock);
   const scenarios = createScenarioEngine({ clock, random, loader: createScenarioLoader() });
-  const rateLimiter = createRequestLimits({ clock, principal: options.rateLimit, address: options.addressRateLimit, lockout: options.loginLockout });
+  const rateLimiter = createRequestLimits({
+    clock,
+    principal: options.rateLimit,
+    address: options.addressRateLimit,
+    lockout: options.loginLockout,
+    // Shared store: one window per caller whichever process counts the request, each window a row.
+    ...(shared ? { windows: { principals: windowsInValues(() => store.system.values, 'rate:principal:'), addresses: windowsInValues(() => store.system.values, 'rate:address:') } } : {}),
+  });
   registerStateParts(store, { random, clock, scenarios, tokenRevocations, credentials });
-  // Shared store: one window per caller whichever process counts the request.
-  if (shared) store.part('rate-limits', { snapshot: () => rateLimiter.snapshot(), restore: (saved) => rateLimiter.restore(saved as ReturnType<RequestLimits['snapshot']>) });
   for (const entry of input.scenarios ?? []) {
     const { scenario, ...scope } = typeof entry === 'string' ? { scenario: entry } : entry;
     scenarios.activate(scenario, { ...scope, source: 'start' });
