@@ -104,7 +104,7 @@ type Positioned = JournalEntry & { [EXCHANGE_AT]?: number };
 export const SUCCESSFUL_EXCHANGES_PER_SECOND = 200;
 
 /** `take()` answers true `limit` times per second of real time. */
-function perSecondBudget(limit: number) {
+export function perSecondBudget(limit: number) {
   let second = 0;
   let left = limit;
   return {

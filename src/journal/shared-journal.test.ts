@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SharedFeed } from '../store/store.js';
 import type { JournalEntry } from './journal.js';
-import { createSharedJournal } from './shared-journal.js';
+import { createSharedJournal, SHARED_SUCCESSES_PER_SECOND } from './shared-journal.js';
 
 type Fed = Omit<JournalEntry, 'seq'>;
 
@@ -55,5 +55,21 @@ describe('the journal of processes sharing a store', () => {
     one.clear();
     expect(two.size).toBe(0);
     expect(cleared).toEqual(['a', undefined]);
+  });
+});
+
+describe('what a process shares of its journal', () => {
+  it('every failed request, and successful ones up to the per-second budget; its own journal keeps all', () => {
+    const published: Fed[] = [];
+    const feed: SharedFeed<Fed> = { publish: (item) => published.push(item), subscribe: () => () => {}, clear: () => {} };
+    const journal = createSharedJournal({ processNumber: 1, feed, capacity: 1000 });
+    for (let i = 0; i < SHARED_SUCCESSES_PER_SECOND + 100; i++) journal.record(entry(`/v1/addresses/${i}`));
+    for (let i = 0; i < 5; i++) journal.record({ ...entry('/v1/parcels'), status: 429 });
+    expect(journal.size).toBe(SHARED_SUCCESSES_PER_SECOND + 105);
+    expect(published.filter((e) => e.status === 429)).toHaveLength(5);
+    // Within one second of real time (a second boundary may fall inside the loop: at most twice the budget).
+    const successes = published.filter((e) => e.status === 200).length;
+    expect(successes).toBeGreaterThanOrEqual(SHARED_SUCCESSES_PER_SECOND);
+    expect(successes).toBeLessThan(SHARED_SUCCESSES_PER_SECOND + 100);
   });
 });

@@ -1,5 +1,12 @@
 import type { SharedFeed } from '../store/store.js';
-import { createJournal, type Journal, type JournalEntry } from './journal.js';
+import { createJournal, perSecondBudget, type Journal, type JournalEntry } from './journal.js';
+
+/**
+ * Successful requests a process shares per second at most; failed ones are always shared. At a
+ * person's pace every request goes round; under a load test the others see all its failures and
+ * a sample of the rest (writing every entry to the database halved a process's throughput).
+ */
+export const SHARED_SUCCESSES_PER_SECOND = 200;
 
 /** What goes round the feed: an entry without this process's sequence number. */
 type FedEntry = Omit<JournalEntry, 'seq'>;
@@ -9,13 +16,15 @@ type FedEntry = Omit<JournalEntry, 'seq'>;
  * entry naming the process that served it. An entry recorded here is in this journal at once
  * (with its exchange) and published on the store's feed; entries other processes publish arrive
  * from the feed (within ~100 ms) without their exchanges, which stay with the process that
- * served them. Clearing clears every process's journal.
+ * served them. Clearing clears every process's journal. Each process's own journal has all of its
+ * entries; what it shares is every failure and up to SHARED_SUCCESSES_PER_SECOND successes.
  *
  * @example const journal = createSharedJournal({ capacity: 1000, processNumber: 3, feed: store.shared.feed('journal', 1000) });
  */
 export function createSharedJournal(options: { capacity?: number; processNumber: number; feed: SharedFeed<FedEntry> }): Journal {
   const journal = createJournal({ capacity: options.capacity });
   const { feed, processNumber } = options;
+  const successes = perSecondBudget(SHARED_SUCCESSES_PER_SECOND);
   feed.subscribe(
     (items) => {
       for (const item of items) if (item.process !== processNumber) journal.record(item);
@@ -31,8 +40,10 @@ export function createSharedJournal(options: { capacity?: number; processNumber:
     },
     record(input, exchange) {
       const entry = journal.record({ ...input, process: processNumber }, exchange);
-      const { seq: _seq, ...fed } = entry;
-      feed.publish(fed, entry.accountId);
+      if (entry.status === undefined || entry.status >= 400 || successes.take()) {
+        const { seq: _seq, ...fed } = entry;
+        feed.publish(fed, entry.accountId);
+      }
       return entry;
     },
     get: (seq) => journal.get(seq),

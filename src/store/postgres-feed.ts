@@ -61,7 +61,8 @@ export function createPostgresFeed<T>(options: {
           // "clear:<origin>" or "clear:<origin>:<tag>"
           const clear = /^clear:(\d+)(?::(.*))?$/s.exec(message.payload ?? '');
           if (clear && Number(clear[1]) !== options.origin) for (const listener of clearListeners) listener(clear[2]);
-          void fetch();
+          // Its own flushes bring nothing to read.
+          if (message.payload !== `items:${options.origin}`) void fetch();
         });
         await connected.query(`LISTEN ${channel}`);
         if (!started) {
@@ -90,7 +91,8 @@ export function createPostgresFeed<T>(options: {
       do {
         fetchAgain = false;
         const db = await database();
-        const { rows } = await db.query<{ id: string; body: string }>('SELECT id, body FROM shipmock_feed WHERE feed = $1 AND id > $2 ORDER BY id LIMIT $3', [name, lastId, FETCH_ROWS]);
+        // Not its own rows: a process has those already (and reading them back halved throughput).
+        const { rows } = await db.query<{ id: string; body: string }>('SELECT id, body FROM shipmock_feed WHERE feed = $1 AND id > $2 AND origin <> $3 ORDER BY id LIMIT $4', [name, lastId, options.origin, FETCH_ROWS]);
         if (!rows.length) break;
         lastId = Number(rows[rows.length - 1].id);
         const items = rows.map((row) => JSON.parse(row.body) as T);
@@ -112,9 +114,9 @@ export function createPostgresFeed<T>(options: {
     queued = [];
     try {
       const db = await database();
-      const values = batch.map((item) => `(${db.escapeLiteral(name)}, ${item.tag === undefined ? 'NULL' : db.escapeLiteral(item.tag)}, ${db.escapeLiteral(item.body)})`);
+      const values = batch.map((item) => `(${db.escapeLiteral(name)}, ${options.origin}, ${item.tag === undefined ? 'NULL' : db.escapeLiteral(item.tag)}, ${db.escapeLiteral(item.body)})`);
       const trim = ++flushes % TRIM_EVERY === 0 ? `; DELETE FROM shipmock_feed WHERE feed = ${db.escapeLiteral(name)} AND id <= (SELECT max(id) FROM shipmock_feed WHERE feed = ${db.escapeLiteral(name)}) - ${capacity}` : '';
-      await db.query(`INSERT INTO shipmock_feed (feed, tag, body) VALUES ${values.join(', ')}${trim}; NOTIFY ${channel}`);
+      await db.query(`INSERT INTO shipmock_feed (feed, origin, tag, body) VALUES ${values.join(', ')}${trim}; NOTIFY ${channel}, ${db.escapeLiteral(`items:${options.origin}`)}`);
     } catch (error) {
       // Kept for the next flush (the database may be back by then).
       queued = batch.concat(queued).slice(-capacity);

@@ -39,7 +39,7 @@ const MIGRATIONS: string[] = [
    CREATE TABLE shipmock_scopes (scope text PRIMARY KEY, replaced bigint NOT NULL);
    CREATE INDEX shipmock_scopes_replaced ON shipmock_scopes (replaced);`,
   // 2: feeds every process writes and reads (the journal of all processes, postgres-feed.ts).
-  `CREATE TABLE shipmock_feed (id bigserial PRIMARY KEY, feed text NOT NULL, tag text, body text NOT NULL);
+  `CREATE TABLE shipmock_feed (id bigserial PRIMARY KEY, feed text NOT NULL, origin integer NOT NULL, tag text, body text NOT NULL);
    CREATE INDEX shipmock_feed_feed_id ON shipmock_feed (feed, id);`,
 ];
 export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;

@@ -38,7 +38,7 @@ const SCHEMA = `
   CREATE TABLE shipmock_parts (name TEXT PRIMARY KEY, value TEXT NOT NULL, change INTEGER NOT NULL) WITHOUT ROWID;
   CREATE TABLE shipmock_scopes (scope TEXT PRIMARY KEY, replaced INTEGER NOT NULL) WITHOUT ROWID;
   CREATE INDEX shipmock_scopes_replaced ON shipmock_scopes (replaced);
-  CREATE TABLE shipmock_feed (id INTEGER PRIMARY KEY AUTOINCREMENT, feed TEXT NOT NULL, tag TEXT, body TEXT NOT NULL);
+  CREATE TABLE shipmock_feed (id INTEGER PRIMARY KEY AUTOINCREMENT, feed TEXT NOT NULL, origin INTEGER NOT NULL, tag TEXT, body TEXT NOT NULL);
   CREATE INDEX shipmock_feed_feed_id ON shipmock_feed (feed, id);
 `;
 
@@ -225,8 +225,9 @@ function createSqliteFeed<T>(path: string, name: string, capacity: number, origi
   // The connection of the batches' file is open already, so this one does not race to set up the WAL.
   const db = new Database(path, { timeout: 1000 });
   db.pragma('busy_timeout = 0');
-  const select = db.prepare('SELECT id, tag, body FROM shipmock_feed WHERE feed = ? AND id > ? ORDER BY id LIMIT 1000');
-  const insert = db.prepare('INSERT INTO shipmock_feed (feed, tag, body) VALUES (?, ?, ?)');
+  // Not its own rows: a process has those already.
+  const select = db.prepare('SELECT id, tag, body FROM shipmock_feed WHERE feed = ? AND id > ? AND origin <> ? ORDER BY id LIMIT 1000');
+  const insert = db.prepare('INSERT INTO shipmock_feed (feed, origin, tag, body) VALUES (?, ?, ?, ?)');
   const dropAll = db.prepare('DELETE FROM shipmock_feed WHERE feed = ? AND id < ?');
   const dropTag = db.prepare('DELETE FROM shipmock_feed WHERE feed = ? AND tag = ? AND id < ?');
   const trim = db.prepare('DELETE FROM shipmock_feed WHERE feed = ? AND id <= (SELECT max(id) FROM shipmock_feed WHERE feed = ?) - ?');
@@ -247,7 +248,7 @@ function createSqliteFeed<T>(path: string, name: string, capacity: number, origi
     if (closed || !itemListeners.size) return;
     try {
       for (;;) {
-        const rows = select.all(name, lastId) as { id: number; tag: string | null; body: string }[];
+        const rows = select.all(name, lastId, origin) as { id: number; tag: string | null; body: string }[];
         if (!rows.length) return;
         lastId = rows[rows.length - 1].id;
         const items: T[] = [];
@@ -277,7 +278,7 @@ function createSqliteFeed<T>(path: string, name: string, capacity: number, origi
         db,
         () => {
           for (const item of batch) {
-            const { lastInsertRowid } = insert.run(name, item.tag ?? null, item.body);
+            const { lastInsertRowid } = insert.run(name, origin, item.tag ?? null, item.body);
             const body = JSON.parse(item.body);
             if (body && typeof body === 'object' && '$clear' in body) {
               if (body.$clear === null) dropAll.run(name, lastInsertRowid);
