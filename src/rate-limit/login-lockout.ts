@@ -1,5 +1,5 @@
 import type { Clock } from '../clock/clock.js';
-import { createRateLimiter, type RateLimitState } from './rate-limiter.js';
+import { createRateLimiter, type RateLimitState, type WindowStore } from './rate-limiter.js';
 
 export interface LoginLockoutConfig {
   /** Failed client-credential checks allowed per (client id, address) in one window. */
@@ -28,9 +28,9 @@ export interface LoginLockout {
 }
 
 /** @example createLoginLockout({ clock, failures: 10, windowMs: 900_000 }).locked('client', '127.0.0.1') // undefined */
-export function createLoginLockout(options: LoginLockoutConfig & { clock: Clock; maxKeys?: number }): LoginLockout {
+export function createLoginLockout(options: LoginLockoutConfig & { clock: Clock; maxKeys?: number; windows?: WindowStore }): LoginLockout {
   const config: LoginLockoutConfig = { failures: options.failures, windowMs: options.windowMs };
-  const windows = createRateLimiter({ clock: options.clock, limit: config.failures, windowMs: config.windowMs, maxKeys: options.maxKeys ?? MAX_LOCKOUT_KEYS });
+  const windows = createRateLimiter({ clock: options.clock, limit: config.failures, windowMs: config.windowMs, maxKeys: options.maxKeys ?? MAX_LOCKOUT_KEYS, windows: options.windows });
   // JSON keeps the pair unambiguous whatever characters a client id holds.
   const keyOf = (clientId: string, address: string) => JSON.stringify([clientId, address]);
   return {

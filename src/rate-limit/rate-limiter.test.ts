@@ -155,7 +155,7 @@ describe('rate-limit windows kept in a shared store\'s values', () => {
     const clock = createClock({ mode: 'manual' });
     const values = new Map<string, unknown>([['process:1:heartbeat', 123]]);
     // Swept and counted on every use here (the store's default is once a second).
-    const windows = () => ({ principals: windowsInValues(() => values, 'rate:p:', 0), addresses: windowsInValues(() => values, 'rate:a:', 0) });
+    const windows = () => ({ principals: windowsInValues(() => values, 'rate:p:', 0), addresses: windowsInValues(() => values, 'rate:a:', 0), lockout: windowsInValues(() => values, 'rate:l:', 0) });
     const one = createRequestLimits({ clock, principal: { limit: 3, windowMs: 60_000 }, windows: windows() });
     const two = createRequestLimits({ clock, principal: { limit: 3, windowMs: 60_000 }, windows: windows() });
     one.consume('account:a');
@@ -164,6 +164,10 @@ describe('rate-limit windows kept in a shared store\'s values', () => {
     expect(two.consume('account:a').remaining).toBe(0);
     expect(one.consume('account:a').limited).toBe(true);
     expect(two.peek('ip:203.0.113.7').remaining).toBe(two.addresses.config.limit - 1);
+    // Wrong secrets count in one lockout window too.
+    for (let i = 0; i < 10; i++) (i % 2 ? one : two).lockout.failed('client', '203.0.113.7');
+    expect(one.lockout.locked('client', '203.0.113.7')).toBeDefined();
+    two.lockout.succeeded('client', '203.0.113.7');
     expect([...values.keys()].sort()).toEqual(['process:1:heartbeat', 'rate:a:ip:203.0.113.7', 'rate:p:account:a']);
     expect(one.size).toBe(2);
     clock.advance(61_000);

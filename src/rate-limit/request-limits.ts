@@ -21,7 +21,7 @@ export interface RequestLimitsOptions {
   maxPrincipalKeys?: number;
   maxAddressKeys?: number;
   /** Where the windows are kept (a shared store's values); default: Maps of this process. */
-  windows?: { principals: WindowStore; addresses: WindowStore };
+  windows?: { principals: WindowStore; addresses: WindowStore; lockout: WindowStore };
 }
 
 /** The two limiters behind the one the pipeline sees. */
@@ -59,7 +59,7 @@ export function createRequestLimits(options: RequestLimitsOptions): RequestLimit
     maxKeys: options.maxAddressKeys ?? MAX_ADDRESS_KEYS,
     windows: options.windows?.addresses,
   });
-  const lockout = createLoginLockout({ clock: options.clock, ...(options.lockout ?? { failures: 10, windowMs: 15 * 60_000 }) });
+  const lockout = createLoginLockout({ clock: options.clock, ...(options.lockout ?? { failures: 10, windowMs: 15 * 60_000 }), windows: options.windows?.lockout });
   const of = (key: string) => (key.startsWith(ADDRESS_KEY_PREFIX) ? addresses : principals);
   return {
     principals,

@@ -109,7 +109,7 @@ export function createRuntime(input: MockOptions = {}, logger?: Logger, deps: Ru
     address: options.addressRateLimit,
     lockout: options.loginLockout,
     // Shared store: one window per caller whichever process counts the request, each window a row.
-    ...(shared ? { windows: { principals: windowsInValues(() => store.system.values, 'rate:principal:'), addresses: windowsInValues(() => store.system.values, 'rate:address:') } } : {}),
+    ...(shared ? { windows: sharedWindows(() => store.system.values) } : {}),
   });
   registerStateParts(store, { random, clock, scenarios, tokenRevocations, credentials });
   for (const entry of input.scenarios ?? []) {
@@ -172,6 +172,13 @@ export function createRuntime(input: MockOptions = {}, logger?: Logger, deps: Ru
     },
   };
 }
+
+/** Rate-limit, address and login-lockout windows as rows of a shared store (one per window). */
+const sharedWindows = (values: () => Map<string, unknown>) => ({
+  principals: windowsInValues(values, 'rate:principal:'),
+  addresses: windowsInValues(values, 'rate:address:'),
+  lockout: windowsInValues(values, 'rate:lockout:'),
+});
 
 /**
  * The state beside the collections that a durable store saves with each commit (and gives back
