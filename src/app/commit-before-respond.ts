@@ -26,7 +26,7 @@ export function commitBeforeRespond(options: { store: Store; logger: Logger }): 
   const shared = store.shared;
   let waiting: HeldResponse[] = [];
 
-  /** A shared store commits the request's batch (src/store/postgres-store.ts) instead. */
+  /** A shared store commits the request's batch (src/store/shared-store.ts) instead. */
   function commitShared(held: HeldResponse): void {
     shared!.settle(held.res).then(
       () => held.release(),

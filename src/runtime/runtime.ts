@@ -92,8 +92,9 @@ export function createRuntime(input: MockOptions = {}, logger?: Logger, deps: Ru
   });
   // A durable store commits soon after any draw, so an id handed out by background work (a
   // delivery id) is saved before it can be seen, even when no request follows. Processes
-  // sharing a store each draw from a stream of their own (seed and process number), so two
-  // processes started with the same seed never hand out the same ids.
+  // sharing a store each draw from a stream of their own (seed and process number): two
+  // processes started with one seed do not hand out the same ids (the streams are far-apart
+  // points of one 2^32 cycle; sequences and tracking numbers are drawn from shared state).
   const seed = shared ? hashString(`${options.seed}:process:${shared.processNumber}`) : options.seed;
   const random = createRandom(seed, store.durable ? { onDraw: store.touch } : {});
   const credentials = createCredentialRegistry(input.credentials ?? readCredentialsFile(BUILT_IN_CREDENTIALS_PATH));

@@ -155,7 +155,7 @@ export interface Store {
   /** Commits and releases the engine (file handles); the store is unusable after. */
   close(): void;
   /**
-   * Set by a store several processes share (PostgreSQL): state is read and written in batches,
+   * Set by a store several processes share (PostgreSQL, or a SQLite file of `--workers`): state is read and written in batches,
    * one process at a time across all of them, each batch starting from what the others
    * committed. Absent on stores one process owns.
    */
@@ -187,7 +187,7 @@ export interface SharedBatches {
 export interface SharedFeed<T> {
   /** Queues an item (sent within ~100 ms, with the others queued by then); `tag` lets `clear` find it (an account id). */
   publish(item: T, tag?: string): void;
-  /** Told of every item from now on (its own included, after it went round), and of every clear. */
+  /** Told of every item other processes publish from now on, and of their clears (a process has its own already). */
   subscribe(onItems: (items: T[]) => void, onClear: (tag?: string) => void): () => void;
   /** Drops the items with this tag, or all, in every process. */
   clear(tag?: string): void;
