@@ -1,6 +1,6 @@
 import type { Entity } from './collection.js';
 import { createDirtyWrites } from './dirty-writes.js';
-import { createStore, type MemoryStore, type SharedBatches, type SharedFeed, type StatePart, type Store } from './store.js';
+import { createStore, workingSetOf, type MemoryStore, type WorkingSet, type SharedBatches, type SharedFeed, type StatePart, type Store } from './store.js';
 
 /**
  * The engine of a store several processes share (docs/scaling.md): each process keeps the
@@ -327,20 +327,7 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
     },
   };
 
-  const store: Store & { shared: SharedBatches } = {
-    account: memory.account,
-    hasAccount: memory.hasAccount,
-    accountIds: memory.accountIds,
-    company: memory.company,
-    get global() {
-      return memory.global;
-    },
-    get system() {
-      return memory.system;
-    },
-    reset: memory.reset,
-    snapshot: memory.snapshot,
-    restore: memory.restore,
+  const store: Store & { shared: SharedBatches } = Object.assign(workingSetOf(memory), {
     durable: true,
     part(name, part) {
       const pulled = pulledParts.get(name);
@@ -363,6 +350,6 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
       void last.then(() => backend.close()).catch(() => {});
     },
     shared,
-  };
+  } satisfies Omit<Store, keyof WorkingSet> & { shared: SharedBatches });
   return store;
 }

@@ -2,7 +2,7 @@ import { chmodSync, closeSync, existsSync, openSync, readSync, statSync } from '
 import Database from 'better-sqlite3';
 import type { CollectionSnapshot, Entity } from './collection.js';
 import { createDirtyWrites } from './dirty-writes.js';
-import { createStore, SYSTEM_SCOPE, type MemoryStore, type ScopeSnapshot, type StatePart, type Store } from './store.js';
+import { createStore, SYSTEM_SCOPE, workingSetOf, type MemoryStore, type WorkingSet, type ScopeSnapshot, type StatePart, type Store } from './store.js';
 
 /**
  * The durable store: the memory store stays the working set (reads cost what they cost in
@@ -188,20 +188,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   });
 
   let closed = false;
-  const store: Store = {
-    account: memory.account,
-    hasAccount: memory.hasAccount,
-    accountIds: memory.accountIds,
-    company: memory.company,
-    get global() {
-      return memory.global;
-    },
-    get system() {
-      return memory.system;
-    },
-    reset: memory.reset,
-    snapshot: memory.snapshot,
-    restore: memory.restore,
+  const store: Store = Object.assign(workingSetOf(memory), {
     durable: true,
     part(name, part) {
       const saved = savedParts.get(name);
@@ -231,7 +218,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       db.close();
       lock.close();
     },
-  };
+  } satisfies Omit<Store, keyof WorkingSet>);
   return store;
 }
 

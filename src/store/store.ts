@@ -205,6 +205,32 @@ export interface MemoryStore extends Store {
   dropScope(key: string): void;
 }
 
+/** What a durable store answers straight from its memory working set. */
+export type WorkingSet = Pick<Store, 'account' | 'hasAccount' | 'accountIds' | 'company' | 'global' | 'system' | 'reset' | 'snapshot' | 'restore'>;
+
+/**
+ * The working-set part of a durable store (SQLite, shared): scopes are read live (a reset
+ * replaces them), so add the rest with Object.assign onto this object, not by spreading it.
+ * @example const store: Store = Object.assign(workingSetOf(memory), { durable: true, part, commit, touch, close });
+ */
+export function workingSetOf(memory: MemoryStore): WorkingSet {
+  return {
+    account: memory.account,
+    hasAccount: memory.hasAccount,
+    accountIds: memory.accountIds,
+    company: memory.company,
+    get global() {
+      return memory.global;
+    },
+    get system() {
+      return memory.system;
+    },
+    reset: memory.reset,
+    snapshot: memory.snapshot,
+    restore: memory.restore,
+  };
+}
+
 /** The key of `Store.system`; a durable store loads it back like any scope. */
 export const SYSTEM_SCOPE = 'system';
 

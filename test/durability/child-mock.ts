@@ -119,3 +119,32 @@ export function bookingBody(kit: BookingKit, parcelIds: string[], reference?: st
     ...(reference ? { reference } : {}),
   };
 }
+
+/** Polls (real time, bounded) until `done` holds: background work (deliveries, other processes) runs on its own. */
+export async function until<T>(what: string, read: () => Promise<T> | T, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not reached within ${timeoutMs} ms; last ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const ACCOUNT_BODY = {
+  company: { name: 'Muster GmbH', vatNumber: 'DE123456789', countryCode: 'DE', city: 'Berlin', postalCode: '10115', address: 'Hauptstrasse 5' },
+  contact: { name: 'Erika Mustermann', email: 'erika@example.com', phone: '+49301234567' },
+};
+
+/** A company token of the mock's seeded company, as an Authorization value. */
+export async function companyAuth(mock: ChildMock): Promise<string> {
+  const token = await expectStatus(call(mock.url, 'POST', `/v1/companies/${mock.companyId}/tokens`, { auth: mock.basic, body: { grantType: 'client_credentials' } }), 200, 'company token');
+  return `Bearer ${token.accessToken}`;
+}
+
+/** An account created on `mock`, with an account token issued there. */
+export async function newAccount(mock: ChildMock): Promise<{ id: string; auth: string }> {
+  const account = await expectStatus(call(mock.url, 'POST', '/v1/accounts', { auth: await companyAuth(mock), body: ACCOUNT_BODY }), 201, 'POST /v1/accounts');
+  const token = await expectStatus(call(mock.url, 'POST', `/v1/accounts/${account.id}/tokens`, { auth: mock.basic, body: { grantType: 'client_credentials' } }), 200, 'account token');
+  return { id: account.id, auth: `Bearer ${token.accessToken}` };
+}

@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import { catalogueIds } from '../../src/catalogue/load-catalogue.js';
 import { createRandom } from '../../src/random/random.js';
-import { bookingBody, call, expectStatus, startChild, type BookingKit, type ChildMock } from './child-mock.js';
+import { bookingBody, call, companyAuth, expectStatus, startChild, type BookingKit, type ChildMock } from './child-mock.js';
 
 /**
  * The crash test of the durable stores: a mock on a --data store (a SQLite file, a PostgreSQL
@@ -68,11 +68,11 @@ export async function crashRun(data: string, started: (mock: ChildMock | undefin
   expect(final.missing).toEqual([]);
   const acknowledgedBeforeRestart = acknowledged(ledger);
   expect(final.recovered).toBe(acknowledgedBeforeRestart);
-  const companyAuth = await companyToken(mock!);
+  const companyBearer = await companyAuth(mock!);
   const [accountId] = [...ledger.kits.keys()];
   expect(accountId).toBeDefined();
   for (let i = 0; i < 3; i++) {
-    const booking = await book(mock!, ledger, accountId, issue, companyAuth);
+    const booking = await book(mock!, ledger, accountId, issue, companyBearer);
     expect(booking.trackingNumbers.length).toBeGreaterThan(0);
   }
   report.push(`final: ${final.recovered} acknowledged writes recovered of ${acknowledgedBeforeRestart} acknowledged; ids reused: ${ledger.reused.length}`);
@@ -82,10 +82,6 @@ export async function crashRun(data: string, started: (mock: ChildMock | undefin
   track(undefined);
 }
 
-export async function companyToken(mock: ChildMock): Promise<string> {
-  const body = await expectStatus(call(mock.url, 'POST', `/v1/companies/${mock.companyId}/tokens`, { auth: mock.basic, body: { grantType: 'client_credentials' } }), 200, 'company token');
-  return `Bearer ${body.accessToken}`;
-}
 
 /**
  * Reads back every acknowledged write through HTTP (tokens issued before the kill must still
@@ -94,8 +90,8 @@ export async function companyToken(mock: ChildMock): Promise<string> {
 async function verify(mock: ChildMock, ledger: Ledger): Promise<{ recovered: number; missing: string[] }> {
   const missing: string[] = [];
   let recovered = 0;
-  const companyAuth = await companyToken(mock);
-  const authOf = (accountId: string | null) => (accountId === null ? companyAuth : ledger.accounts.get(accountId)!.auth);
+  const companyBearer = await companyAuth(mock);
+  const authOf = (accountId: string | null) => (accountId === null ? companyBearer : ledger.accounts.get(accountId)!.auth);
   for (const [path, accountId] of ledger.written) {
     const answer = await call(mock.url, 'GET', path, { auth: authOf(accountId) });
     if (answer.status !== 200) {
@@ -131,7 +127,7 @@ async function verify(mock: ChildMock, ledger: Ledger): Promise<{ recovered: num
   return { recovered, missing };
 }
 
-async function book(mock: ChildMock, ledger: Ledger, accountId: string, issue: (value: string) => void, companyAuth: string): Promise<{ id: string; trackingNumbers: string[] }> {
+async function book(mock: ChildMock, ledger: Ledger, accountId: string, issue: (value: string) => void, companyBearer: string): Promise<{ id: string; trackingNumbers: string[] }> {
   const { auth } = ledger.accounts.get(accountId)!;
   let kit = ledger.kits.get(accountId);
   if (!kit) {
@@ -167,18 +163,18 @@ async function book(mock: ChildMock, ledger: Ledger, accountId: string, issue: (
   const got = await expectStatus(call(mock.url, 'GET', `/v1/shipment-bookings/${created.id}`, { auth }), 200, 'GET booking');
   entry.trackingNumbers = got.trackingNumbers;
   for (const number of got.trackingNumbers) issue(`tracking:${number}`);
-  void companyAuth;
+  void companyBearer;
   return { id: created.id, trackingNumbers: got.trackingNumbers };
 }
 
 /** Four clients write until the mock is killed `killAfter` ms in; failed calls are not acknowledged. */
 async function writeUntilKilled(mock: ChildMock, ledger: Ledger, random: ReturnType<typeof createRandom>, issue: (value: string) => void, killAfter: number): Promise<void> {
-  const companyAuth = await companyToken(mock);
+  const companyBearer = await companyAuth(mock);
   let killed = false;
   const newAccount = async () => {
     const created = await expectStatus(
       call(mock.url, 'POST', '/v1/accounts', {
-        auth: companyAuth,
+        auth: companyBearer,
         body: {
           alias: 'Warehouse',
           company: { name: 'Muster GmbH', vatNumber: 'DE123456789', countryCode: 'DE', city: 'Berlin', postalCode: '10115', address: 'Hauptstrasse 5' },
@@ -222,7 +218,7 @@ async function writeUntilKilled(mock: ChildMock, ledger: Ledger, random: ReturnT
           const moved = await expectStatus(call(mock.url, 'POST', '/__admin/clock/advance', { admin: true, body: { duration: 'PT1M' } }), 200, 'advance clock');
           ledger.clockMoves.push(moved.epochMs);
         } else {
-          await book(mock, ledger, someAccount(), issue, companyAuth);
+          await book(mock, ledger, someAccount(), issue, companyBearer);
         }
       } catch (error) {
         // A call cut by the kill was never acknowledged; anything else is a real failure.

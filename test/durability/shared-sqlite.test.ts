@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { call, expectStatus, runToExit, startChild, type ChildMock } from './child-mock.js';
+import { call, expectStatus, newAccount, runToExit, startChild, until, type ChildMock } from './child-mock.js';
 
 /**
  * Issue 17: `--workers N --data FILE` — the workers of one host share a SQLite file (the shared
@@ -11,32 +11,11 @@ import { call, expectStatus, runToExit, startChild, type ChildMock } from './chi
  * PostgreSQL (shared-postgres.test.ts); any process opens a file in that layout the same way.
  */
 const berlin = { name: 'Erika Mustermann', street: 'Hauptstraße 5', city: 'Berlin', postalCode: '10115', countryCode: 'DE' };
-const accountBody = {
-  company: { name: 'Muster GmbH', vatNumber: 'DE123456789', countryCode: 'DE', city: 'Berlin', postalCode: '10115', address: 'Hauptstrasse 5' },
-  contact: { name: 'Erika Mustermann', email: 'erika@example.com', phone: '+49301234567' },
-};
 const dir = mkdtempSync(join(tmpdir(), 'shipmock-shared-sqlite-'));
 const running: ChildMock[] = [];
 afterAll(async () => {
   await Promise.all(running.map((mock) => mock.kill().catch(() => {})));
 });
-
-async function newAccount(mock: ChildMock): Promise<{ id: string; auth: string }> {
-  const company = await expectStatus(call(mock.url, 'POST', `/v1/companies/${mock.companyId}/tokens`, { auth: mock.basic, body: { grantType: 'client_credentials' } }), 200, 'company token');
-  const account = await expectStatus(call(mock.url, 'POST', '/v1/accounts', { auth: `Bearer ${company.accessToken}`, body: accountBody }), 201, 'account');
-  const token = await expectStatus(call(mock.url, 'POST', `/v1/accounts/${account.id}/tokens`, { auth: mock.basic, body: { grantType: 'client_credentials' } }), 200, 'account token');
-  return { id: account.id, auth: `Bearer ${token.accessToken}` };
-}
-
-async function until<T>(what: string, read: () => Promise<T> | T, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not reached within ${timeoutMs} ms; last ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('--workers N on one SQLite file', () => {
   it('serves one port from two workers on one file, starts a worker that dies again, and keeps the state for the next start', async () => {

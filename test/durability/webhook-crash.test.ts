@@ -4,7 +4,7 @@ import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { call, expectStatus, startChild, type ChildMock } from './child-mock.js';
+import { call, expectStatus, startChild, until, type ChildMock } from './child-mock.js';
 
 /**
  * Issue 13: webhook deliveries are durable state. A channel points at a receiver that is down
@@ -57,17 +57,6 @@ const deliveriesOf = async (mock: ChildMock, query: string) =>
   (await expectStatus(call(mock.url, 'GET', `/__admin/deliveries?${query}`, { admin: true }), 200, 'deliveries')).items as any[];
 const advance = (mock: ChildMock, duration: string) =>
   expectStatus(call(mock.url, 'POST', '/__admin/clock/advance', { admin: true, body: { duration } }), 200, 'advance clock');
-
-/** Polls (real time, bounded) until `done` holds: deliveries run on their own after a clock move. */
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not reached within 10 s; last ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('webhook deliveries survive kill -9 (SQLite --data)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'shipmock-webhook-crash-'));
