@@ -40,9 +40,11 @@ export function startDeliveryTakeover(deps: {
     if (running) return;
     running = true;
     let claimed: Delivery[] = [];
+    let stopped = new Set<number>();
     deps.shared
       .run(() => {
         claimed = [];
+        stopped = new Set();
         const values = deps.system().values;
         const at = now();
         values.set(heartbeatKey(me), at);
@@ -52,6 +54,7 @@ export function startDeliveryTakeover(deps: {
           const last = values.get(heartbeatKey(delivery.owner));
           if (typeof last === 'number' && at - last < PRESUMED_STOPPED_MS) continue;
           // Claimed in this batch: the commit makes it ours before anything is sent.
+          stopped.add(delivery.owner);
           delivery.owner = me;
           records.update(delivery);
           claimed.push(delivery);
@@ -60,7 +63,7 @@ export function startDeliveryTakeover(deps: {
       .then(
         () => {
           if (!claimed.length) return;
-          deps.logger.info({ deliveries: claimed.length, from: [...new Set(claimed.map((d) => d.inFlight?.attempt ?? 0))].length }, 'webhook deliveries of a stopped process adopted');
+          deps.logger.info({ deliveries: claimed.length, stoppedProcesses: [...stopped] }, 'webhook deliveries of a stopped process adopted');
           deps.adopt(claimed);
         },
         (error: Error) => deps.logger.warn({ err: error }, 'heartbeat not written: the shared store is unreachable'),

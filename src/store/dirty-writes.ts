@@ -1,4 +1,5 @@
-import type { StoreWatcher } from './store.js';
+import type { Entity } from './collection.js';
+import type { MemoryStore, StoreWatcher } from './store.js';
 
 /**
  * What a durable store has to write at its next commit, as told by the memory store's watcher:
@@ -83,4 +84,58 @@ export function createDirtyWrites(onChange: () => void): DirtyWrites {
       }
     },
   };
+}
+
+/** Rows as the durable stores write them: [scope, collection, seq, id, body or null (deleted)]. */
+export type ItemRow = [scope: string, collection: string, seq: number, id: string, body: string | null];
+export type CollectionRow = [scope: string, collection: string, nextSeq: number];
+/** [scope, key, value or null (deleted)] */
+export type ValueRow = [scope: string, key: string, value: string | null];
+
+/** What the next commit writes: scopes to empty first, then rows to put (a null body or value: the row goes). */
+export interface DirtyRows {
+  replaced: string[];
+  items: ItemRow[];
+  collections: CollectionRow[];
+  values: ValueRow[];
+}
+
+/**
+ * The rows of what changed, read from the working set now (ten updates of an item are one row).
+ * A replaced scope comes whole (its later writes are in that); a slot that no longer holds its
+ * item (deleted, or re-inserted under a new sequence, which has its own entry) gives a row
+ * without a body. One row per key: a statement cannot update one row twice.
+ */
+export function dirtyRows(dirty: DirtyWrites, memory: MemoryStore): DirtyRows {
+  const rows: DirtyRows = { replaced: [...dirty.replaced], items: [], collections: [], values: [] };
+  const collections = new Map<string, CollectionRow>();
+  for (const key of dirty.replaced) {
+    const live = memory.existingScope(key);
+    if (!live) continue;
+    for (const name of live.collectionNames()) {
+      const collection = live.existing<Entity>(name)!;
+      for (const item of collection.values()) rows.items.push([key, name, collection.seqOf(item.id)!, item.id, JSON.stringify(item)]);
+      collections.set(`${key}\n${name}`, [key, name, collection.sequence]);
+    }
+    for (const [name, value] of live.values) rows.values.push([key, name, JSON.stringify(value ?? null)]);
+  }
+  for (const [key, byCollection] of dirty.items) {
+    if (dirty.replaced.has(key)) continue;
+    const live = memory.existingScope(key);
+    for (const [name, slots] of byCollection) {
+      const collection = live?.existing<Entity>(name);
+      for (const [seq, id] of slots) {
+        const value = collection?.seqOf(id) === seq ? collection.get(id) : undefined;
+        rows.items.push([key, name, seq, id, value ? JSON.stringify(value) : null]);
+      }
+      if (collection) collections.set(`${key}\n${name}`, [key, name, collection.sequence]);
+    }
+  }
+  for (const [key, names] of dirty.values) {
+    if (dirty.replaced.has(key)) continue;
+    const values = memory.existingScope(key)?.values;
+    for (const name of names) rows.values.push([key, name, values?.has(name) ? JSON.stringify(values.get(name) ?? null) : null]);
+  }
+  rows.collections = [...collections.values()];
+  return rows;
 }

@@ -1,5 +1,5 @@
 import type { Entity } from './collection.js';
-import { createDirtyWrites } from './dirty-writes.js';
+import { createDirtyWrites, dirtyRows, type DirtyRows } from './dirty-writes.js';
 import { createStore, workingSetOf, type MemoryStore, type WorkingSet, type SharedBatches, type SharedFeed, type StatePart, type Store } from './store.js';
 
 /**
@@ -30,10 +30,6 @@ export interface SharedStoreOptions {
   memberTimeoutMs?: number;
 }
 
-/** Rows as the engine reads and writes them: [scope, collection, seq, id, body or null (deleted)]. */
-export type ItemRow = [scope: string, collection: string, seq: number, id: string, body: string | null];
-export type CollectionRow = [scope: string, collection: string, nextSeq: number];
-export type ValueRow = [scope: string, key: string, value: string | null];
 export type PartRow = [name: string, value: string];
 
 /** What other processes committed since a change number. */
@@ -45,13 +41,9 @@ export interface PulledRows {
   parts: { name: string; value: string }[];
 }
 
-/** What one batch writes: its change number, scopes replaced whole, and the rows it changed. */
-export interface WriteSet {
+/** What one batch writes: its change number, scopes replaced whole, the rows it changed and its state parts. */
+export interface WriteSet extends DirtyRows {
   change: number;
-  replaced: string[];
-  items: ItemRow[];
-  collections: CollectionRow[];
-  values: ValueRow[];
   parts: PartRow[];
 }
 
@@ -156,44 +148,6 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
     }
   }
 
-  /** What the batch changed, as rows (read from the working set now: ten updates of an item are one row). */
-  function writeSet(change: number, changed: [string, string][]): WriteSet {
-    const set: WriteSet = { change, replaced: [...dirty.replaced], items: [], collections: [], values: [], parts: changed };
-    // Keyed: one row per collection (a statement cannot update one row twice).
-    const collections = new Map<string, CollectionRow>();
-    for (const key of dirty.replaced) {
-      const live = memory.existingScope(key);
-      if (!live) continue;
-      for (const name of live.collectionNames()) {
-        const collection = live.existing<Entity>(name)!;
-        for (const item of collection.values()) set.items.push([key, name, collection.seqOf(item.id)!, item.id, JSON.stringify(item)]);
-        collections.set(`${key}\n${name}`, [key, name, collection.sequence]);
-      }
-      for (const [name, value] of live.values) set.values.push([key, name, JSON.stringify(value ?? null)]);
-    }
-    // A replaced scope was written whole above; its later writes are in that.
-    for (const [key, byCollection] of dirty.items) {
-      if (dirty.replaced.has(key)) continue;
-      const live = memory.existingScope(key);
-      for (const [name, slots] of byCollection) {
-        const collection = live?.existing<Entity>(name);
-        for (const [seq, id] of slots) {
-          // The slot still holds the item: its body; else it was deleted: a row without one.
-          const value = collection?.seqOf(id) === seq ? collection.get(id) : undefined;
-          set.items.push([key, name, seq, id, value ? JSON.stringify(value) : null]);
-        }
-        if (collection) collections.set(`${key}\n${name}`, [key, name, collection.sequence]);
-      }
-    }
-    for (const [key, names] of dirty.values) {
-      if (dirty.replaced.has(key)) continue;
-      const values = memory.existingScope(key)?.values;
-      for (const name of names) set.values.push([key, name, values?.has(name) ? JSON.stringify(values.get(name) ?? null) : null]);
-    }
-    set.collections = [...collections.values()];
-    return set;
-  }
-
   function changedParts(): [string, string][] {
     const out: [string, string][] = [];
     for (const [name, entry] of parts) {
@@ -206,7 +160,7 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
 
   async function commit(batch: Batch): Promise<void> {
     const touchedParts = changedParts();
-    await backend.commit(writeSet(batch.change, touchedParts));
+    await backend.commit({ change: batch.change, ...dirtyRows(dirty, memory), parts: touchedParts });
     dirty.clear();
     for (const [name, json] of touchedParts) parts.get(name)!.saved = json;
     lastSeen = batch.change;

@@ -1,7 +1,7 @@
 import { chmodSync, closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { CollectionSnapshot, Entity } from './collection.js';
-import { createDirtyWrites } from './dirty-writes.js';
+import { createDirtyWrites, dirtyRows } from './dirty-writes.js';
 import { createStore, SYSTEM_SCOPE, workingSetOf, type MemoryStore, type WorkingSet, type ScopeSnapshot, type StatePart, type Store } from './store.js';
 
 /**
@@ -106,7 +106,6 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   };
 
   const dirty = createDirtyWrites(schedule);
-  const { replaced, items: dirtyItems, values: dirtyValues } = dirty;
   const memory: MemoryStore = createStore(dirty.watcher);
   let db: Database.Database;
   try {
@@ -134,43 +133,6 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   for (const row of db.prepare('SELECT name, value FROM state_parts').all() as { name: string; value: string }[]) savedParts.set(row.name, row.value);
   const parts = new Map<string, { part: StatePart; saved?: string }>();
 
-  function writeScope(key: string): void {
-    sql.dropItems.run(key);
-    sql.dropCollections.run(key);
-    sql.dropValues.run(key);
-    const scope = memory.existingScope(key);
-    if (!scope) return;
-    for (const name of scope.collectionNames()) {
-      const collection = scope.existing<Entity>(name)!;
-      for (const item of collection.values()) sql.upsertItem.run(key, name, collection.seqOf(item.id)!, item.id, JSON.stringify(item));
-      sql.upsertCollection.run(key, name, collection.sequence);
-    }
-    for (const [name, value] of scope.values) sql.upsertValue.run(key, name, JSON.stringify(value ?? null));
-  }
-
-  function writeItems(key: string, byCollection: Map<string, Map<number, string>>): void {
-    const scope = memory.existingScope(key);
-    for (const [name, slots] of byCollection) {
-      const collection = scope?.existing<Entity>(name);
-      for (const [seq, id] of slots) {
-        // The slot still holds the item: write it; else it was deleted (or re-inserted under a
-        // new sequence, which has its own entry): drop the row.
-        const value = collection?.seqOf(id) === seq ? collection.get(id) : undefined;
-        if (value) sql.upsertItem.run(key, name, seq, id, JSON.stringify(value));
-        else sql.deleteItem.run(key, name, seq);
-      }
-      if (collection) sql.upsertCollection.run(key, name, collection.sequence);
-    }
-  }
-
-  function writeValues(key: string, names: Set<string>): void {
-    const values = memory.existingScope(key)?.values;
-    for (const name of names) {
-      if (values?.has(name)) sql.upsertValue.run(key, name, JSON.stringify(values.get(name) ?? null));
-      else sql.deleteValue.run(key, name);
-    }
-  }
-
   const changedParts = (): [string, string][] => {
     const out: [string, string][] = [];
     for (const [name, entry] of parts) {
@@ -181,9 +143,21 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   };
 
   const transaction = db.transaction((partsToWrite: [string, string][]) => {
-    for (const key of replaced) writeScope(key);
-    for (const [key, byCollection] of dirtyItems) writeItems(key, byCollection);
-    for (const [key, names] of dirtyValues) writeValues(key, names);
+    const rows = dirtyRows(dirty, memory);
+    for (const key of rows.replaced) {
+      sql.dropItems.run(key);
+      sql.dropCollections.run(key);
+      sql.dropValues.run(key);
+    }
+    for (const [key, name, seq, id, body] of rows.items) {
+      if (body === null) sql.deleteItem.run(key, name, seq);
+      else sql.upsertItem.run(key, name, seq, id, body);
+    }
+    for (const [key, name, nextSeq] of rows.collections) sql.upsertCollection.run(key, name, nextSeq);
+    for (const [key, name, value] of rows.values) {
+      if (value === null) sql.deleteValue.run(key, name);
+      else sql.upsertValue.run(key, name, value);
+    }
     for (const [name, json] of partsToWrite) sql.upsertPart.run(name, json);
   });
 
