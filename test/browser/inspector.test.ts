@@ -76,7 +76,7 @@ describe('the inspector in a real browser', () => {
     await violations.getByText('body/countryCode').first().waitFor();
     const curl = await page.getByLabel('curl command').textContent();
     expect(curl).toContain(`curl -i -X POST '${mock.url}/v1/addresses'`);
-    expect(curl).toContain('"authorization: Bearer $TOKEN"');
+    expect(curl).toContain(`-H 'authorization: Bearer '"$TOKEN"`);
     expect(curl).toContain(`--data-raw '{"name":7`);
     await screenshot(page, 'inspector-violation');
     expect(problems).toEqual([]);

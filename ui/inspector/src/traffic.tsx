@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { MOCK_BASE, admin, describeError } from './api';
+import { curlCommand, type CurlCommand } from './curl-command';
 import { BodyView, ErrorText, HeaderTable, Section, short, statusClass, time } from './common';
 import { streamJournal, type StreamStatus } from './journal-stream';
 import type { JournalEntry, JournalEntryWithExchange as Exchange, Violation } from './types';
@@ -18,26 +19,15 @@ const VERDICT_TEXT: Record<NonNullable<JournalEntry['validation']>, string> = {
   'not-checked': 'not checked',
 };
 
-function shellQuote(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
-}
-
 /**
- * The request as a curl command. Secrets are not in the journal (Authorization shows six
- * characters), so the command names a $TOKEN the user sets.
+ * The request as a curl command (curl-command.ts: every byte single-quoted, so pasting it runs
+ * nothing but curl). Secrets are not in the journal (Authorization shows a few characters), so
+ * the command names a $TOKEN the user sets.
  */
-export function curlOf(detail: Exchange): string {
+export function curlOf(detail: Exchange): CurlCommand {
   const { entry, exchange } = detail;
   const url = new URL(entry.path.replace(/^\//, '') + (entry.query ? `?${entry.query}` : ''), MOCK_BASE).toString();
-  const parts = ['curl', '-i', '-X', entry.method, shellQuote(url)];
-  const skip = new Set(['host', 'content-length', 'connection', 'accept-encoding', 'user-agent']);
-  for (const [name, value] of Object.entries(exchange?.request.headers ?? {})) {
-    if (skip.has(name) || name.startsWith('sec-')) continue;
-    const shown = name === 'authorization' ? `${value.split(' ')[0]} $TOKEN` : value;
-    parts.push('-H', name === 'authorization' ? `"${name}: ${shown}"` : shellQuote(`${name}: ${shown}`));
-  }
-  if (exchange?.request.body) parts.push('--data-raw', shellQuote(exchange.request.body));
-  return parts.join(' ');
+  return curlCommand({ method: entry.method, url, headers: Object.entries(exchange?.request.headers ?? {}), body: exchange?.request.body });
 }
 
 function ViolationList({ title, violations }: { title: string; violations: Violation[] }) {
@@ -69,7 +59,7 @@ function Detail({ seq, onClose }: { seq: number; onClose: () => void }) {
   if (error) return <ErrorText error={error} />;
   if (!detail) return <p class="muted">Loading…</p>;
   const { entry, exchange } = detail;
-  const curl = curlOf(detail);
+  const { command: curl, droppedNul } = curlOf(detail);
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(curl);
@@ -120,6 +110,7 @@ function Detail({ seq, onClose }: { seq: number; onClose: () => void }) {
         </p>
       )}
       <pre class="code curl" aria-label="curl command">{curl}</pre>
+      {droppedNul && <p class="muted">The request held NUL characters, which no shell command can pass to curl: the command leaves them out.</p>}
       <div class="violation-pair" aria-label="Contract violations">
         <ViolationList title="Request violations" violations={exchange?.violations.request ?? []} />
         <ViolationList title="Response violations" violations={exchange?.violations.response ?? []} />
