@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EXCHANGE_BODY_LIMIT, ExchangeRing, redactSecret } from './exchange-ring.js';
+import { EXCHANGE_BODY_LIMIT, ExchangeRing } from './exchange-ring.js';
 
 const request = ['Host', '127.0.0.1:4010', 'Authorization', 'Bearer eyJhbGciOiJIUzI1NiJ9.payload.signature', 'Content-Type', 'application/json'];
 const head = 'HTTP/1.1 201 Created\r\nX-Request-Id: r-1\r\nContent-Type: application/json\r\nContent-Length: 9\r\n\r\n';
@@ -53,8 +53,22 @@ describe('ExchangeRing', () => {
     expect(ring.write({ requestHeaders: ['X-Big', 'y'.repeat(2000)] })).toBe(-1);
   });
 
-  it('shortens a secret with or without a scheme', () => {
-    expect(redactSecret('Basic c2hpcG1vY2s6c2VjcmV0')).toBe('Basic c2hpcG…');
-    expect(redactSecret('correct-horse-battery')).toBe('correc…');
+  it('shortens secrets with or without a scheme, in headers and in bodies (src/util/redact.ts)', () => {
+    const ring = new ExchangeRing(64 * 1024);
+    const token = 'eyJhbGciOiJIUzI1NiJ9.eyJsdmwiOiJDT01QQU5ZIn0.c2lnbmF0dXJl';
+    const at = ring.write({
+      requestHeaders: ['Authorization', `${token} Bearer`, 'X-Admin-Key', 'correct-horse-battery', 'Content-Type', 'application/json'],
+      requestBody: Buffer.from('{"webhook":{"url":"https://r.test/in","secret":"whsec_9f86d081884c7d65","headers":{"X-Api-Key":"key-1234"}}}'),
+      requestType: 'application/json',
+      responseHeaders: head.replace('Content-Length: 9', 'Set-Cookie: sid=abcdefghijkl; Path=/'),
+      responseBody: `{"accessToken":"${token}","tokenType":"Bearer"}`,
+      responseType: 'application/json',
+    });
+    const { request: sent, response } = ring.read(at)!;
+    expect(sent.headers.authorization).toBe('eyJhbG…');
+    expect(sent.headers['x-admin-key']).toBe('corre…');
+    expect(sent.body).toBe('{"webhook":{"url":"https://r.test/in","secret":"whsec…","headers":{"X-Api-Key":"ke…"}}}');
+    expect(response!.headers['set-cookie']).toBe('sid=abc…; Path=/');
+    expect(response!.body).toBe('{"accessToken":"eyJhbG…","tokenType":"Bearer"}');
   });
 });

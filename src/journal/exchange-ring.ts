@@ -1,6 +1,7 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import { mediaTypeOf } from '../contract/gate.js';
 import type { Violation } from '../errors/problem.js';
+import { redactBody, redactHeader } from '../util/redact.js';
 
 /** Bytes of each body the journal keeps: enough to read an answer, small enough to keep thousands. */
 export const EXCHANGE_BODY_LIMIT = 16 * 1024;
@@ -42,8 +43,6 @@ export interface ExchangeInput {
   responseViolations?: Violation[];
 }
 
-/** Headers whose values are secrets: kept as their scheme and six characters only. */
-const SECRET_HEADERS = new Set(['authorization', 'x-admin-key', 'cookie', 'proxy-authorization']);
 const TEXT_TYPE = /^(text\/|application\/([\w.+-]*\+)?(json|yaml|xml|x-zpl|x-www-form-urlencoded)\b)/i;
 // Separators that cannot occur in header names or values (Node refuses control characters in both).
 const FIELD = '\u0001';
@@ -53,19 +52,6 @@ const REQUEST_TRUNCATED = 1;
 const RESPONSE_TRUNCATED = 2;
 const HAS_RESPONSE = 4;
 
-/**
- * A secret header as the inspector may show it: `Bearer eyJhbG…` — enough to tell tokens
- * apart, never enough to use one.
- *
- * @example redactSecret('Bearer eyJhbGciOiJI.x.y') // 'Bearer eyJhbG…'
- */
-export function redactSecret(value: string): string {
-  const space = value.indexOf(' ');
-  return space > 0 ? `${value.slice(0, space)} ${value.slice(space + 1, space + 7)}…` : `${value.slice(0, 6)}…`;
-}
-
-const isSecret = (name: string) => name.length >= 6 && SECRET_HEADERS.has(name.toLowerCase());
-
 /** A response's headers as a header block, when they did not come as one. */
 function responseHeaderText(headers: string | OutgoingHttpHeaders): string {
   if (typeof headers === 'string') return headers;
@@ -74,13 +60,13 @@ function responseHeaderText(headers: string | OutgoingHttpHeaders): string {
   return out;
 }
 
-/** Raw request headers back as an object: names in lower case, repeated ones joined, secrets shortened. */
+/** Raw request headers back as an object: names in lower case, repeated ones joined, secrets shortened (src/util/redact.ts). */
 function parseRawHeaders(text: string): Record<string, string> {
   const headers: Record<string, string> = {};
   const parts = text ? text.split(FIELD) : [];
   for (let i = 0; i + 1 < parts.length; i += 2) {
     const name = parts[i].toLowerCase();
-    const value = isSecret(name) ? redactSecret(parts[i + 1]) : parts[i + 1];
+    const value = redactHeader(name, parts[i + 1]);
     headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
   }
   return headers;
@@ -94,7 +80,7 @@ function parseHeaderBlock(text: string): Record<string, string> {
     if (colon <= 0) continue;
     const name = line.slice(0, colon).toLowerCase();
     const value = line.slice(colon + 1).trim();
-    headers[name] = isSecret(name) ? redactSecret(value) : value;
+    headers[name] = redactHeader(name, value);
   }
   return headers;
 }
@@ -124,7 +110,8 @@ export class ExchangeRing {
   /** Keeps an exchange; answers its position, or -1 when it cannot be kept. */
   write(input: ExchangeInput): number {
     // Header text goes in as latin1, byte for byte as it came off the wire (the fastest copy);
-    // secrets are shortened when read, so nothing is built per request but one joined string.
+    // secrets (in headers and bodies) are shortened when read, so nothing is built per request
+    // but one joined string: no read of the ring gives one back whole.
     const requestHead = input.requestHeaders.join(FIELD);
     const requestType = input.requestBody?.length ? mediaTypeOrBytes(input.requestType) : undefined;
     const requestBinary = requestType !== undefined && !TEXT_TYPE.test(requestType);
@@ -205,7 +192,7 @@ export class ExchangeRing {
     const message = (headers: Record<string, string>, text: string, bytes: number, binary: string, truncated: boolean): JournalMessage => ({
       headers,
       bodyBytes: bytes,
-      ...(binary ? { binary } : bytes > 0 ? { body: text } : {}),
+      ...(binary ? { binary } : bytes > 0 ? { body: redactBody(text, headers['content-type']) } : {}),
       ...(truncated ? { bodyTruncated: true } : {}),
     });
     return {

@@ -1,4 +1,5 @@
 import { globTest } from '../scenarios/linear-pattern.js';
+import { redactQuery } from '../util/redact.js';
 import { ExchangeRing, type ExchangeInput, type JournalExchange } from './exchange-ring.js';
 
 export type { ExchangeInput, JournalExchange, JournalMessage } from './exchange-ring.js';
@@ -18,6 +19,7 @@ export interface JournalEntry {
   at: string;
   method: string;
   path: string;
+  /** As sent, with the values of secret parameters (access_token, client_secret…) shortened. */
   query?: string;
   /** Absent when the connection was reset before an answer. */
   status?: number;
@@ -160,6 +162,8 @@ export function createJournal(options: { capacity?: number } = {}): Journal {
     },
     record(input, exchange) {
       const entry: JournalEntry = { seq: ++seq, ...input };
+      // A token in the query string (?access_token=…) is shortened like one in a header.
+      if (entry.query) entry.query = redactQuery(entry.query);
       if (entries.length < capacity) entries.push(entry);
       else {
         entries[start] = entry;

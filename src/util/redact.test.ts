@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import { isSecretName, redactBody, redactHeader, redactJson, redactQuery, redactUrl, shortenSecret } from './redact.js';
+
+// Credentials in every shape the contracts have (openapi.yaml securitySchemes CompanyToken,
+// AccountToken, AffiliateToken, AdminToken: bearer JWT; ClientCredentials: basic; admin.yaml
+// AdminKey: X-Admin-Key) and the write-only fields (EventChannel webhook.secret and
+// webhook.headers, AuthorizationResponse accessToken, client secrets, carrier settings).
+const JWT = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJsdmwiOiJBQ0NPVU5UIn0.c2lnbmF0dXJlLWxvbmc';
+const BASIC = Buffer.from('shipmock-demo-client:shipmock-demo-secret').toString('base64');
+const WHSEC = 'whsec_9f86d081884c7d65';
+
+describe('headers', () => {
+  it.each([
+    ['authorization', `Bearer ${JWT}`, 'Bearer eyJhbG…'],
+    ['Authorization', `bearer ${JWT}`, 'bearer eyJhbG…'],
+    ['authorization', `Basic ${BASIC}`, 'Basic c2hpcG…'],
+    ['authorization', JWT, 'eyJhbG…'],
+    // The issue: the token first, a word after it was taken as the scheme and the token kept whole.
+    ['authorization', `${JWT} Bearer`, 'eyJhbG…'],
+    ['authorization', `Token  ${JWT}`, 'Token  eyJhbG…'],
+    ['authorization', 'Bearer abc', 'Bearer …'],
+    ['authorization', 'short', 's…'],
+    ['proxy-authorization', `Basic ${BASIC}`, 'Basic c2hpcG…'],
+    ['x-admin-key', 'correct-horse-battery', 'corre…'],
+    ['x-api-key', 'key-1234', 'ke…'],
+    ['X-Auth-Token', JWT, 'eyJhbG…'],
+    ['x-client-secret', 'shipmock-demo-secret', 'shipm…'],
+    ['cookie', 'sid=abcdefghijkl; theme=darkmode', 'sid=abc…; theme=da…'],
+    ['set-cookie', 'session=abcdefghijkl; Path=/; HttpOnly', 'session=abc…; Path=/; HttpOnly'],
+    ['referer', 'https://user:s3cr3t-pass@example.com/cb?access_token=abcdefghijkl&x=1', 'https://user:s3…@example.com/cb?access_token=abc…&x=1'],
+    ['content-type', 'application/json', 'application/json'],
+    ['idempotency-key', 'c0ffee00-1234', 'c0ffee00-1234'],
+    ['x-request-id', 'req-1', 'req-1'],
+  ])('%s: %s → %s', (name, value, shown) => {
+    expect(redactHeader(name, value)).toBe(shown);
+  });
+
+  it('never shows more than a quarter of a secret, at most six characters, and keeps what is already shortened', () => {
+    for (const length of [0, 1, 3, 4, 7, 8, 23, 24, 25, 200]) {
+      const secret = 'x'.repeat(length);
+      const shown = shortenSecret(secret);
+      expect(shown.endsWith('…')).toBe(true);
+      expect(shown.length - 1).toBeLessThanOrEqual(Math.min(6, length / 4));
+    }
+    expect(redactHeader('authorization', redactHeader('authorization', `Bearer ${JWT}`))).toBe('Bearer eyJhbG…');
+    expect(redactQuery(redactQuery(`access_token=${JWT}`))).toBe('access_token=eyJhbG…');
+  });
+});
+
+describe('names', () => {
+  it.each([
+    ['accessToken', true], ['access_token', true], ['refresh-token', true], ['id_token', true], ['clientSecret', true], ['client_secret', true], ['secret', true],
+    ['password', true], ['PASSWORD', true], ['passwd', true], ['apiKey', true], ['api_key', true], ['X-Api-Key', true], ['x-admin-key', true], ['privateKey', true],
+    ['credentials', true], ['sessionId', true], ['pin', true],
+    ['tokens', false], ['tokenType', false], ['expiresAt', false], ['key', false], ['value', false], ['headerNames', false], ['signed', false], ['name', false], ['username', false],
+  ])('%s: %s', (name, secret) => {
+    expect(isSecretName(name)).toBe(secret);
+  });
+});
+
+describe('bodies', () => {
+  it.each([
+    ['the token endpoints’ answer', 'application/json', `{"accessToken":"${JWT}","expiresAt":"2026-01-01T04:00:00.000Z","tokenType":"Bearer"}`, '{"accessToken":"eyJhbG…","expiresAt":"2026-01-01T04:00:00.000Z","tokenType":"Bearer"}'],
+    [
+      'an Event Channel: secret and custom header values, layout kept',
+      'application/json; charset=utf-8',
+      `{\n  "name": "Bookings",\n  "webhook": {\n    "url": "https://receiver.example/hook",\n    "secret": "${WHSEC}",\n    "headers": { "X-Api-Key": "key-1234", "X-Tenant": "tenant-4711" }\n  }\n}`,
+      `{\n  "name": "Bookings",\n  "webhook": {\n    "url": "https://receiver.example/hook",\n    "secret": "whsec…",\n    "headers": { "X-Api-Key": "ke…", "X-Tenant": "te…" }\n  }\n}`,
+    ],
+    ['client credentials in a body', 'application/json', '{"clientId":"shipmock-demo-client","clientSecret":"shipmock-demo-secret"}', '{"clientId":"shipmock-demo-client","clientSecret":"shipm…"}'],
+    [
+      'carrier settings: a credential key, in either order',
+      'application/json',
+      '{"settings":[{"key":"username","value":"api-user-4711"},{"key":"password","value":"s3cr3t-staging"},{"value":"s3cr3t-live","key":"apiKey"}]}',
+      '{"settings":[{"key":"username","value":"api-user-4711"},{"key":"password","value":"s3c…"},{"value":"s3…","key":"apiKey"}]}',
+    ],
+    ['an escaped member name', 'application/json', `{"access\\u0054oken":"${JWT}"}`, '{"access\\u0054oken":"eyJhbG…"}'],
+    ['a secret object, arrays and numbers inside it', 'application/json', '{"credentials":{"user":"alice-1234","pins":[12345678,"abcdefgh"]}}', '{"credentials":{"user":"al…","pins":["12…","ab…"]}}'],
+    ['a body cut in the middle of a token', 'application/json', `{"tokenType":"Bearer","accessToken":"${JWT.slice(0, 40)}`, '{"tokenType":"Bearer","accessToken":"eyJhbG…"'],
+    ['JSON sent as text', 'text/plain', `{"secret":"${WHSEC}"}`, '{"secret":"whsec…"}'],
+    ['a URL with a password and a token in its query', 'application/json', '{"webhook":{"url":"https://hook:s3cr3t-pass@example.com/in?token=abcdefghijkl"}}', '{"webhook":{"url":"https://hook:s3…@example.com/in?token=abc…"}}'],
+    [
+      'a problem naming the request’s URL',
+      'application/problem+json',
+      `{"status":400,"instance":"/v1/addresses?access_token=${JWT}&limit=5"}`,
+      '{"status":400,"instance":"/v1/addresses?access_token=eyJhbG…&limit=5"}',
+    ],
+    ['a form', 'application/x-www-form-urlencoded', 'grant_type=client_credentials&client_id=demo&client_secret=shipmock-demo-secret', 'grant_type=client_credentials&client_id=demo&client_secret=shipm…'],
+    ['YAML', 'application/yaml', 'user: alice\npassword: s3cr3t-staging\n', 'user: alice\npassword: s3c…\n'],
+    ['nothing secret', 'application/json', '{"name":"Erika","tokens":12,"tokenType":"Bearer","headerNames":["X-Api-Key"]}', '{"name":"Erika","tokens":12,"tokenType":"Bearer","headerNames":["X-Api-Key"]}'],
+  ])('%s', (_case, type, body, shown) => {
+    expect(redactBody(body, type)).toBe(shown);
+  });
+
+  it('redactJson: the same rules on a parsed value', () => {
+    expect(redactJson({ webhook: { url: 'https://x.test/in', secret: WHSEC, headers: { 'X-Api-Key': 'key-1234' }, headerNames: ['X-Api-Key'] }, settings: [{ key: 'password', value: 's3cr3t-live' }] })).toEqual({
+      webhook: { url: 'https://x.test/in', secret: 'whsec…', headers: { 'X-Api-Key': 'ke…' }, headerNames: ['X-Api-Key'] },
+      settings: [{ key: 'password', value: 's3…' }],
+    });
+  });
+});
+
+describe('query strings and URLs', () => {
+  it.each([
+    [`access_token=${JWT}&page=2`, 'access_token=eyJhbG…&page=2'],
+    ['client_secret=shipmock-demo-secret', 'client_secret=shipm…'],
+    ['api%5Fkey=abcdefghijkl', 'api%5Fkey=abc…'],
+    ['callback=' + encodeURIComponent('https://u:s3cr3t-pass@x.test/'), 'callback=' + encodeURIComponent('https://u:s3…@x.test/')],
+    ['limit=10&cursor=abc', 'limit=10&cursor=abc'],
+  ])('%s → %s', (query, shown) => {
+    expect(redactQuery(query)).toBe(shown);
+  });
+
+  it('keeps a URL without secrets as it is', () => {
+    expect(redactUrl('https://example.com/a?b=c#d')).toBe('https://example.com/a?b=c#d');
+    expect(redactUrl('https://user@example.com/')).toBe('https://user@example.com/');
+  });
+});
