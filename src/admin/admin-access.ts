@@ -87,8 +87,17 @@ export function isBrowserRequest(req: Request): boolean {
  * @example refuseBrowser(req, 'GET /__admin/credentials'); // throws for fetch() from another origin's page
  */
 export function refuseBrowser(req: Request, what: string): void {
-  if (!isBrowserRequest(req) || isOwnPage(req)) return;
-  throw refused(`${what} answers client secrets or tokens, which no page of another origin may read (not even an allowed --admin-origin); call it from a terminal, a test, a script or the mock's own inspector`);
+  if (!isForeignPage(req)) return;
+  throw refused(`${what} answers secrets (client secrets, tokens, webhook secrets), which no page of another origin may read (not even an allowed --admin-origin); call it from a terminal, a test, a script or the mock's own inspector`);
+}
+
+/**
+ * Whether a page of another origin sent the request (an allowed --admin-origin, since others are
+ * refused before): what it reads is shown with credentials shortened (src/util/redact.ts), and
+ * answers that hold nothing but secrets are refused to it (refuseBrowser).
+ */
+export function isForeignPage(req: Request): boolean {
+  return isBrowserRequest(req) && !isOwnPage(req);
 }
 
 export interface AdminAccessOptions {

@@ -5,6 +5,7 @@ import type { Account } from '../resources/accounts/model.js';
 import type { DocumentData } from '../resources/documents/model.js';
 import type { EventEnvelope } from '../events/event-bus.js';
 import type { MockRuntime } from '../runtime/runtime.js';
+import { EVENT_CHANNEL_SECRETS } from '../resources/event-channels/channel-source.js';
 
 /**
  * What the inspector (/__admin/ui/) reads besides the journal: the stored objects by company,
@@ -45,6 +46,18 @@ export interface UsageOverview {
 export interface InspectionDeps {
   documents: { data(accountId: string, id: string): DocumentData };
   usage: Pick<UsageLedger, 'records' | 'totals'>;
+}
+
+/**
+ * Collections that hold nothing but secrets (webhook secrets and custom header values, kept apart
+ * from the channels so no API read can show them): the inspector shows them, a page of another
+ * origin is refused them (403), like GET /__admin/credentials.
+ */
+const SECRET_COLLECTIONS: ReadonlySet<string> = new Set([EVENT_CHANNEL_SECRETS]);
+
+/** @example isSecretCollection('event-channel-secrets') // true */
+export function isSecretCollection(name: string): boolean {
+  return SECRET_COLLECTIONS.has(name);
 }
 
 /** Stored strings longer than this are cut in lists (document contents are base64): fetch the item. */

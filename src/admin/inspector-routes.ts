@@ -2,8 +2,20 @@ import { Router, type Request, type Response } from 'express';
 import { ProblemError } from '../errors/problem.js';
 import type { JournalEntry } from '../journal/journal.js';
 import type { Logger } from '../logging/logger.js';
+import { redactJson } from '../util/redact.js';
+import { isForeignPage, refuseBrowser } from './admin-access.js';
 import { adminInput, openEventStream, reply, replyBytes } from './admin-contract.js';
 import type { ControlPlane } from './control-plane.js';
+import { isSecretCollection } from './inspection.js';
+
+/**
+ * Stored objects and events as a page of another origin (an allowed --admin-origin) may see them:
+ * credentials shortened (a carrier setting named password, a legacy channel's header values);
+ * the user's terminal, tests and the mock's own inspector see them as stored.
+ */
+function shownTo<T>(req: Request, value: T): T {
+  return isForeignPage(req) ? redactJson(value) : value;
+}
 
 /** How often a live journal stream sends what arrived: one write per batch keeps an open inspector cheap for the API. */
 const STREAM_BATCH_MS = 500;
@@ -80,18 +92,21 @@ export function inspectorRoutes(control: ControlPlane, logger: Logger): Router {
   router.get('/state/overview', (_req: Request, res: Response) => {
     reply(res, 200, control.inspect.overview());
   });
-  router.get('/state/accounts/:"account-id"/collections/:collection', (_req: Request, res: Response) => {
+  router.get('/state/accounts/:"account-id"/collections/:collection', (req: Request, res: Response) => {
     const { params } = adminInput(res);
     const offset = (params.query.offset as number | undefined) ?? 0;
     const limit = (params.query.limit as number | undefined) ?? 50;
-    const found = control.inspect.items(params.path['account-id'] as string, params.path.collection as string, { offset, limit });
-    reply(res, 200, { offset, limit, ...found });
+    const collection = params.path.collection as string;
+    if (isSecretCollection(collection)) refuseBrowser(req, `The collection ${collection}`);
+    const found = control.inspect.items(params.path['account-id'] as string, collection, { offset, limit });
+    reply(res, 200, { offset, limit, ...found, items: shownTo(req, found.items) });
   });
-  router.get('/state/accounts/:"account-id"/collections/:collection/:"item-id"', (_req: Request, res: Response) => {
+  router.get('/state/accounts/:"account-id"/collections/:collection/:"item-id"', (req: Request, res: Response) => {
     const { path } = adminInput(res).params;
+    if (isSecretCollection(path.collection as string)) refuseBrowser(req, `The collection ${path.collection}`);
     const item = control.inspect.item(path['account-id'] as string, path.collection as string, path['item-id'] as string);
     if (item === undefined) throw new ProblemError('not-found', { detail: `Account ${path['account-id']} has no ${path.collection} item ${path['item-id']}` });
-    reply(res, 200, item);
+    reply(res, 200, shownTo(req, item));
   });
   router.get('/state/accounts/:"account-id"/documents/:"document-id"/data', (_req: Request, res: Response) => {
     const { path } = adminInput(res).params;
@@ -104,10 +119,10 @@ export function inspectorRoutes(control: ControlPlane, logger: Logger): Router {
     }
     replyBytes(res, 200, document.mediaType, document.bytes, { 'Content-Disposition': `inline; filename="${document.fileName}"`, 'Cache-Control': 'private, max-age=3600' });
   });
-  router.get('/events', (_req: Request, res: Response) => {
+  router.get('/events', (req: Request, res: Response) => {
     const { query } = adminInput(res).params;
     const items = control.inspect.events({ accountId: query.account_id as string | undefined, mentions: query.mentions as string | undefined, limit: (query.limit as number | undefined) ?? 100 });
-    reply(res, 200, { items });
+    reply(res, 200, { items: shownTo(req, items) });
   });
   router.get('/usage', (_req: Request, res: Response) => {
     const { query } = adminInput(res).params;

@@ -130,7 +130,7 @@ describe('an --admin-origin page reading the control plane', () => {
       expectNoSecret(item.text, secrets, `${name} item`);
     }
     const carrier = (await h.http.get(`/__admin/state/accounts/${accountId}/collections/carrier-definitions`).set(PAGE)).body.items[0];
-    expect(carrier.settings).toEqual([{ key: 'username', value: 'api-user-4711' }, { key: 'password', value: 's3c…' }]);
+    expect(carrier.settings).toEqual([{ key: 'username', value: 'api-user-4711' }, { key: 'password', value: 's3cr3…' }]);
     const events = await h.http.get(`/__admin/events?account_id=${accountId}`).set(PAGE);
     expect(events.status).toBe(200);
     expectNoSecret(events.text, secrets, 'GET /__admin/events');

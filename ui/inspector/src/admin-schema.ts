@@ -194,7 +194,7 @@ export interface paths {
         };
         /**
          * One journal entry with its exchange
-         * @description The entry and, under `exchange`, what the inspector opens a row to: request and response headers (secrets such as Authorization shown as their scheme and six characters), the first 16 KiB of each text body (binary bodies are named by media type, not kept), and every contract violation of the request and of the answer with its field path. `exchange` is absent when it was not kept: the journal keeps the exchange of every failed request (4xx, 5xx, cut off) and of up to 200 successful ones per second, in a block of 4 KiB per journal entry (64 MiB at most) that newer ones overwrite.
+         * @description The entry and, under `exchange`, what the inspector opens a row to: request and response headers (secrets such as Authorization shown as their scheme and at most six characters, never more than a quarter of the secret; credentials in bodies and query strings — tokens, client and webhook secrets, custom header values — shortened the same way, for every caller), the first 16 KiB of each text body (binary bodies are named by media type, not kept), and every contract violation of the request and of the answer with its field path. `exchange` is absent when it was not kept: the journal keeps the exchange of every failed request (4xx, 5xx, cut off) and of up to 200 successful ones per second, in a block of 4 KiB per journal entry (64 MiB at most) that newer ones overwrite.
          */
         get: operations["getJournalEntry"];
         put?: never;
@@ -258,7 +258,7 @@ export interface paths {
         };
         /**
          * Stored objects of one account's collection
-         * @description The objects as the mock stores them (which can hold more than the API shows, e.g. a tracker's planned scans), in creation order. Strings over 2 KiB (document contents) are cut; fetch the item for all of it. An unknown account or collection is an empty page.
+         * @description The objects as the mock stores them (which can hold more than the API shows, e.g. a tracker's planned scans), in creation order. Strings over 2 KiB (document contents) are cut; fetch the item for all of it. An unknown account or collection is an empty page. A page of another origin (an allowed `--admin-origin`) sees credentials shortened and is refused `event-channel-secrets` (403), like the other answers holding secrets.
          */
         get: operations["listStoredObjects"];
         put?: never;
@@ -283,7 +283,7 @@ export interface paths {
         };
         /**
          * One stored object, whole
-         * @description One object of an account's collection exactly as the mock stores it, long strings included (a document's base64 content). 404 when the account or the id is unknown.
+         * @description One object of an account's collection exactly as the mock stores it, long strings included (a document's base64 content). 404 when the account or the id is unknown. To a page of another origin: credentials shortened, `event-channel-secrets` refused (403).
          */
         get: operations["getStoredObject"];
         put?: never;
