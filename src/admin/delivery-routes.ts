@@ -2,16 +2,35 @@ import { ProblemError } from '../errors/problem.js';
 import { Router, type Request, type Response } from 'express';
 import { reply } from './admin-contract.js';
 import type { MockRuntime } from '../runtime/runtime.js';
-import { decodeCursor, DELIVERY_STATUSES, type Delivery, type DeliveryPurge, type DeliveryQuery, type DeliveryStatus } from '../events/delivery-log.js';
+import { redactHeaders, redactJson, redactUrl } from '../util/redact.js';
+import { isForeignPage } from './admin-access.js';
+import { decodeCursor, DELIVERY_STATUSES, type Delivery, type DeliveryAttempt, type DeliveryPurge, type DeliveryQuery, type DeliveryStatus } from '../events/delivery-log.js';
 
 const QUERY_KEYS = new Set(['channel_id', 'account_id', 'topic', 'status', 'limit', 'cursor']);
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 1000;
 
-/** A delivery as the control plane shows it; the list leaves out the event (fetch one for it). */
-function view(delivery: Delivery, withEvent: boolean) {
-  const { seq: _seq, roundStart: _roundStart, owner: _owner, inFlight: _inFlight, event, ...rest } = delivery;
-  return withEvent ? { ...rest, attemptCount: delivery.attempts.length, event } : { ...rest, attemptCount: delivery.attempts.length };
+/**
+ * A delivery as the control plane shows it; the list leaves out the event (fetch one for it).
+ * Attempts show the target URL and the headers with credentials shortened (src/util/redact.ts),
+ * for every caller; a page of another origin also gets the event's payload so (a Carrier
+ * Definition's settings).
+ */
+function view(req: Request, delivery: Delivery, withEvent: boolean) {
+  const { seq: _seq, roundStart: _roundStart, owner: _owner, inFlight: _inFlight, event, attempts, ...rest } = delivery;
+  const shown = { ...rest, attempts: attempts.map(shownAttempt), attemptCount: attempts.length };
+  if (!withEvent) return shown;
+  return { ...shown, event: isForeignPage(req) ? redactJson(event) : event };
+}
+
+function shownAttempt(attempt: DeliveryAttempt): DeliveryAttempt {
+  const { requestHeaders, responseHeaders } = attempt;
+  return {
+    ...attempt,
+    url: redactUrl(attempt.url),
+    ...(requestHeaders ? { requestHeaders: redactHeaders(requestHeaders) } : {}),
+    ...(responseHeaders ? { responseHeaders: redactHeaders(responseHeaders) } : {}),
+  };
 }
 
 function parseQuery(query: Record<string, unknown>): DeliveryQuery | string {
@@ -66,7 +85,7 @@ export function deliveryRoutes(runtime: MockRuntime): Router {
     const query = parseQuery(queryOf(req.url));
     if (typeof query === 'string') throw new ProblemError('validation-error', { detail: query });
     const page = runtime.webhooks.list(query);
-    reply(res, 200, { ...page, items: page.items.map((d) => view(d, false)), nextCursor: page.nextCursor });
+    reply(res, 200, { ...page, items: page.items.map((d) => view(req, d, false)), nextCursor: page.nextCursor });
   });
   router.delete('/deliveries', (req: Request, res: Response) => {
     const filter = parsePurge(queryOf(req.url));
@@ -80,12 +99,12 @@ export function deliveryRoutes(runtime: MockRuntime): Router {
   router.get('/deliveries/:id', (req: Request, res: Response) => {
     const delivery = runtime.webhooks.get(String(req.params.id));
     if (!delivery) throw new ProblemError('not-found', { detail: `No delivery ${String(req.params.id)} in the log` });
-    reply(res, 200, view(delivery, true));
+    reply(res, 200, view(req, delivery, true));
   });
   router.post('/deliveries/:id/redeliver', (req: Request, res: Response) => {
     const result = runtime.webhooks.redeliver(String(req.params.id));
     if (!result.ok) throw new ProblemError(result.reason === 'not-found' ? 'not-found' : 'conflict', { detail: result.message });
-    reply(res, 202, view(result.delivery, true));
+    reply(res, 202, view(req, result.delivery, true));
   });
   return router;
 }

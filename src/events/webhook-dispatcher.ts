@@ -1,6 +1,7 @@
 import type { Clock } from '../clock/clock.js';
 import type { Logger } from '../logging/logger.js';
 import type { Random } from '../random/random.js';
+import { shortenSecret } from '../util/redact.js';
 import type { ChannelSource, DeliveryTarget } from './channel-source.js';
 import { createDeliveryLog, isFinished, type Delivery, type DeliveryAttempt, type DeliveryPage, type DeliveryRecords, type DeliveryPurge, type DeliveryQuery, type DeliveryStatus } from './delivery-log.js';
 import { createHostAllowlist, type HostAllowlist } from './host-allowlist.js';
@@ -300,7 +301,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   /** The headers of an attempt as the delivery log shows them: the channel's own header values are the user's secrets. */
   function shownHeaders(sent: Record<string, string>, own: Record<string, string> | undefined): Record<string, string> {
     const out: Record<string, string> = {};
-    for (const [name, value] of Object.entries(sent)) out[name] = own && name in own ? `${value.slice(0, 4)}…` : value;
+    for (const [name, value] of Object.entries(sent)) out[name] = own && name in own ? shortenSecret(value) : value;
     return out;
   }
 

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { catalogueIds } from '../../src/catalogue/load-catalogue.js';
 import { loadAdminContract } from '../../src/admin/admin-contract.js';
 import { companyToken, createHarness, newAccount, type Harness } from '../support/harness.js';
+import { deliveriesOf, startWebhookReceiver, waitUntil } from '../support/webhook-receiver.js';
 
 /**
  * Issue 23: secrets are never readable by a browser page other than the inspector itself.
@@ -149,5 +150,40 @@ describe('an --admin-origin page reading the control plane', () => {
     expect(carriers.body.items[0].settings[1].value).toBe(CARRIER_PASSWORD);
     // The journal is shortened for everyone: it is the record of traffic, not a store of credentials.
     expect((await h.http.get('/__admin/journal?limit=1000')).text).not.toContain(WEBHOOK_SECRET);
+  });
+  it('sees delivery attempts with the channel’s header values and URL token shortened, and event payloads without carrier passwords', async () => {
+    const h = createHarness({ adminOrigins: [APP] });
+    const receiver = await startWebhookReceiver();
+    try {
+      const account = await newAccount(h);
+      const channel = await h.http
+        .post('/v1/event-channels')
+        .set('Authorization', account.auth)
+        .send({ name: 'Carriers', topics: ['CARRIER_DEFINITION'], webhook: { url: `${receiver.url}?token=${HEADER_VALUE}x`, secret: WEBHOOK_SECRET, headers: { 'X-Api-Key': HEADER_VALUE, 'X-Tenant': `${HEADER_VALUE}-t` } } });
+      expect(channel.status).toBe(201);
+      const carrier = await h.http
+        .post('/v1/carrier-definitions')
+        .set('Authorization', account.auth)
+        .send({ carrierId: catalogueIds.carrier('DHL_PARCEL'), name: 'DHL', group: 'main', settings: [{ key: 'password', value: CARRIER_PASSWORD }] });
+      expect(carrier.status).toBe(201);
+      const [hit] = await receiver.waitFor(() => true);
+      expect(hit.headers['x-api-key']).toBe(HEADER_VALUE);
+      await waitUntil(() => deliveriesOf(h.runtime, channel.body.id)[0]?.status === 'DELIVERED');
+      const secrets = [HEADER_VALUE, WEBHOOK_SECRET, CARRIER_PASSWORD];
+      const list = await h.http.get('/__admin/deliveries').set(PAGE);
+      expect(list.status).toBe(200);
+      expect(list.body.items).toHaveLength(1);
+      expectNoSecret(list.text, secrets, 'GET /__admin/deliveries');
+      const one = await h.http.get(`/__admin/deliveries/${list.body.items[0].id}`).set(PAGE);
+      expect(one.status).toBe(200);
+      expectNoSecret(one.text, secrets, 'GET /__admin/deliveries/{id}');
+      expect(one.body.attempts[0].requestHeaders['X-Api-Key']).toBe('key…');
+      expect(one.body.attempts[0].url).toBe(`${receiver.url}?token=key…`);
+      expect(one.body.event.payload.settings).toEqual([{ key: 'password', value: 's3cr3…' }]);
+      // The user's own tools still get the event as it was published (the receiver got it so too).
+      expect((await h.http.get(`/__admin/deliveries/${list.body.items[0].id}`)).body.event.payload.settings[0].value).toBe(CARRIER_PASSWORD);
+    } finally {
+      await receiver.close();
+    }
   });
 });

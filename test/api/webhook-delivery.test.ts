@@ -119,7 +119,7 @@ describe('webhook delivery', () => {
           'Shipmock-Delivery-Id': delivery.id,
           'Shipmock-Delivery-Attempt': '1',
           'Shipmock-Signature': hit.headers['shipmock-signature'],
-          'X-Api-Key': 'key-…',
+          'X-Api-Key': 'ke…',
         },
         responseHeaders: expect.objectContaining({ 'content-type': 'text/plain', connection: 'close' }),
       },
