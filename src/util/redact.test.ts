@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isSecretName, redactBody, redactHeader, redactJson, redactQuery, redactUrl, shortenSecret } from './redact.js';
 
@@ -114,5 +115,38 @@ describe('query strings and URLs', () => {
   it('keeps a URL without secrets as it is', () => {
     expect(redactUrl('https://example.com/a?b=c#d')).toBe('https://example.com/a?b=c#d');
     expect(redactUrl('https://user@example.com/')).toBe('https://user@example.com/');
+  });
+});
+
+describe('any input', () => {
+  const anyText = fc.string({ unit: fc.oneof(fc.constantFrom('"', '\\', '{', '}', '[', ']', ':', ',', '=', '&', '?', '/', 'token', 'secret', 'headers', 'key', 'value', ' '), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })), maxLength: 60 });
+  const secretValue = fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789_-.'.split('')), minLength: 8, maxLength: 40 });
+  const secretName = fc.constantFrom('accessToken', 'access_token', 'clientSecret', 'secret', 'password', 'apiKey', 'X-Auth-Token');
+
+  it('never throws, and shortening twice changes nothing', () => {
+    fc.assert(
+      fc.property(anyText, fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded', undefined), (text, type) => {
+        const once = redactBody(text, type);
+        expect(redactBody(once, type)).toBe(once);
+        expect(redactQuery(redactQuery(text))).toBe(redactQuery(text));
+        expect(redactHeader('authorization', redactHeader('authorization', text))).toBe(redactHeader('authorization', text));
+      }),
+      { numRuns: 500, seed: 23 },
+    );
+  });
+
+  it('leaves no secret whole wherever it sits in a JSON body, whole or cut', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 3 }), secretName, secretValue, fc.nat(), fc.boolean(), (around, name, value, cut, inHeaders) => {
+        const member = inHeaders ? { headers: { 'X-Custom': value } } : { [name]: value };
+        const body = JSON.stringify({ data: around, ...member, more: around }, null, cut % 2 ? 2 : undefined);
+        const shown = redactBody(body, 'application/json');
+        expect(shown).not.toContain(value);
+        expect(JSON.parse(shown)).toBeDefined();
+        const start = body.indexOf(value);
+        expect(redactBody(body.slice(0, start + 1 + (cut % (value.length - 1))), 'application/json')).not.toContain(value);
+      }),
+      { numRuns: 300, seed: 23 },
+    );
   });
 });

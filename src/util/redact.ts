@@ -50,8 +50,9 @@ export function isSecretName(name: string): boolean {
  * @example shortenSecret('key-1234') // 'ke…'
  */
 export function shortenSecret(value: string): string {
-  if (value.endsWith(REDACTED_MARK) && value.length <= KEPT + 1) return value;
-  return `${[...value].slice(0, Math.min(KEPT, Math.floor(value.length / 4))).join('')}${REDACTED_MARK}`;
+  const characters = [...value];
+  if (value.endsWith(REDACTED_MARK) && characters.length <= KEPT + 1) return value;
+  return `${characters.slice(0, Math.min(KEPT, Math.floor(characters.length / 4))).join('')}${REDACTED_MARK}`;
 }
 
 /**
