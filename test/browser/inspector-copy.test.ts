@@ -31,14 +31,16 @@ describe('Copy as curl in the inspector (real browser)', () => {
   async function copiedAndRun(path: string, headers: Record<string, string>, body?: string) {
     const sent = await fetch(`${mock.url}${path}`, { method: 'POST', headers, body });
     expect(sent.status).toBeGreaterThanOrEqual(400);
-    const journal = await call(mock, 'GET', `/__admin/journal?path=/v1/addresses&status=${sent.status}`);
+    // The newest entry: nothing else reaches the mock meanwhile.
+    const journal = await call(mock, 'GET', '/__admin/journal?limit=1');
     const seq = journal.body.items.at(-1).seq as number;
+    const pathname = path.split('?')[0];
     const kept = await call(mock, 'GET', `/__admin/journal/${seq}`);
 
     const { page, problems } = await openPage(browser, `${mock.url}/__admin/ui/`);
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: mock.url });
     await page.getByLabel('Status').selectOption(`${String(sent.status)[0]}xx`);
-    const open = page.getByRole('button', { name: 'Open POST /v1/addresses' }).first();
+    const open = page.getByRole('button', { name: `Open POST ${pathname}`, exact: true }).first();
     await open.waitFor({ timeout: 10_000 });
     await open.click();
     const detail = page.getByRole('region', { name: `Request ${seq}` });
@@ -56,7 +58,7 @@ describe('Copy as curl in the inspector (real browser)', () => {
       .filter(([name]) => !['host', 'content-length', 'connection', 'accept-encoding', 'user-agent'].includes(name) && !name.startsWith('sec-'))
       .flatMap(([name, value]) => ['-H', name === 'authorization' ? `${name}: ${/^bearer /i.test(value) ? 'Bearer ' : ''}the-token` : `${name}: ${value}`]);
     const query = kept.body.entry.query ? `?${kept.body.entry.query}` : '';
-    expect(ran.argv).toEqual(['-i', '-X', 'POST', `${mock.url}/v1/addresses${query}`, ...expectedHeaders, ...(body ? ['--data-raw', body] : [])]);
+    expect(ran.argv).toEqual(['-i', '-X', 'POST', `${mock.url}${pathname}${query}`, '--globoff', ...expectedHeaders, ...(body ? ['--data-raw', body] : [])]);
     return ran.argv!;
   }
 
@@ -73,5 +75,11 @@ describe('Copy as curl in the inspector (real browser)', () => {
     expect(invalid.at(-1)).toBe(body);
     expect(invalid).toContain('authorization: Bearer the-token');
     expect(stub.files()).toEqual([]);
+  });
+
+  it('of a request whose path reads as a URL of another host still targets the mock (the $TOKEN the user sets goes nowhere else)', async () => {
+    const argv = await copiedAndRun('/http://attacker.example/steal[1-2]', { Authorization: 'Bearer x' });
+    expect(new URL(argv[3]).host).toBe(new URL(mock.url).host);
+    expect(argv[4]).toBe('--globoff');
   });
 });

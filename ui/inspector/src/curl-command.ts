@@ -77,7 +77,7 @@ const hasNul = (text: string) => text.includes('\u0000');
  *
  * @example
  * curlCommand({ method: 'GET', url: 'http://127.0.0.1:4010/v1/addresses', headers: [['authorization', 'Bearer eyJhbG…']] }).command
- * // curl -i -X GET 'http://127.0.0.1:4010/v1/addresses' -H 'authorization: Bearer '"$TOKEN"
+ * // curl -i -X GET 'http://127.0.0.1:4010/v1/addresses' --globoff -H 'authorization: Bearer '"$TOKEN"
  */
 export function curlCommand(request: CurlRequest): CurlCommand {
   let droppedNul = false;
@@ -85,7 +85,8 @@ export function curlCommand(request: CurlRequest): CurlCommand {
     if (hasNul(text)) droppedNul = true;
     return shellWord(text.replace(/\u0000/g, ''));
   };
-  const parts = ['curl', '-i', '-X', word(request.method), word(request.url)];
+  // --globoff: curl would read [1-9] and {a,b} in a URL as patterns and send several requests.
+  const parts = ['curl', '-i', '-X', word(request.method), word(request.url), '--globoff'];
   for (const [name, value] of request.headers) {
     const lower = name.toLowerCase();
     if (LEFT_TO_CURL.has(lower) || lower.startsWith('sec-')) continue;

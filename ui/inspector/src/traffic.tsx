@@ -26,7 +26,9 @@ const VERDICT_TEXT: Record<NonNullable<JournalEntry['validation']>, string> = {
  */
 export function curlOf(detail: Exchange): CurlCommand {
   const { entry, exchange } = detail;
-  const url = new URL(entry.path.replace(/^\//, '') + (entry.query ? `?${entry.query}` : ''), MOCK_BASE).toString();
+  // Appended as text, not resolved against the base: a path such as /http://elsewhere.example/
+  // would otherwise make a URL of another host, where the user's $TOKEN would go.
+  const url = `${MOCK_BASE.href}${entry.path.replace(/^\//, '')}${entry.query ? `?${entry.query}` : ''}`;
   return curlCommand({ method: entry.method, url, headers: Object.entries(exchange?.request.headers ?? {}), body: exchange?.request.body });
 }
 
