@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import { describe, expect, it } from 'vitest';
 import { ProblemError } from '../errors/problem.js';
-import { adminAccess, hostnameOf, isLoopback, isLoopbackHost, normalizeAdminOrigin } from './admin-access.js';
+import { adminAccess, hostnameOf, isForeignPage, isLoopback, isLoopbackHost, normalizeAdminOrigin } from './admin-access.js';
 
 function run(step: ReturnType<typeof adminAccess>, path: string, remoteAddress: string, headers: Record<string, string> = {}, method = 'GET'): string {
   const req = { path, method, socket: { remoteAddress }, headers: { host: '127.0.0.1:4010', ...headers } } as unknown as Request;
@@ -16,6 +16,19 @@ function run(step: ReturnType<typeof adminAccess>, path: string, remoteAddress: 
 }
 
 describe('control-plane access', () => {
+  it.each([
+    ['a terminal, a test (no browser headers)', {}, false],
+    ['a URL typed into the browser', { 'sec-fetch-site': 'none' }, false],
+    ['the mock’s own inspector', { origin: 'http://127.0.0.1:4010', 'sec-fetch-site': 'same-origin' }, false],
+    ['the inspector’s GET (no Origin)', { 'sec-fetch-site': 'same-origin' }, false],
+    ['an --admin-origin page', { origin: 'http://localhost:3000', 'sec-fetch-site': 'cross-site' }, true],
+    ['a page on another port of the same host', { origin: 'http://127.0.0.1:3000', 'sec-fetch-site': 'same-site' }, true],
+    ['a page claiming same-origin under another Origin', { origin: 'http://localhost:3000', 'sec-fetch-site': 'same-origin' }, true],
+  ])('%s is a foreign page: %s', (_who, headers, foreign) => {
+    const req = { socket: {}, headers: { host: '127.0.0.1:4010', ...headers } } as unknown as Request;
+    expect(isForeignPage(req)).toBe(foreign);
+  });
+
   it.each([
     ['127.0.0.1', true],
     ['::1', true],
