@@ -28,6 +28,9 @@ const AUTH_SCHEME = /^(basic|bearer|concealed|digest|dpop|gnap|hoba|mutual|negot
 /** An absolute URL, or a path with a query (a problem's `instance`): either may carry a token in its query. */
 const URL_LIKE = /^([a-z][a-z0-9+.-]*:\/\/|\/)/i;
 
+/** A query that could hold a secret name (or anything percent-encoded, or a URL): looked at parameter by parameter. */
+const MAYBE_SECRET_QUERY = /secret|passw|passphrase|api|access|private|signing|admin|auth|credential|session|cookie|token|pwd|pin|otp|%|:\/|=\//i;
+
 const normalized = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
 
 /**
@@ -40,6 +43,7 @@ export function isSecretName(name: string): boolean {
   const plain = normalized(name);
   return SECRET_WORDS.test(plain) || SECRET_ENDINGS.test(plain);
 }
+const isSecretNameOnce = isSecretName;
 
 /**
  * A secret shortened to at most six of its first characters and never more than a quarter of
@@ -98,7 +102,8 @@ export function redactHeaders(headers: Record<string, string>): Record<string, s
  * @example redactQuery('page=2&access_token=eyJhbGciOiJIUzI1NiJ9') // 'page=2&access_token=eyJhbG…'
  */
 export function redactQuery(query: string): string {
-  if (!query) return query;
+  // The journal calls this for every request with a query: most hold no name worth a closer look.
+  if (!query || !MAYBE_SECRET_QUERY.test(query)) return query;
   return query
     .split('&')
     .map((pair) => {
@@ -190,6 +195,13 @@ interface Frame {
  * are judged, so `"access\u0054oken"` is a token too.
  */
 function redactJsonText(text: string): string {
+  // Member names repeat (a list of 100 objects has 100 `name`s): judged once each.
+  const judged = new Map<string, boolean>();
+  const isSecretName = (name: string) => {
+    let secret = judged.get(name);
+    if (secret === undefined) judged.set(name, (secret = isSecretNameOnce(name)));
+    return secret;
+  };
   const edits: [number, number, string][] = [];
   const stack: Frame[] = [{ array: true, secret: false }];
   const top = () => stack[stack.length - 1];
@@ -233,12 +245,13 @@ function redactJsonText(text: string): string {
     } else if (c === ',') {
       top().afterColon = false;
       i++;
-    } else if (/\s/.test(c)) {
+    } else if (c === ' ' || c === '\n' || c === '\r' || c === '\t') {
       i++;
     } else {
       // A number, true, false, null, or anything else up to the next structural character.
-      let end = i;
-      while (end < text.length && !/[\s,:{}[\]"]/.test(text[end])) end++;
+      LITERAL.lastIndex = i;
+      LITERAL.test(text);
+      const end = Math.max(LITERAL.lastIndex, i + 1);
       scalar(i, end, text.slice(i, end), false);
       i = end;
     }
@@ -251,19 +264,21 @@ function redactJsonText(text: string): string {
   return out;
 }
 
+/** Everything up to the next structural character or whitespace (sticky: matched where lastIndex points). */
+const LITERAL = /[^\s,:{}[\]"]*/y;
+/** A JSON string from its opening quote: escapes skipped, the closing quote optional (a cut text). */
+const STRING = /"(?:[^"\\]|\\[\s\S])*\\?"?/y;
+
 /** Index just past the string that opens at `start` (its closing quote, or the end of a cut text). */
 function stringEnd(text: string, start: number): number {
-  let i = start + 1;
-  while (i < text.length) {
-    if (text[i] === '\\') i += 2;
-    else if (text[i] === '"') return i + 1;
-    else i++;
-  }
-  return text.length;
+  STRING.lastIndex = start;
+  STRING.test(text);
+  return Math.max(STRING.lastIndex, start + 1);
 }
 
 /** The value of a JSON string token; an unterminated or malformed one as its raw characters. */
 function decodeJsonString(token: string): string {
+  if (!token.includes('\\') && token.length >= 2 && token.endsWith('"')) return token.slice(1, -1);
   try {
     return JSON.parse(token) as string;
   } catch {
