@@ -75,11 +75,12 @@ describe('Copy as curl in the inspector (real browser)', () => {
     expect(invalid.at(-1)).toBe(body);
     expect(invalid).toContain('authorization: Bearer the-token');
     expect(stub.files()).toEqual([]);
-  });
+    // Two pages, two copies: room for a loaded machine.
+  }, 90_000);
 
   it('of a request whose path reads as a URL of another host still targets the mock (the $TOKEN the user sets goes nowhere else)', async () => {
     const argv = await copiedAndRun('/http://attacker.example/steal[1-2]', { Authorization: 'Bearer x' });
     expect(new URL(argv[3]).host).toBe(new URL(mock.url).host);
     expect(argv[4]).toBe('--globoff');
-  });
+  }, 60_000);
 });
