@@ -187,6 +187,7 @@ async function serve(argv: string[]): Promise<void> {
         `  client id      ${c.clientId}`,
         `  client secret  ${c.clientSecret}`,
         ...banner,
+        ...(flags['cors-origin'] ? [`  cors origins   pages of this machine, ${splitList(flags['cors-origin']).join(', ')} (browser pages allowed on the API)`] : []),
         ...(worker !== undefined ? [`  workers        ${workers} processes (node:cluster) on this port, one shared store`] : []),
         `  company token  curl ${mock.url.startsWith('https:') ? '-k ' : ''}-X POST ${mock.url}/v1/companies/${c.companyId}/tokens -u ${c.clientId}:${c.clientSecret} -H 'Content-Type: application/json' -d '{"grantType":"client_credentials"}'`,
         '',
