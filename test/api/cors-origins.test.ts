@@ -123,4 +123,25 @@ describe('a channel a foreign page asks for may not reach into the network', () 
     // Public targets were never the concern: any page may aim a channel at one.
     expect((await named.http.post('/v1/event-channels').set('Authorization', a.auth).set('Origin', 'https://evil.example').send(channel('https://hooks.example.com/hook'))).status).toBe(201);
   });
+
+  it("re-checks a foreign page's channel at each attempt: a target that became private (imported state) fails PRIVATE_TARGET_REFUSED, nothing sent", async () => {
+    const h = createHarness({ corsOrigins: ['*'], webhooks: { maxAttempts: 1 } });
+    const { auth } = await newAccount(h);
+    const receiver = await startWebhookReceiver();
+    const made = await h.http.post('/v1/event-channels').set('Authorization', auth).set('Origin', 'https://evil.example').send(channel('https://hooks.example.com/hook'));
+    expect(made.status).toBe(201);
+    const exported = await h.http.get('/__admin/state');
+    const planted = JSON.parse(JSON.stringify(exported.body).split('https://hooks.example.com/hook').join(receiver.url));
+    expect((await h.http.put('/__admin/state').send(planted)).status).toBe(204);
+    await h.http.post('/v1/addresses').set('Authorization', auth).send({ name: 'Erika', street: 'Hauptstrasse 5', city: 'Berlin', postalCode: '10115', countryCode: 'DE' });
+    const deadline = Date.now() + 10_000;
+    let items: any[] = [];
+    while (!(items.length && items.every((d) => d.status === 'FAILED'))) {
+      if (Date.now() > deadline) throw new Error(`delivery not failed: ${JSON.stringify(items)}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      items = (await h.http.get('/__admin/deliveries')).body.items;
+    }
+    expect(items[0].attempts).toEqual([expect.objectContaining({ url: receiver.url, errorCode: 'PRIVATE_TARGET_REFUSED', error: expect.stringContaining('https://evil.example') })]);
+    expect(receiver.received).toEqual([]);
+  });
 });
