@@ -17,7 +17,11 @@ export const ADMIN_CONTRACT_PATH = fileURLToPath(new URL('../../contract/admin.y
 export interface AdminContract {
   /** The same gate the API uses, over contract/admin.yaml. */
   gate: ContractGate;
-  /** Operations whose handlers check their own input (x-shipmock-request-validation: handler). */
+  /**
+   * Operations whose handlers check their own query and path parameters
+   * (x-shipmock-request-validation: handler). Bodies are never theirs to check: every body is
+   * held to admin.yaml before any handler runs.
+   */
   handlerValidated: Set<string>;
   /** Operations whose answers carry client secrets or tokens (x-shipmock-answers-secrets: true). */
   secretAnswers: Set<string>;
@@ -126,11 +130,15 @@ interface AdminContractOptions {
 
 /**
  * The control plane is held to its contract like the API, by the same gate: unknown paths are
- * 404, unknown methods 405; parameters and bodies are validated (400 with violations) unless the
- * operation's handler checks its own input; every answer a handler gives through `reply` is
- * checked against the declared response and, with response validation 'error', replaced by a
- * 500 problem when it breaks it. Bodies are held to the API's body limit (413); operations
- * marked x-shipmock-answers-secrets refuse browsers (admin-access.ts, refuseBrowser).
+ * 404, unknown methods 405; every request body is read here and validated against the
+ * operation's requestBody in admin.yaml (400 with violations; a body sent to an operation that
+ * declares none is refused too) before any handler runs, so no route can skip its schema — a
+ * handler only ever sees the checked body (adminInput). Parameters are validated too, except
+ * those of operations whose handler checks its own (x-shipmock-request-validation: handler).
+ * Every answer a handler gives through `reply` is checked against the declared response and,
+ * with response validation 'error', replaced by a 500 problem when it breaks it. Bodies are
+ * held to the API's body limit (413); operations marked x-shipmock-answers-secrets refuse
+ * browsers (admin-access.ts, refuseBrowser).
  */
 export function adminContractCheck(options: AdminContractOptions) {
   const { gate } = options.admin;
@@ -139,12 +147,19 @@ export function adminContractCheck(options: AdminContractOptions) {
     const { operation, pathParams } = gate.route(state.method, state.pathname);
     if (options.admin.secretAnswers.has(operation.operationId)) refuseBrowser(req, `${state.method} ${state.pathname}`);
     res.locals.adminAnswerer = answerer(operation, options);
-    if (options.admin.handlerValidated.has(operation.operationId)) return next();
 
-    const body = operation.requestBody ? await readBody(req, options.bodyLimit) : Buffer.alloc(0);
+    // Every operation's body is read here, whatever its handler: one that declares none takes none.
+    const body = req.readableEnded ? (state.preReadBody ?? Buffer.alloc(0)) : await readBody(req, options.bodyLimit, state.preReadBody);
+    if (!operation.requestBody && body.length > 0) {
+      const message = 'must be empty: this operation takes no body (contract/admin.yaml)';
+      throw new ProblemError('validation-error', { detail: `body ${message}`, violations: [{ field: 'body', message }] });
+    }
     // Depth only: a state import legitimately holds many thousands of values.
     const checked = gate.checkRequest(operation, { pathParams, query: queryObject(state.search), headers: req.headers, body }, { jsonLimits: { keys: Infinity, values: Infinity } });
-    const problem = gate.requestProblem(checked);
+    // A handler that checks its own parameters (unknown and repeated ones included) gets them raw; its body is checked all the same.
+    const own = options.admin.handlerValidated.has(operation.operationId);
+    const violations = own ? checked.violations.filter((v) => !/^(path|query|header)(\/|$)/.test(v.field)) : checked.violations;
+    const problem = gate.requestProblem({ ...checked, violations });
     if (problem) throw problem;
     const input: AdminInput = { operation, params: checked.params, body: checked.body, mediaType: checked.mediaType };
     res.locals.adminInput = input;

@@ -1,5 +1,4 @@
-import { ProblemError } from '../errors/problem.js';
-import { json, Router, type NextFunction, type Request, type Response } from 'express';
+import { Router, type Request, type Response } from 'express';
 import type { MockRuntime } from '../runtime/runtime.js';
 import { allowedMethodsOf } from '../contract/route-matcher.js';
 import { deliveryRoutes } from './delivery-routes.js';
@@ -37,15 +36,11 @@ export function createAdminRouter(runtime: MockRuntime, control: ControlPlane): 
   });
   // An ADMIN bearer token for tests and QA: the API has no endpoint that issues one (spec,
   // Authentication lists Company, Account and Affiliate token endpoints only).
-  router.post('/tokens', json({ limit: bodyLimit }), (req: Request, res: Response) => {
-    const level = (req.body as { level?: unknown } | undefined)?.level ?? 'ADMIN';
-    if (level !== 'ADMIN') {
-      const message = `must be ADMIN (got ${JSON.stringify(level)}); other levels come from the API's token endpoints`;
-      throw new ProblemError('validation-error', { detail: `body/level ${message}`, violations: [{ field: 'body/level', message }] });
-    }
+  // Its body (`{ level: 'ADMIN' }` or none) was held to AdminTokenRequest by adminContractCheck.
+  router.post('/tokens', (_req: Request, res: Response) => {
     const { token, expiresAt } = runtime.tokens.sign({ lvl: 'ADMIN', sub: 'shipmock-control-plane' }, runtime.options.tokenLifetimes.admin);
     reply(res, 200, { accessToken: token, expiresAt, tokenType: 'Bearer' });
-  }, answerMalformedBody);
+  });
   // Webhook delivery log and redelivery (src/admin/delivery-routes.ts).
   router.use(deliveryRoutes(runtime));
   // Reset, state, clock, journal, credentials, scenarios (QA control plane, src/admin/control-plane.ts).
@@ -57,10 +52,4 @@ export function createAdminRouter(runtime: MockRuntime, control: ControlPlane): 
   router.use(credentialRoutes(control));
   router.use(scenarioRoutes(control));
   return router;
-}
-
-/** A control-plane body that is not JSON (or too large) is the caller's mistake, never a 500. */
-function answerMalformedBody(error: Error & { type?: string; limit?: number }, _req: Request, _res: Response, _next: NextFunction): void {
-  if (error.type === 'entity.too.large') throw new ProblemError('payload-too-large', { detail: `The body exceeds the limit of ${error.limit} bytes` });
-  throw new ProblemError('malformed-json', { detail: `The body is not valid JSON: ${error.message}`, violations: [{ field: 'body', message: 'is not valid JSON' }] });
 }

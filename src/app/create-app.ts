@@ -15,6 +15,7 @@ import type { MockRuntime } from '../runtime/runtime.js';
 import { authenticate } from './steps/authenticate.js';
 import { contractDocuments } from './steps/contract-documents.js';
 import { cors, preflight } from './steps/cors.js';
+import { refuseMockSent } from './steps/refuse-mock-sent.js';
 import { sharedBatch } from './steps/shared-batch.js';
 import { dispatch } from './steps/dispatch.js';
 import { errorWriter } from './steps/error-writer.js';
@@ -52,8 +53,9 @@ export interface MockApp {
  *  1. requestId        X-Request-Id, URL split once, request log line
  *     contract docs    GET /openapi.yaml, /openapi.json: the contract itself (not journaled)
  *  2. journal          records the request in the journal when its connection is done (not /__admin)
- *  3. cors             Access-Control-Allow-Origin on every API response (/__admin: only
- *                      --admin-origin origins, src/admin/admin-access.ts)
+ *  3. cors             Access-Control-Allow-Origin on every API response: pages of this machine
+ *                      and --cors-origin ones (/__admin: only --admin-origin, admin-access.ts)
+ *     refuseMockSent   403 for requests a shipmock sent (Shipmock-Sender): no webhook loops
  *  4. /__admin         control plane (contract/admin.yaml), outside the API's rules; Host,
  *                      Origin, admin key and no simple POSTs checked first (admin-access.ts)
  *  5. scenarioFaults   active scenarios' request rules: latency, injected problem, connection
@@ -114,7 +116,8 @@ export function createApp(runtime: MockRuntime): MockApp {
     requestId({ logger: runtime.logger, now: runtime.clock.now }),
     contractDocuments({ document: runtime.contract.document, responder }),
     journalRecorder({ journal: runtime.journal, now: runtime.clock.now }),
-    cors(),
+    cors({ origins: runtime.options.raw.corsOrigins }),
+    refuseMockSent(),
   ]);
   // The control plane's Express app loads on first use (see admin-app.ts).
   let admin: Promise<RequestListener> | undefined;

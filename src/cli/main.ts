@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { readCredentialsFile } from '../auth/credentials.js';
 import { createLogger, LOG_FORMATS, LOG_LEVELS } from '../logging/logger.js';
 import { startMock } from '../server/start-mock.js';
+import { normalizeCorsOrigin } from '../app/steps/cors.js';
 import { CONTROL_PLANE_FLAGS, CONTROL_PLANE_USAGE, controlPlaneBanner, controlPlaneOptions } from './control-plane-flags.js';
 import { oneOf, parseArgs, type FlagSpec } from './parse-args.js';
 import { proxyCommand } from './proxy-command.js';
@@ -34,6 +35,7 @@ const SERVE_FLAGS = {
   'keep-alive-timeout': { type: 'string' },
   'max-connections': { type: 'number' },
   'webhook-hosts': { type: 'string', repeatable: true },
+  'cors-origin': { type: 'string', repeatable: true },
   'body-limit': { type: 'string' },
   tls: { type: 'boolean' },
   workers: { type: 'number' },
@@ -74,6 +76,9 @@ const USAGE = `Usage: shipmock serve [options]
                            raise it to import a large state over PUT /__admin/state)
   --webhook-hosts LIST     hosts Event Channel webhooks may point at, comma-separated or repeated:
                            host, *.suffix, either with :port (default: any host)
+  --cors-origin ORIGIN     a web page origin allowed to use the API from a browser besides pages of
+                           this machine (localhost, 127.x, [::1]); repeatable or comma list; * allows
+                           every page (default: pages of this machine only)
   --workers N              N processes on one port sharing one store (node:cluster; needs
                            --data postgres://… or a --data FILE they create), so every core serves
                            (default 1)
@@ -84,6 +89,15 @@ ${CONTROL_PLANE_USAGE}`;
 /** `--webhook-hosts a,b --webhook-hosts c` → ['a', 'b', 'c']. */
 function splitList(values: string[]): string[] {
   return values.flatMap((value) => value.split(',')).map((entry) => entry.trim()).filter(Boolean);
+}
+
+/** --cors-origin values, normalised; a malformed one is an error naming the flag. */
+function corsOriginsOf(values: string[]): string[] {
+  try {
+    return values.map(normalizeCorsOrigin);
+  } catch (error) {
+    throw new Error(`--cors-origin: ${(error as Error).message}`);
+  }
 }
 
 async function serve(argv: string[]): Promise<void> {
@@ -127,6 +141,7 @@ async function serve(argv: string[]): Promise<void> {
     },
     bodyLimit: flags['body-limit'] ? parseByteSize(flags['body-limit'], '--body-limit') : undefined,
     webhooks: flags['webhook-hosts'] ? { allowedHosts: splitList(flags['webhook-hosts']) } : undefined,
+    corsOrigins: flags['cors-origin'] ? corsOriginsOf(splitList(flags['cors-origin'])) : undefined,
     tls: flags.tls,
     sharedData: workers > 1,
     cert: flags.cert,
@@ -172,6 +187,7 @@ async function serve(argv: string[]): Promise<void> {
         `  client id      ${c.clientId}`,
         `  client secret  ${c.clientSecret}`,
         ...banner,
+        ...(flags['cors-origin'] ? [`  cors origins   pages of this machine, ${splitList(flags['cors-origin']).join(', ')} (browser pages allowed on the API)`] : []),
         ...(worker !== undefined ? [`  workers        ${workers} processes (node:cluster) on this port, one shared store`] : []),
         `  company token  curl ${mock.url.startsWith('https:') ? '-k ' : ''}-X POST ${mock.url}/v1/companies/${c.companyId}/tokens -u ${c.clientId}:${c.clientSecret} -H 'Content-Type: application/json' -d '{"grantType":"client_credentials"}'`,
         '',

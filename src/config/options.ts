@@ -62,6 +62,12 @@ export interface MockOptions {
    * [::1]); guards against DNS rebinding. Not checked when an admin key is set. Default none.
    */
   adminHosts?: string[];
+  /**
+   * Web page origins (`https://app.example`) allowed to use the API from a browser besides pages
+   * served from this machine (localhost, 127.0.0.0/8, [::1], any port); `'*'` allows every page.
+   * Other pages get the mock's own origin in Access-Control-Allow-Origin (README, CORS). Default none.
+   */
+  corsOrigins?: string[];
 }
 
 /** A scenario to activate: its name or file, or the name/file/definition with a scope and parameters. */

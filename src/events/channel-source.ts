@@ -13,6 +13,8 @@ export interface DeliveryTarget {
   url: string;
   headers: Record<string, string>;
   secret?: string;
+  /** The origin of the foreign web page whose request made the channel (webhook-target.ts, TargetGuards). */
+  foreignPage?: string;
 }
 
 export interface ChannelSource {

@@ -5,7 +5,9 @@ import { shortenSecret } from '../util/redact.js';
 import type { ChannelSource, DeliveryTarget } from './channel-source.js';
 import { createDeliveryLog, isFinished, type Delivery, type DeliveryAttempt, type DeliveryPage, type DeliveryRecords, type DeliveryPurge, type DeliveryQuery, type DeliveryStatus } from './delivery-log.js';
 import { createHostAllowlist, type HostAllowlist } from './host-allowlist.js';
-import { webhookTargetProblem } from './webhook-target.js';
+import { destinationProblem, portOf, webhookTargetProblem, type TargetGuards } from './webhook-target.js';
+import { createMockEndpoints, type MockEndpoints } from './mock-endpoints.js';
+import { SENDER_HEADER } from './sender-marker.js';
 import type { EventBus, EventEnvelope } from './event-bus.js';
 import { backoffDelay } from './retry-schedule.js';
 import type { ResolvedWebhookOptions } from './webhook-options.js';
@@ -15,6 +17,8 @@ import { signatureHeader } from './webhook-signature.js';
 export interface WebhookDispatcher {
   /** --webhook-hosts: checked when a channel is created or replaced, and again on every attempt. */
   readonly allowlist: HostAllowlist;
+  /** The ports the mock is reached on: a webhook to one of them on this machine is refused (the mock itself). */
+  readonly endpoints: MockEndpoints;
   /** The delivery log, newest first (GET /__admin/deliveries). */
   list(query: DeliveryQuery): DeliveryPage;
   get(id: string): Delivery | undefined;
@@ -56,6 +60,8 @@ export interface WebhookDispatcherDeps {
   options: ResolvedWebhookOptions;
   /** Injected by tests; real HTTP by default. */
   transport?: WebhookTransport;
+  /** Where the mock listens (startMock and the middleware note ports); default: none known yet. */
+  endpoints?: MockEndpoints;
   /**
    * Where deliveries are kept (the runtime: a collection of `store.system`). What they hold at
    * creation is picked up: queues resume, waiting retries are re-armed. Default: memory only.
@@ -115,6 +121,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   const ids = deps.random.stream('webhook-deliveries');
   const transport = deps.transport ?? createWebhookTransport({ timeoutMs: options.timeoutMs, maxSockets: options.maxSockets });
   const allowlist = createHostAllowlist(options.allowedHosts.length ? options.allowedHosts : undefined);
+  const endpoints = deps.endpoints ?? createMockEndpoints();
   const log = createDeliveryLog({
     capPerChannel: options.logCapPerChannel,
     capTotal: options.logCapTotal,
@@ -261,7 +268,8 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     // happen, in order, after one advance (README, Time travel). On a running clock it is ~0.
     const scheduledAt = Math.min(dueAt ?? at, at);
     setStatus(delivery, 'IN_FLIGHT');
-    const refused = webhookTargetProblem(target.url, target.headers, allowlist);
+    const guards: TargetGuards = { self: endpoints, foreignPage: target.foreignPage };
+    const refused = webhookTargetProblem(target.url, target.headers, allowlist, guards);
     if (refused) {
       logger.warn({ deliveryId: delivery.id, channelId: delivery.channelId, url: target.url, error: refused.error }, 'webhook attempt not sent');
       return settle(queue, delivery, number, at, scheduledAt, target.url, { ...refused, latencyMs: 0 });
@@ -273,11 +281,16 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
       'Shipmock-Event-Id': delivery.eventId,
       'Shipmock-Delivery-Id': delivery.id,
       'Shipmock-Delivery-Attempt': String(number),
+      // The mock recognises its own requests when they come back (through another host too).
+      [SENDER_HEADER]: 'webhook',
     };
+    // The URL passed the check above; the addresses its host resolves to now are judged as the connection is made.
+    const port = portOf(new URL(target.url));
+    const screen = (address: string) => destinationProblem(address, port, guards, allowlist.entries.length > 0);
     if (target.secret) headers['Shipmock-Signature'] = signatureHeader(target.secret, Math.floor(at / 1000), body);
     const post = (): Promise<PostOutcome> => {
       try {
-        return transport.post(target.url, headers, body);
+        return transport.post(target.url, headers, body, screen);
       } catch (error) {
         return Promise.reject(error);
       }
@@ -357,6 +370,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
 
   return {
     allowlist,
+    endpoints,
     // Shared store: the log of every process's deliveries is the store's; this process's log holds
     // the ones it works. Listing reads the store (an admin view: a pass over the records is fine).
     list: (query) => (shared && deps.records ? everyDelivery(deps.records).query(query) : log.query(query)),

@@ -1,6 +1,9 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
+import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { canonicalAddress } from './local-addresses.js';
 
 /** What one attempt came to: an HTTP status, or an error code (TIMEOUT, ECONNREFUSED, …). */
 export interface PostOutcome {
@@ -13,8 +16,15 @@ export interface PostOutcome {
   responseHeaders?: Record<string, string>;
 }
 
+/**
+ * Judges each address the target's host stands for before a connection is made: an IP literal
+ * as written, a name as DNS answers it at this attempt (DNS can change after the channel was
+ * checked). A refusal is the attempt's outcome ({ errorCode, error }); nothing is sent.
+ */
+export type AddressScreen = (address: string) => { errorCode: string; error: string } | undefined;
+
 export interface WebhookTransport {
-  post(url: string, headers: Record<string, string>, body: string): Promise<PostOutcome>;
+  post(url: string, headers: Record<string, string>, body: string, screen?: AddressScreen): Promise<PostOutcome>;
   /** Aborts requests in flight and closes every socket. */
   close(): void;
 }
@@ -34,7 +44,7 @@ export function createWebhookTransport(options: { timeoutMs: number; maxSockets:
   const inFlight = new Map<http.ClientRequest, (outcome: Omit<PostOutcome, 'latencyMs'>) => void>();
   let closed = false;
 
-  function post(url: string, headers: Record<string, string>, body: string): Promise<PostOutcome> {
+  function post(url: string, headers: Record<string, string>, body: string, screen?: AddressScreen): Promise<PostOutcome> {
     const started = performance.now();
     const latency = () => Math.round(performance.now() - started);
     return new Promise((resolve) => {
@@ -51,9 +61,17 @@ export function createWebhookTransport(options: { timeoutMs: number; maxSockets:
         const target = new URL(url);
         const transport = target.protocol === 'https:' ? https : http;
         const agent = target.protocol === 'https:' ? agents['https:'] : agents['http:'];
+        // An IP literal is never looked up, so it is judged here; a name in `lookup`, per answer.
+        const literal = canonicalAddress(target.hostname);
+        const refused = screen && literal ? screen(literal) : undefined;
+        if (refused) {
+          resolve({ ...refused, latencyMs: latency() });
+          return;
+        }
         request = transport.request(target, {
           method: 'POST',
           agent,
+          ...(screen && !literal ? { lookup: screenedLookup(screen) } : {}),
           headers: {
             ...headers,
             'Content-Length': String(Buffer.byteLength(body)),
@@ -102,6 +120,26 @@ export function createWebhookTransport(options: { timeoutMs: number; maxSockets:
       agents['http:'].destroy();
       agents['https:'].destroy();
     },
+  };
+}
+
+/**
+ * dns.lookup with every address it answers judged by `screen` first: one refused address fails
+ * the lookup (with the screen's code), so no connection is tried to any of them (Node may race
+ * several addresses of one name, RFC 8305).
+ */
+function screenedLookup(screen: AddressScreen): LookupFunction {
+  return (hostname, lookupOptions, callback) => {
+    dnsLookup(hostname, { ...lookupOptions, all: true }, (error, answers: LookupAddress[]) => {
+      if (error) return callback(error, '', 0);
+      for (const answer of answers) {
+        const refused = screen(answer.address);
+        if (refused) return callback(Object.assign(new Error(refused.error), { code: refused.errorCode }), '', 0);
+      }
+      if (lookupOptions.all) return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, answers);
+      if (!answers.length) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
+      callback(null, answers[0].address, answers[0].family);
+    });
   };
 }
 

@@ -46,6 +46,8 @@ export interface RequestState {
   principal?: Principal;
   params?: ParsedParameters;
   body?: unknown;
+  /** The origin of a web page --cors-origin does not vouch for, when one sent the request (cors step). */
+  foreignPage?: string;
   /** Key the rate limiter counted this request under. */
   rateLimitKey?: string;
   /** Who the request counts against: a verified credential or the client address (rate-limit step). */

@@ -44,6 +44,9 @@ export function shipmockMiddleware(options: MiddlewareOptions = {}): ShipmockMid
     // Express has cut the mount path off req.url (the mock routes on what is left); problems
     // and the request log name the target as the client sent it.
     setMountContext(req, { receivedUrl: req.originalUrl, body: bodyReadBefore(req) });
+    // Mounted, the mock has no port of its own: the host app's ports it is reached on are its
+    // own, so a webhook never posts back into it (src/events/mock-endpoints.ts).
+    runtime.webhooks.endpoints.note(req.socket?.localPort);
     app(req, res);
   };
   return Object.assign(handler, {

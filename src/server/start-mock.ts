@@ -97,6 +97,8 @@ export async function startMock(options: StartOptions = {}): Promise<RunningMock
     });
   });
   const { port } = server.address() as AddressInfo;
+  // A webhook to this port on this machine would be the mock posting to itself: refused (src/events/mock-endpoints.ts).
+  runtime.webhooks.endpoints.note(port);
   const urlHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `${tls ? 'https' : 'http'}://${urlHost}:${port}`,

@@ -105,6 +105,8 @@ describe('webhook delivery', () => {
     const [delivery] = deliveriesOf(h.runtime, channelId);
     expect(delivery).toMatchObject({ status: 'DELIVERED', eventId: hit.body.id, topic: 'ADDRESS', type: 'CREATED', accountId: account.accountId });
     expect(hit.headers['shipmock-delivery-id']).toBe(delivery.id);
+    // The marker every request a shipmock sends carries (a mock refuses it: no webhook loops).
+    expect(hit.headers['shipmock-sender']).toBe('webhook');
     expect(delivery.attempts).toEqual([
       {
         attempt: 1,
@@ -119,6 +121,7 @@ describe('webhook delivery', () => {
           'Shipmock-Delivery-Id': delivery.id,
           'Shipmock-Delivery-Attempt': '1',
           'Shipmock-Signature': hit.headers['shipmock-signature'],
+          'Shipmock-Sender': 'webhook',
           'X-Api-Key': 'ke…',
         },
         responseHeaders: expect.objectContaining({ 'content-type': 'text/plain', connection: 'close' }),

@@ -54,6 +54,7 @@ async function runHandler(handler: NonNullable<ReturnType<typeof handlerOf>>, st
     headers: state.params!.headers,
     body: state.body,
     requestId: state.requestId,
+    foreignPage: state.foreignPage,
   };
   if (SAFE_METHODS.has(state.method) || !scenarios.hasDomainRules()) return handler(context);
   const { outcome, hits } = await scenarios.collectHits(() => handler(context));

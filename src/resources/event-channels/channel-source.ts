@@ -23,6 +23,11 @@ export interface SubscribedChannel extends Entity {
 export interface ChannelSecret extends Entity {
   secret?: string;
   headers?: Record<string, string>;
+  /**
+   * The origin of the web page (one --cors-origin does not vouch for) whose request created or
+   * last replaced the channel: its deliveries may not reach private addresses (src/events/webhook-target.ts).
+   */
+  foreignPage?: string;
 }
 
 /**
@@ -44,6 +49,7 @@ export function createChannelSource(store: Store): ChannelSource {
       url: channel.webhook.url,
       headers: { ...(secrets?.headers ?? channel.webhook.headers) },
       secret: secrets?.secret,
+      foreignPage: secrets?.foreignPage,
     };
   };
 

@@ -2,7 +2,7 @@ import type { DomainDeps, ResourceDeps } from '../shared/domain-deps.js';
 import { ruleViolation } from '../../errors/problem.js';
 import { EVENT_CHANNEL_SECRETS, EVENT_CHANNELS, type ChannelSecret } from './channel-source.js';
 import type { HostAllowlist } from '../../events/host-allowlist.js';
-import { SAFE_HEADER_VALUE, webhookTargetProblem } from '../../events/webhook-target.js';
+import { SAFE_HEADER_VALUE, webhookTargetProblem, type TargetGuards } from '../../events/webhook-target.js';
 import type { Page, PageRequest } from '../../store/collection.js';
 import { createAccountResources } from '../shared/account-resources.js';
 import { compact } from '../../util/compact.js';
@@ -28,12 +28,19 @@ function checkWebhookHeaders(headers: Record<string, string> | undefined): void 
 
 /**
  * The contract's `webhook-url` format does the structural check (400 validation-error); what a
- * pattern cannot judge (an IPv6 literal) is parsed here as delivery will parse it, and the host
- * is held to --webhook-hosts when that is set.
+ * pattern cannot judge (an IPv6 literal) is parsed here as delivery will parse it, the host is
+ * held to --webhook-hosts when that is set, a target that is the mock itself (any spelling of
+ * this machine on the mock's port) is refused, and so is a private one a foreign page asks for.
  */
-function checkWebhookUrl(url: string, allowlist: HostAllowlist): void {
-  const problem = webhookTargetProblem(url, {}, allowlist);
+function checkWebhookUrl(url: string, allowlist: HostAllowlist, guards: TargetGuards): void {
+  const problem = webhookTargetProblem(url, {}, allowlist, guards);
   if (problem) throw ruleViolation('body/webhook/url', `body/webhook/url: ${problem.error}`);
+}
+
+/** Who asked for a create or replace, as far as the webhook checks care (the route passes it). */
+export interface ChannelRequester {
+  /** The origin of a web page --cors-origin does not vouch for, when one sent the request. */
+  foreignPage?: string;
 }
 
 /** A channel as reads show it; one stored by an older shipmock still had its header values inline. */
@@ -56,15 +63,13 @@ function view(channel: EventChannel): EventChannel {
  */
 export function createEventChannelService(core: ResourceDeps & Pick<DomainDeps, 'webhooks'>) {
   const secrets = (accountId: string) => core.store.account(accountId).collection<ChannelSecret>(EVENT_CHANNEL_SECRETS);
-  const allowlist = core.webhooks.allowlist;
+  const { allowlist, endpoints } = core.webhooks;
   const base = createAccountResources<EventChannelInput, EventChannel>(core, {
     collection: EVENT_CHANNELS,
     topic: 'EVENT_CHANNEL',
     label: 'Event Channel',
-    check: (_accountId, input) => {
-      checkWebhookUrl(input.webhook.url, allowlist);
-      checkWebhookHeaders(input.webhook.headers);
-    },
+    // The URL is checked by create and replace below, which know who asks.
+    check: (_accountId, input) => checkWebhookHeaders(input.webhook.headers),
     build: (input, meta) => ({
       ...meta,
       name: input.name,
@@ -80,11 +85,11 @@ export function createEventChannelService(core: ResourceDeps & Pick<DomainDeps, 
 
   // The first delivery attempt runs asynchronously (a microtask later), so a secret (and header
   // values) stored right after create/replace are always in place before anything is sent.
-  function storeSecrets(accountId: string, channelId: string, webhook: EventChannelInput['webhook']): void {
+  function storeSecrets(accountId: string, channelId: string, webhook: EventChannelInput['webhook'], foreignPage: string | undefined): void {
     const collection = secrets(accountId);
     collection.delete(channelId);
     const { secret, headers } = webhook;
-    if (secret !== undefined || headers !== undefined) collection.insert(compact({ id: channelId, secret, headers }));
+    if (secret !== undefined || headers !== undefined || foreignPage !== undefined) collection.insert(compact({ id: channelId, secret, headers, foreignPage }));
   }
 
   return {
@@ -100,15 +105,18 @@ export function createEventChannelService(core: ResourceDeps & Pick<DomainDeps, 
     },
     all: (accountId: string): EventChannel[] => base.all(accountId).map(view),
     slice: (accountId: string, start: number, end: number): EventChannel[] => base.slice(accountId, start, end).map(view),
-    create(accountId: string, input: EventChannelInput): EventChannel {
+    create(accountId: string, input: EventChannelInput, requester: ChannelRequester = {}): EventChannel {
+      checkWebhookUrl(input.webhook.url, allowlist, { self: endpoints, foreignPage: requester.foreignPage });
       const channel = base.create(accountId, input);
-      storeSecrets(accountId, channel.id, input.webhook);
+      storeSecrets(accountId, channel.id, input.webhook, requester.foreignPage);
       return channel;
     },
     /** Full replacement: an omitted secret removes signing, omitted headers remove them (contract/DECISIONS.md). */
-    replace(accountId: string, id: string, input: EventChannelInput): EventChannel {
+    replace(accountId: string, id: string, input: EventChannelInput, requester: ChannelRequester = {}): EventChannel {
+      base.get(accountId, id);
+      checkWebhookUrl(input.webhook.url, allowlist, { self: endpoints, foreignPage: requester.foreignPage });
       const channel = base.replace(accountId, id, input);
-      storeSecrets(accountId, id, input.webhook);
+      storeSecrets(accountId, id, input.webhook, requester.foreignPage);
       return channel;
     },
     remove(accountId: string, id: string): EventChannel {

@@ -27,7 +27,7 @@ export interface DomainDeps {
   tokens: Pick<TokenService, 'sign'>;
   tokenLifetimes: Record<'company' | 'account' | 'affiliate' | 'admin', number>;
   /** What event channels need of webhook delivery: the allowed hosts, and stopping a deleted channel's deliveries. */
-  webhooks: Pick<WebhookDispatcher, 'allowlist' | 'cancelChannel'>;
+  webhooks: Pick<WebhookDispatcher, 'allowlist' | 'endpoints' | 'cancelChannel'>;
   carrierInterceptors: CarrierInterceptors;
 }
 

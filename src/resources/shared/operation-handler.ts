@@ -30,6 +30,11 @@ export interface RequestContext {
   operation: ContractOperation;
   principal: Principal;
   requestId: string;
+  /**
+   * The origin of the web page that sent the request when --cors-origin does not vouch for it
+   * (src/app/steps/cors.ts): a request a foreign page makes must not reach into private networks.
+   */
+  foreignPage?: string;
 }
 
 /**
