@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { ProblemError } from '../errors/problem.js';
 import { ScenarioError, type ParameterValues } from '../scenarios/scenario-file.js';
-import { lineOfField } from '../scenarios/yaml-lines.js';
+import { lineFinder } from '../scenarios/yaml-lines.js';
 import { adminInput, reply, replyEmpty } from './admin-contract.js';
 import type { ControlPlane } from './control-plane.js';
 
@@ -47,9 +47,11 @@ export function scenarioRoutes(control: ControlPlane): Router {
     } catch (error) {
       if (!(error instanceof ScenarioError)) throw error;
       if (error.notFound) throw new ProblemError('not-found', { detail: error.message });
+      if (error.tooLarge) throw new ProblemError('payload-too-large', { detail: error.message, violations: error.violations.map((v) => ({ ...v, field: v.field.replace(/^scenario/, yaml ? 'body' : request.definition ? 'body/definition' : 'body') })) });
       const prefix = yaml ? 'body' : request.definition ? 'body/definition' : 'body';
       // A YAML body's violations also name their line, so an editor can point at it.
-      const lineOf = (field: string) => (yaml ? lineOfField(input.body as string, field) : undefined);
+      const findLine = yaml ? (error.lineOf ?? lineFinder(input.body as string)) : undefined;
+      const lineOf = (field: string) => findLine?.(field);
       const violations = error.violations.length
         ? error.violations.map((v) => {
             const line = lineOf(v.field);

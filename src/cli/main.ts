@@ -34,6 +34,7 @@ const SERVE_FLAGS = {
   'request-timeout': { type: 'string' },
   'keep-alive-timeout': { type: 'string' },
   'max-connections': { type: 'number' },
+  'max-connections-per-address': { type: 'number' },
   'webhook-hosts': { type: 'string', repeatable: true },
   'cors-origin': { type: 'string', repeatable: true },
   'body-limit': { type: 'string' },
@@ -72,6 +73,8 @@ const USAGE = `Usage: shipmock serve [options]
   --request-timeout DUR    time a client has to send its whole request (default 30s)
   --keep-alive-timeout DUR idle time before a keep-alive connection closes (default 5s)
   --max-connections N      open connections at most; more are closed on accept (default 1024)
+  --max-connections-per-address N  open connections from one client address at most (default half
+                           of --max-connections: 512; loopback clients share one address)
   --body-limit SIZE        largest request body, API and /__admin alike, e.g. 512kb, 32mb (default 1mb;
                            raise it to import a large state over PUT /__admin/state)
   --webhook-hosts LIST     hosts Event Channel webhooks may point at, comma-separated or repeated:
@@ -138,6 +141,7 @@ async function serve(argv: string[]): Promise<void> {
       requestTimeoutMs: flags['request-timeout'] ? parsePositiveDuration(flags['request-timeout']) : undefined,
       keepAliveTimeoutMs: flags['keep-alive-timeout'] ? parsePositiveDuration(flags['keep-alive-timeout']) : undefined,
       maxConnections: flags['max-connections'],
+      maxConnectionsPerAddress: flags['max-connections-per-address'],
     },
     bodyLimit: flags['body-limit'] ? parseByteSize(flags['body-limit'], '--body-limit') : undefined,
     webhooks: flags['webhook-hosts'] ? { allowedHosts: splitList(flags['webhook-hosts']) } : undefined,

@@ -1,5 +1,6 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { networkCause } from '../verify/reachability.js';
 import { formatReport } from '../verify/report.js';
 import { DEFAULT_PROVIDER, verifyProvider, type VerifyProviderOptions } from '../verify/run-verification.js';
 import { realTargetControl, shipmockControl } from '../verify/targets.js';
@@ -54,7 +55,8 @@ Broker (optional; pacts then come from the broker instead of --pact-dir):
   --provider-version V      provider version the results are recorded for (e.g. a git sha)
   --provider-branch B       provider branch recorded with the version
 
-Exit status: 0 when nothing failed (skips allowed), 1 when an interaction failed, 2 on bad usage.
+Exit status: 0 when nothing failed (skips allowed), 1 when an interaction failed, 2 on bad usage
+or when the provider or the broker cannot be reached (one line naming the URL and the cause).
 `;
 
 const BUNDLED_PACTS = fileURLToPath(new URL('../../pacts', import.meta.url));
@@ -116,7 +118,21 @@ export async function verifyCommand(argv: string[]): Promise<void> {
     process.stdout.write(VERIFY_USAGE);
     return;
   }
-  const report = await verifyProvider(read.options);
+  // The Pact verifier's proxy throws a provider's network error out of its own callback (an
+  // uncaught ENOTFOUND and a thousand lines of stack traces); a provider that goes away while
+  // the run is under way is told in one line, like one that is not there at the start.
+  const lost = (error: unknown) => {
+    const cause = networkCause(error);
+    process.stderr.write(cause ? `shipmock: lost the provider at ${read.options.baseUrl}: ${cause}\n` : `shipmock: ${(error as Error)?.stack ?? String(error)}\n`);
+    process.exit(cause ? 2 : 1);
+  };
+  process.on('uncaughtException', lost);
+  let report: Awaited<ReturnType<typeof verifyProvider>>;
+  try {
+    report = await verifyProvider(read.options);
+  } finally {
+    process.off('uncaughtException', lost);
+  }
   process.stdout.write(formatReport(report));
   if (read.json) writeFileSync(read.json, `${JSON.stringify(report, null, 2)}\n`);
   process.exitCode = report.ok ? 0 : 1;

@@ -4,7 +4,7 @@ import type { Random } from '../random/random.js';
 import { createRateLimiter, type RateLimiter } from '../rate-limit/rate-limiter.js';
 import type { DomainFacts, DomainKind, Effect, RuleKind, ScenarioDefinition, When } from './model.js';
 import { compileMatch, type CompiledMatch, type RequestFacts } from './rule-matcher.js';
-import { effectKind, ScenarioError, toMs, type ParameterValues, type ScenarioLoader } from './scenario-file.js';
+import { effectKind, SCENARIO_BOUNDS, ScenarioError, scenarioWeight, toMs, type ParameterValues, type ScenarioLoader } from './scenario-file.js';
 
 /**
  * The scenario engine of one mock instance: which scenarios are active (globally, for one
@@ -264,14 +264,26 @@ export function createScenarioEngine(deps: { clock: Clock; random: Random; loade
   const engine: ScenarioEngine = {
     activate(scenario, options = {}) {
       let definition: ScenarioDefinition;
+      let parsedInline = false;
       if (typeof scenario === 'string' && !scenario.includes('\n') && !scenario.trimStart().startsWith('{')) {
         definition = inline.has(scenario) && !options.params ? inline.get(scenario)! : deps.loader.load(scenario, { params: options.params });
       } else {
         definition = deps.loader.parse(scenario, { source: 'scenario', params: options.params });
-        inline.set(definition.name, definition);
+        parsedInline = true;
       }
-      const activation = build(definition, options);
       const existing = active.findIndex((a) => a.definition.name === definition.name && a.accountId === options.accountId);
+      // Every request is matched against every active scenario: their patterns together are bounded.
+      const weight = active.reduce((sum, a, i) => (i === existing ? sum : sum + scenarioWeight(a.definition)), scenarioWeight(definition));
+      if (weight > SCENARIO_BOUNDS.maxActiveWeight) {
+        throw new ScenarioError(`activating ${definition.name} would exceed the active scenarios' pattern bound`, [
+          {
+            field: 'scenario/rules',
+            message: `the active scenarios' globs and regular expressions would weigh ${weight} pattern units together; at most ${SCENARIO_BOUNDS.maxActiveWeight} are active at once: deactivate a scenario first (DELETE /__admin/scenarios/{name})`,
+          },
+        ]);
+      }
+      if (parsedInline) inline.set(definition.name, definition);
+      const activation = build(definition, options);
       if (existing === -1) active.push(activation);
       else active[existing] = activation;
       return view(activation);
@@ -295,7 +307,8 @@ export function createScenarioEngine(deps: { clock: Clock; random: Random; loade
     evaluateRequest(facts, phase, header) {
       const out: FiredEffect[] = [];
       const activations = [...active.filter((a) => inScope(a, facts.accountId))];
-      for (const name of header?.names ?? []) activations.push(headerActivation(name, header!.scope));
+      // A name given twice is one scenario (its rules would otherwise be matched twice).
+      for (const name of new Set(header?.names ?? [])) activations.push(headerActivation(name, header!.scope));
       for (const activation of activations) {
         for (const rule of activation.rules) {
           if (rule.kind !== 'request' || rule.match.needsBody !== (phase === 'body')) continue;

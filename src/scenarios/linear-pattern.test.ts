@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { globTest, globToPattern, regexProblem, regexTest } from './linear-pattern.js';
+import { globTest, globToPattern, patternWeight, regexProblem, regexTest } from './linear-pattern.js';
 
 describe('globTest', () => {
   it.each([
@@ -48,5 +48,26 @@ describe('regexTest', () => {
     expect(regexProblem('(?=a)a')).toMatch(/./);
     expect(regexProblem('(a)\\1')).toMatch(/./);
     expect(regexProblem('^a[0-9]+$')).toBeUndefined();
+  });
+});
+
+describe('patternWeight', () => {
+  it.each([
+    ['/v1/addresses', 'glob', 0],
+    ['/v1/addresses/*', 'glob', 15],
+    ['abc', 'regex', 12],
+    ['a{10}', 'regex', 40],
+    ['(?:ab{10}){10}', 'regex', 440],
+    ['(?:(?:a{10}){10}){10}', 'regex', 4_000],
+    ['[a-z]{3}-\\d{2}', 'regex', 24],
+    ['(?i)x|y', 'regex', 8],
+  ] as const)('%s (%s) weighs %i', (pattern, kind, weight) => {
+    expect(patternWeight(pattern, kind).weight).toBe(weight);
+  });
+
+  it('names a counted repetition above 100 and weighs it whole', () => {
+    const { weight, problem } = patternWeight('a{1000}', 'regex');
+    expect(problem).toMatch(/repeats \{1000\}; a counted repetition is at most \{100\}/);
+    expect(weight).toBe(4_000);
   });
 });

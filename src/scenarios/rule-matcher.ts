@@ -1,4 +1,5 @@
 import { globTest, regexTest, type TextTest } from './linear-pattern.js';
+import { SCENARIO_BOUNDS } from './scenario-file.js';
 import type { DomainFacts, RequestMatch } from './model.js';
 
 /** What the request pipeline knows about a request when it asks the scenarios. */
@@ -22,8 +23,21 @@ export interface CompiledMatch {
 
 const list = (value: string | string[] | undefined): string[] | undefined => (value === undefined ? undefined : Array.isArray(value) ? value : [value]);
 
+/**
+ * A compiled pattern runs only on texts up to SCENARIO_BOUNDS.maxMatchedText: RE2 takes time
+ * pattern × text, and a request's path, headers and body fields are the caller's to choose.
+ */
+function bounded(test: TextTest): TextTest {
+  return (text) => text.length <= SCENARIO_BOUNDS.maxMatchedText && test(text);
+}
+
+/** A path or body glob: plain text is compared, a glob with `*` is run on bounded texts. */
+function globMatcher(glob: string, options?: { segments: boolean }): TextTest {
+  return glob.includes('*') ? bounded(globTest(glob, options)) : (text) => text === glob;
+}
+
 function textMatcher(expected: string): TextTest {
-  if (expected.length > 1 && expected.startsWith('/') && expected.endsWith('/')) return regexTest(expected.slice(1, -1));
+  if (expected.length > 1 && expected.startsWith('/') && expected.endsWith('/')) return bounded(regexTest(expected.slice(1, -1)));
   return (actual) => actual === expected;
 }
 
@@ -44,12 +58,12 @@ export function readField(body: unknown, path: string): unknown {
  */
 export function compileMatch(match: RequestMatch = {}): CompiledMatch {
   const methods = list(match.method)?.map((m) => m.toUpperCase());
-  const paths = list(match.path)?.map((p) => globTest(p));
+  const paths = list(match.path)?.map((p) => globMatcher(p));
   const operationIds = list(match.operationId);
   const carriers = list(match.carrier)?.map((c) => c.toLowerCase());
   const headers = Object.entries(match.headers ?? {}).map(([name, value]) => [name.toLowerCase(), textMatcher(value)] as const);
   const body = Object.entries(match.body ?? {}).map(([field, expected]) => {
-    const glob = typeof expected === 'string' ? globTest(expected, { segments: false }) : undefined;
+    const glob = typeof expected === 'string' ? globMatcher(expected, { segments: false }) : undefined;
     const test = glob ? (actual: unknown) => typeof actual === 'string' && glob(actual) : (actual: unknown) => actual === expected;
     return [field, test] as const;
   });

@@ -3,16 +3,20 @@ import { basename, extname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { lazyModule } from '../util/lazy-module.js';
 import { parseDuration } from '../clock/duration.js';
-import { regexProblem } from './linear-pattern.js';
+import { patternWeight, regexProblem } from './linear-pattern.js';
 import { toViolations } from '../contract/validators.js';
 import { PROBLEM_TYPES } from '../errors/problem-types.js';
 import type { Violation } from '../errors/problem.js';
 import { scenarioSchemaValidator } from './scenario-schema.js';
+import { lineFinder } from './yaml-lines.js';
 import { DOMAIN_EFFECTS, type Effect, type Rule, type RuleKind, type ScenarioDefinition } from './model.js';
 
 // The YAML parser loads when a scenario is first read (start-up budget, src/util/lazy-module.ts).
-const yaml = lazyModule<typeof import('yaml')>('yaml');
-const parse = (text: string): unknown => yaml().parse(text);
+// js-yaml, not `yaml`: it parses a 16 KiB scenario in ~2–20 ms where `yaml` took 40–170 ms
+// (issue 23); `yaml` still finds the lines of violations (yaml-lines.ts), on failures only.
+const jsYaml = lazyModule<typeof import('js-yaml')>('js-yaml');
+/** YAML 1.2's core schema, as `yaml` reads it: a date stays a string, as the scenario schema expects. */
+const parse = (text: string): unknown => jsYaml().load(text, { schema: jsYaml().CORE_SCHEMA });
 
 /** The ready-made scenarios shipped with the package (one YAML file per scenario). */
 export const BUILT_IN_SCENARIOS_DIR = fileURLToPath(new URL('../../scenarios/', import.meta.url));
@@ -25,6 +29,10 @@ export class ScenarioError extends Error {
     readonly violations: Violation[] = [],
     /** No scenario of that name or file exists (as opposed to one that is invalid). */
     readonly notFound = false,
+    /** The document is larger than SCENARIO_BOUNDS.maxBytes (a 413, not a 400). */
+    readonly tooLarge = false,
+    /** For a scenario given as text: the line a violation's field is on. */
+    public lineOf?: (field: string) => number | undefined,
   ) {
     super(violations.length ? `${message}: ${violations.map((v) => `${v.field} ${v.message}`).join('; ')}` : message);
     this.name = 'ScenarioError';
@@ -45,6 +53,79 @@ export interface ScenarioLoader {
 const LOOKS_LIKE_PATH = /[\\/]|\.(ya?ml|json)$/i;
 
 /**
+ * What a scenario may cost (issue 23: no event-loop stall above ~50 ms for the largest accepted
+ * document, on the API and for `--scenario` files alike, and a bounded matching cost per
+ * request). Activation is linear in these: the text is parsed and checked once, each pattern
+ * compiled once.
+ * - `maxBytes`: the document's text (YAML or JSON) or, for a definition object, its JSON. The
+ *   ready scenarios are 0.5–2 KB; YAML parses at ~1.5 µs a byte on a loaded machine.
+ * - `maxPatternWeight`: the path and body globs and header regular expressions of all rules
+ *   together, weighed by patternWeight (about one RE2 instruction a unit: a glob its length, a
+ *   regex its program with repetitions expanded).
+ * - `maxActiveWeight`: the same, summed over every active scenario (the engine refuses an
+ *   activation beyond it): a request is matched against all of them.
+ * - `maxMatchedText`: a path, header value or body field longer than this is never matched by a
+ *   glob with `*` or a regular expression (RE2 matches in time pattern × text; API paths and
+ *   fields are far shorter). Plain text compares whatever its length.
+ */
+export const SCENARIO_BOUNDS = { maxBytes: 16 * 1024, maxPatternWeight: 4_096, maxActiveWeight: 8_192, maxMatchedText: 2_048 } as const;
+
+/** Every pattern a rule compiles, with the field that names it. */
+function patternsOf(rule: Rule, at: string): { field: string; pattern: string; kind: 'glob' | 'regex' }[] {
+  const out: { field: string; pattern: string; kind: 'glob' | 'regex' }[] = [];
+  const match = rule.match ?? {};
+  const paths = match.path === undefined ? [] : Array.isArray(match.path) ? match.path : [match.path];
+  paths.forEach((path, i) => out.push({ field: `${at}/match/path${Array.isArray(match.path) ? `/${i}` : ''}`, pattern: path, kind: 'glob' }));
+  for (const [name, value] of Object.entries(match.body ?? {})) if (typeof value === 'string') out.push({ field: `${at}/match/body/${name}`, pattern: value, kind: 'glob' });
+  for (const [name, value] of Object.entries(match.headers ?? {})) {
+    if (value.length > 1 && value.startsWith('/') && value.endsWith('/')) out.push({ field: `${at}/match/headers/${name}`, pattern: value.slice(1, -1), kind: 'regex' });
+  }
+  return out;
+}
+
+/**
+ * The patterns' cost, checked before any of them is compiled: a counted repetition above
+ * MAX_REPEAT is refused where it stands, and all of them together must stay within
+ * SCENARIO_BOUNDS.maxPatternWeight.
+ */
+/** The pattern weight of a whole (valid) scenario: what its activation adds to the engine's. */
+export function scenarioWeight(definition: ScenarioDefinition): number {
+  return definition.rules.reduce((sum, rule, i) => sum + patternsOf(rule, `scenario/rules/${i}`).reduce((w, p) => w + patternWeight(p.pattern, p.kind).weight, 0), 0);
+}
+
+function checkPatternCost(definition: ScenarioDefinition): Violation[] {
+  const out: Violation[] = [];
+  let total = 0;
+  definition.rules.forEach((rule, i) => {
+    for (const { field, pattern, kind } of patternsOf(rule, `scenario/rules/${i}`)) {
+      const { weight, problem } = patternWeight(pattern, kind);
+      if (problem) out.push({ field, message: problem });
+      total += weight;
+    }
+  });
+  if (total > SCENARIO_BOUNDS.maxPatternWeight) {
+    out.push({
+      field: 'scenario/rules',
+      message: `weigh ${total} pattern units; the path and body globs and header regular expressions of one scenario weigh at most ${SCENARIO_BOUNDS.maxPatternWeight} together (a glob with * its length, a regular expression its size with repetitions expanded): split the rules over several scenarios or shorten the patterns`,
+    });
+  }
+  return out;
+}
+
+/** Refuses a document above SCENARIO_BOUNDS.maxBytes before it is parsed. */
+function checkSize(input: unknown, source: string): void {
+  const bytes = typeof input === 'string' ? Buffer.byteLength(input) : input && typeof input === 'object' ? Buffer.byteLength(JSON.stringify(input)) : 0;
+  if (bytes > SCENARIO_BOUNDS.maxBytes) {
+    throw new ScenarioError(
+      `${source} is too large`,
+      [{ field: 'scenario', message: `is ${bytes} bytes; a scenario is at most ${SCENARIO_BOUNDS.maxBytes} bytes (${SCENARIO_BOUNDS.maxBytes / 1024} KiB): split it into several scenarios` }],
+      false,
+      true,
+    );
+  }
+}
+
+/**
  * Reads and checks scenario files. Validation is two-fold: the JSON Schema (shape, with the
  * failing field named), then rules the schema cannot say (which effects combine, durations).
  *
@@ -61,14 +142,24 @@ export function createScenarioLoader(options: { dirs?: string[] } = {}): Scenari
   }
 
   function parseDefinition(input: unknown, source: string, params: ParameterValues = {}): ScenarioDefinition {
-    let raw = input;
-    if (typeof input === 'string') {
-      try {
-        raw = parse(input);
-      } catch (error) {
-        throw new ScenarioError(`${source} is not valid YAML or JSON: ${(error as Error).message}`, [{ field: 'scenario', message: 'is not valid YAML or JSON' }]);
-      }
+    checkSize(input, source);
+    if (typeof input !== 'string') return checkDefinition(input, source, params);
+    let raw: unknown;
+    try {
+      raw = parse(input);
+    } catch (error) {
+      throw new ScenarioError(`${source} is not valid YAML or JSON: ${(error as Error).message}`, [{ field: 'scenario', message: 'is not valid YAML or JSON' }]);
     }
+    try {
+      return checkDefinition(raw, source, params);
+    } catch (error) {
+      // Parsed again, with positions, only when a violation's line is asked for.
+      if (error instanceof ScenarioError) error.lineOf = lineFinder(input);
+      throw error;
+    }
+  }
+
+  function checkDefinition(raw: unknown, source: string, params: ParameterValues = {}): ScenarioDefinition {
     if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
       throw new ScenarioError(`${source} is not a scenario`, [{ field: 'scenario', message: 'must be an object with name and rules' }]);
     }
@@ -81,6 +172,8 @@ export function createScenarioLoader(options: { dirs?: string[] } = {}): Scenari
     const violations = schemaCheck(substituted);
     if (violations.length) throw new ScenarioError(`${source} is not a valid scenario`, violations);
     const definition = substituted as ScenarioDefinition;
+    const cost = checkPatternCost(definition);
+    if (cost.length) throw new ScenarioError(`${source} is not a valid scenario`, cost);
     const semantic = definition.rules.flatMap((rule, i) => checkRule(rule, `scenario/rules/${i}`));
     if (semantic.length) throw new ScenarioError(`${source} is not a valid scenario`, semantic);
     return definition;
@@ -143,7 +236,10 @@ export function createScenarioLoader(options: { dirs?: string[] } = {}): Scenari
  * person reads "latency/min is required", not three lines about each possible shape.
  */
 function cleanViolations(violations: Violation[]): Violation[] {
-  const deepest = violations.filter((v) => !violations.some((o) => o !== v && o.field.startsWith(`${v.field}/`)));
+  // Linear in the violations: a field is not the deepest when another one lies below it.
+  const parents = new Set<string>();
+  for (const v of violations) for (let at = v.field.lastIndexOf('/'); at > 0; at = v.field.lastIndexOf('/', at - 1)) parents.add(v.field.slice(0, at));
+  const deepest = violations.filter((v) => !parents.has(v.field));
   const seen = new Set<string>();
   return deepest.filter((v) => {
     if (seen.has(v.field)) return false;

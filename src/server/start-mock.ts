@@ -81,7 +81,10 @@ export async function startMock(options: StartOptions = {}): Promise<RunningMock
   }
   const tls = await resolveTls(options, options.host);
   const server: Server = tls ? createHttpsServer({ ...tls, ...serverOptionsOf(limits) }, app) : createServer(serverOptionsOf(limits), app);
-  applyConnectionLimits(server, limits);
+  const { logger } = runtime;
+  applyConnectionLimits(server, limits, (address, limit) =>
+    logger.warn({ address, limit }, `connections from ${address} refused: ${limit} are open from that address (--max-connections-per-address)`),
+  );
   const host = options.host ?? '127.0.0.1';
   const started = runtime;
   await new Promise<void>((resolve, reject) => {

@@ -3,6 +3,7 @@ import type { MessageProvider, VerifierOptions } from '@pact-foundation/pact';
 import { PROVIDER_STATES, type StateParams, type StateRun, type StateValues, type TargetControl } from './provider-states.js';
 import type { PublicApiSteps } from './public-api-steps.js';
 import type { WebhookInbox } from './webhook-inbox.js';
+import { answerScopedList, type ScopedList } from './scoped-lists.js';
 
 /** One setup → request → teardown run of the verifier for one interaction, in execution order. */
 export interface Cycle {
@@ -29,8 +30,16 @@ type WrapMessage = (provider: MessageProvider, metadata: Record<string, string>)
  * const cycles = createInteractionCycles({ steps, control, inbox });
  * new Verifier({ stateHandlers: cycles.stateHandlers(names), requestFilter: cycles.requestFilter, … });
  */
-export function createInteractionCycles(deps: { steps: PublicApiSteps; control: TargetControl; inbox?: WebhookInbox }) {
+export function createInteractionCycles(deps: {
+  steps: PublicApiSteps;
+  control: TargetControl;
+  inbox?: WebhookInbox;
+  /** The provider, for the lists read for the state's own items (src/verify/scoped-lists.ts). */
+  provider?: { baseUrl: string; send?: (request: Request) => Promise<Response> };
+}) {
   const cycles: Cycle[] = [];
+  /** Company-wide lists: the company's accounts (every other list lives in the state's fresh account). */
+  const scopedLists: ScopedList[] = [{ method: 'GET', path: '/v1/accounts', ids: () => deps.steps.createdAccountIds() }];
   const cleanupProblems: string[] = [];
   let open: Cycle | undefined;
 
@@ -110,6 +119,12 @@ export function createInteractionCycles(deps: { steps: PublicApiSteps; control: 
       cycle.requested = true;
       if (cycle.errors.length) {
         res.status(500).json({ error: 'provider state setup failed', reasons: cycle.errors });
+        return;
+      }
+      const scoped = deps.provider && scopedLists.find((list) => list.method === req.method && list.path === req.path.replace(/\/+$/, ''));
+      const ids = scoped?.ids() ?? [];
+      if (deps.provider && ids.length) {
+        answerScopedList(req, res, { baseUrl: deps.provider.baseUrl, ids, send: deps.provider.send }).catch(next);
         return;
       }
       next();

@@ -239,6 +239,11 @@ export function createPublicApiSteps(access: CompanyAccess, options: { fetch?: (
       expectStatus('POST /v1/event-channels/events', await account.api.POST('/v1/event-channels/events', { body: input }), 201);
     },
 
+    /** The accounts created since the last cleanUp (this interaction's), oldest first. */
+    createdAccountIds(): string[] {
+      return [...createdAccounts];
+    },
+
     /** Records an account created outside these steps (e.g. by the interaction itself) so cleanUp deletes it. */
     rememberAccount(accountId: string): void {
       createdAccounts.push(accountId);

@@ -4,6 +4,7 @@ import { createInteractionCycles, type Cycle } from './interaction-cycles.js';
 import { PROVIDER_STATES, type TargetControl } from './provider-states.js';
 import { createPublicApiSteps, type CompanyAccess } from './public-api-steps.js';
 import { startWebhookInbox, type WebhookInbox } from './webhook-inbox.js';
+import { checkReachable } from './reachability.js';
 
 export const DEFAULT_PROVIDER = 'ShippingPlatformAPI';
 
@@ -82,11 +83,19 @@ function missingCapabilities(control: TargetControl, interaction: PactInteractio
  * console.log(formatReport(report));
  */
 export async function verifyProvider(options: VerifyProviderOptions): Promise<VerificationReport> {
-  const { Verifier, providerWithMetadata } = await loadPact();
   const provider = options.provider ?? DEFAULT_PROVIDER;
   const fromBroker = Boolean(options.broker?.brokerUrl);
   // Checked before anything is started, so a usage error leaves nothing running.
   const broker = brokerVerifierOptions(provider, options.broker ?? {});
+  // Before anything starts: a provider or broker that is not there ends the run in seconds
+  // with one line (UnreachableError), not in a minute of retries and stack traces.
+  await checkReachable(options.baseUrl, 'provider');
+  if (options.broker?.brokerUrl) {
+    const headers: Record<string, string> = options.broker.brokerToken ? { Authorization: `Bearer ${options.broker.brokerToken}` } : {};
+    const refused = options.broker.brokerToken ? 'it refused the token' : 'it needs a token (--broker-token)';
+    await checkReachable(options.broker.brokerUrl, 'Pact Broker', { headers, refuse: { 401: refused, 403: refused } });
+  }
+  const { Verifier, providerWithMetadata } = await loadPact();
   const steps = createPublicApiSteps({ ...options.access, baseUrl: options.baseUrl }, { fetch: options.fetch });
 
   const pacts: PactFile[] = fromBroker ? [] : readPactFiles(options.pacts ?? ['pacts'], provider);
@@ -102,7 +111,7 @@ export async function verifyProvider(options: VerifyProviderOptions): Promise<Ve
       });
   const needsInbox = fromBroker || pacts.some((p) => p.interactions.some(isMessageInteraction));
   const inbox: WebhookInbox | undefined = needsInbox ? await startWebhookInbox(options.webhook) : undefined;
-  const cycles = createInteractionCycles({ steps, control: options.control, inbox });
+  const cycles = createInteractionCycles({ steps, control: options.control, inbox, provider: { baseUrl: options.baseUrl, send: options.fetch } });
 
   const stateNames = new Set([...Object.keys(PROVIDER_STATES), ...pacts.flatMap((p) => p.interactions.flatMap((i) => statesOf(i).map((st) => st.name)))]);
   const messageDescriptions = pacts.flatMap((p) => p.interactions.filter(isMessageInteraction).map((i) => i.description));

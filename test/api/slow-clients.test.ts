@@ -92,7 +92,9 @@ describe('slow clients', () => {
   });
 
   it('closes connections beyond the cap on accept; the open ones still work, and a freed slot is reused', async () => {
-    const mock = await mockWith({ maxConnections: 3 });
+    // One client takes the whole global cap here, so its per-address share is the whole cap
+    // (by default it would be half: test/reliability/connections-per-address.test.ts).
+    const mock = await mockWith({ maxConnections: 3, maxConnectionsPerAddress: 3 });
     const held = [open(mock), open(mock), open(mock)];
     await Promise.all(held.map((c) => c.connected));
     await waitFor(async () => (await connectionCount(mock)) === 3);
