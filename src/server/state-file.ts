@@ -19,11 +19,18 @@ export async function openDataFile(path: string, options: { tokenSecret?: string
     return openPostgresStore(path, options);
   }
   // The workers of one host share a SQLite file in the shared layout; a file in that layout is
-  // opened that way by any process (src/store/sqlite-shared-store.ts).
-  const sharedSqlite = await import('../store/sqlite-shared-store.js').then((m) => (options.shared || m.isSharedDataFile(path) ? m : undefined));
-  if (sharedSqlite) return sharedSqlite.openSharedSqliteStore(path, options);
-  const { openSqliteStore } = await import('../store/sqlite-store.js');
-  const store = openSqliteStore(path, { onError: options.onError });
+  // opened that way by any process (src/store/sqlite-shared-store.ts). Which layout a file has is
+  // read only once it is locked (src/store/data-file.ts): nothing is opened before that.
+  const openShared = () => import('../store/sqlite-shared-store.js').then((m) => m.openSharedSqliteStore(path, options));
+  if (options.shared) return openShared();
+  const { openSqliteStore, SharedLayoutError } = await import('../store/sqlite-store.js');
+  let store: Store;
+  try {
+    store = openSqliteStore(path, { onError: options.onError });
+  } catch (error) {
+    if (error instanceof SharedLayoutError) return openShared();
+    throw error;
+  }
   let tokenSecret = options.tokenSecret ?? randomBytes(32).toString('hex');
   store.part('token-secret', {
     snapshot: () => tokenSecret,
