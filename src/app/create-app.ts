@@ -155,7 +155,7 @@ export function createApp(runtime: MockRuntime): MockApp {
     store: runtime.store,
     logger: runtime.logger,
     onFailure: (req, res, error) =>
-      writeError(storeUnavailable(error.message, runtime.store.shared ? 'the write was not confirmed and may not have been saved' : 'nothing was changed'), req as ApiRequest, res as ApiResponse, () => {}),
+      writeError(storeUnavailable((error as { reason?: string }).reason ?? error.message, runtime.store.shared ? 'the write was not confirmed and may not have been saved' : 'nothing was changed'), req as ApiRequest, res as ApiResponse, () => {}),
   });
   // Shared store only: everything after the front steps runs in one of this process's batches.
   const batch = runtime.store.shared ? sharedBatch({ shared: runtime.store.shared }) : undefined;

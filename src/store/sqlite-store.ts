@@ -170,8 +170,14 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     return out;
   };
 
+  /** About how many bytes the last commit wrote (the size of the write that proves a recovery). */
+  let commitBytes = 0;
   const transaction = db.transaction((partsToWrite: [string, string][]) => {
     const rows = dirtyRows(dirty, memory);
+    commitBytes = 0;
+    for (const row of rows.items) commitBytes += (row[4]?.length ?? 0) + 64;
+    for (const row of rows.values) commitBytes += (row[2]?.length ?? 0) + 64;
+    for (const [, json] of partsToWrite) commitBytes += json.length + 64;
     for (const key of rows.replaced) {
       sql.dropItems.run(key);
       sql.dropCollections.run(key);
@@ -206,13 +212,20 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     }
   }
 
-  /** Tries a real write (a commit appends to the WAL, as a request's would). */
+  /**
+   * Tries a real write as large as the one that failed (a commit appends to the WAL as a
+   * request's would; a tiny write could pass on a disk that still cannot take the real one),
+   * then removes it.
+   */
+  let probeBytes = 0;
   function probe(): void {
-    db.transaction(() => db.prepare("UPDATE meta SET value = value WHERE key = 'format'").run())();
+    db.prepare("INSERT INTO meta (key, value) VALUES ('probe', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run('x'.repeat(probeBytes));
+    db.prepare("DELETE FROM meta WHERE key = 'probe'").run();
   }
 
   function fail(error: unknown): StoreUnavailableError {
     failure = writeFailure(error);
+    probeBytes = Math.min(commitBytes, 16 * 1024 * 1024);
     try {
       rollBack();
     } catch (reloadError) {
