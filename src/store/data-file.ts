@@ -36,6 +36,14 @@ export class DataFileError extends Error {
   }
 }
 
+/** The lock could not be made exclusive: another process holds it shared (it may be starting too: try again shortly). */
+export class ClaimContendedError extends DataFileError {
+  constructor(path: string, problem: string, remedy: string) {
+    super(path, problem, remedy);
+    this.name = 'ClaimContendedError';
+  }
+}
+
 export interface ClaimedDataFile {
   /** The file SQLite opens (symlinks resolved: SQLite puts -wal and -shm beside it). */
   target: string;
@@ -45,6 +53,10 @@ export interface ClaimedDataFile {
   created: boolean;
   /** Size when claimed (0: a new database). */
   size: number;
+  /** Hard links to the file (the shared layout refuses more than one: SQLite names its WAL by path). */
+  links: number;
+  /** Makes the lock exclusive (a mock of one process); a ClaimContendedError while another process holds it. */
+  upgrade(): void;
   /** Releases the lock (after SQLite has closed the file). */
   release(): void;
   /** After a refusal: releases, and removes what this start created (the file if new, -wal, -shm, -journal). */
@@ -64,11 +76,13 @@ function kindOf(stats: Stats): string {
 const codeOf = (error: unknown) => (error as NodeJS.ErrnoException).code ?? '';
 
 /**
- * Checks what the path names, opens (or creates) it and takes the lock: exclusive for a mock of
- * one process, shared for the shared layout. Nothing is created or changed when it refuses.
- * @example const claim = claimDataFile('/tmp/mock.db', 'exclusive'); … claim.release();
+ * Checks what the path names, opens (or creates) it and takes the lock shared: refused while a
+ * mock of one process holds it. A mock of one process then reads the layout and `upgrade`s to
+ * exclusive before it writes anything (refused while any other process holds it); the shared
+ * layout keeps it shared. Nothing is created or changed when it refuses.
+ * @example const claim = claimDataFile('/tmp/mock.db', 'one-process'); claim.upgrade(); … claim.release();
  */
-export function claimDataFile(path: string, mode: 'exclusive' | 'shared'): ClaimedDataFile {
+export function claimDataFile(path: string, purpose: 'one-process' | 'workers'): ClaimedDataFile {
   let linked: Stats | undefined;
   try {
     linked = lstatSync(path);
@@ -135,25 +149,20 @@ export function claimDataFile(path: string, mode: 'exclusive' | 'shared'): Claim
 
   let held = false;
   try {
-    held = locks.tryLock(fd, LOCK_OFFSET, 1, { shared: mode === 'shared' });
+    held = locks.tryLock(fd, LOCK_OFFSET, 1, { shared: true });
   } catch (error) {
     closeSync(fd);
     throw new DataFileError(path, `cannot be locked (${(error as Error).message})`, 'Put the file on a local file system.');
   }
   if (!held) {
     closeSync(fd);
-    const holders = lockHolders(target, process.pid);
-    const who = holders.length ? ` (process${holders.length > 1 ? 'es' : ''} ${holders.join(', ')})` : '';
-    if (mode === 'shared') {
-      throw new DataFileError(path, `is in use by a running shipmock of one process${who}`, 'Stop that mock first, or give the workers another --data file.');
-    }
-    const sharedHolder = isHeldShared(target);
     throw new DataFileError(
       path,
-      sharedHolder ? `is in use by running shipmock workers (the shared layout)${who}` : `is in use by another running shipmock${who}`,
-      sharedHolder ? 'Stop them first, start this one with the same --workers, or give it another --data file.' : 'Stop that mock first, or give this one another --data file.',
+      `is in use by ${purpose === 'workers' ? 'a running shipmock of one process' : 'another running shipmock'}${holdersOf(target)}`,
+      `Stop that mock first, or give ${purpose === 'workers' ? 'the workers' : 'this one'} another --data file.`,
     );
   }
+  let exclusive = false;
 
   let released = false;
   const release = () => {
@@ -170,11 +179,23 @@ export function claimDataFile(path: string, mode: 'exclusive' | 'shared'): Claim
     fd,
     created,
     size: stats.size,
+    links: stats.nlink,
+    upgrade() {
+      if (exclusive) return;
+      if (!locks.tryLock(fd, LOCK_OFFSET, 1)) {
+        throw new ClaimContendedError(
+          path,
+          `is in use by ${purpose === 'workers' ? 'another process' : 'running shipmock workers (the shared layout) or another starting shipmock'}${holdersOf(target)}`,
+          'Stop them first, start this one with the same --workers, or give it another --data file.',
+        );
+      }
+      exclusive = true;
+    },
     release,
     abandon() {
       if (released) return;
-      // Removed only while this process is the file's one user (a shared claim must upgrade).
-      if (mode === 'shared' && !locks.tryLock(fd, LOCK_OFFSET, 1)) return release();
+      // Removed only while this process is the file's one user.
+      if (!exclusive && !locks.tryLock(fd, LOCK_OFFSET, 1)) return release();
       for (const suffix of SIDE_FILES) {
         if (sidesBefore.has(suffix)) continue;
         try {
@@ -195,19 +216,10 @@ export function claimDataFile(path: string, mode: 'exclusive' | 'shared'): Claim
   };
 }
 
-/** Whether the lock is held shared (a shared-layout process): a shared request would be granted. */
-function isHeldShared(target: string): boolean {
-  let fd: number | undefined;
-  try {
-    fd = openSync(target, constants.O_RDONLY | constants.O_NONBLOCK);
-    const granted = locks.tryLock(fd, LOCK_OFFSET, 1, { shared: true });
-    if (granted) locks.unlock(fd, LOCK_OFFSET, 1);
-    return granted;
-  } catch {
-    return false;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
+/** " (process 123)" when the system tells who holds the file's lock, else "". */
+function holdersOf(target: string): string {
+  const holders = lockHolders(target, process.pid);
+  return holders.length ? ` (process${holders.length > 1 ? 'es' : ''} ${holders.join(', ')})` : '';
 }
 
 /**

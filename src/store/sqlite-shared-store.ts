@@ -17,6 +17,8 @@ import type { SharedFeed, Store } from './store.js';
  */
 export interface SharedSqliteOptions extends SharedStoreOptions {
   tokenSecret?: string;
+  /** The file, claimed (shared) by the caller (data-file.ts). */
+  claim?: ClaimedDataFile;
 }
 
 /** The layout version of shared files; the one-process layout keeps its own (sqlite-store.ts). */
@@ -115,7 +117,11 @@ export function isSharedDataFile(path: string): boolean {
  */
 export async function openSharedSqliteStore(path: string, options: SharedSqliteOptions = {}): Promise<{ store: Store; tokenSecret: string; processNumber: number }> {
   // Held shared by every process of the layout: a mock of one process is refused while they run (data-file.ts).
-  const claim = claimDataFile(path, 'shared');
+  const claim = options.claim ?? claimDataFile(path, 'workers');
+  if (claim.links > 1) {
+    claim.release();
+    throw new DataFileError(path, `has ${claim.links} hard links: SQLite names its WAL after the path, so processes opening it by different names would damage it`, 'Remove the other links (or copy the file), and give every process the same path.');
+  }
   let db: Database.Database;
   try {
     db = await connect(path);

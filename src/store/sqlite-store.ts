@@ -1,7 +1,7 @@
 import { readSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { CollectionSnapshot, Entity } from './collection.js';
-import { claimDataFile, DataFileError, type ClaimedDataFile } from './data-file.js';
+import { ClaimContendedError, claimDataFile, DataFileError, type ClaimedDataFile } from './data-file.js';
 import { createDirtyWrites, dirtyRows } from './dirty-writes.js';
 import { createStore, SYSTEM_SCOPE, workingSetOf, type MemoryStore, type WorkingSet, type ScopeSnapshot, type StatePart, type Store } from './store.js';
 
@@ -24,6 +24,8 @@ import { createStore, SYSTEM_SCOPE, workingSetOf, type MemoryStore, type Working
 export interface SqliteStoreOptions {
   /** Reports a failed background commit (request commits throw to the HTTP layer instead). */
   onError?: (error: Error) => void;
+  /** The file, claimed by the caller (data-file.ts); kept by the caller when the file is in the shared layout. */
+  claim?: ClaimedDataFile;
 }
 
 /** The schema versions this build reads, newest last; each entry migrates from the one before. */
@@ -69,7 +71,7 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
 
 const SQLITE_HEADER = 'SQLite format 3\0';
 
-export { DataFileError } from './data-file.js';
+export { ClaimContendedError, DataFileError } from './data-file.js';
 
 /** The file is in the shared layout (`--workers`): it is opened with sqlite-shared-store.ts instead. */
 export class SharedLayoutError extends Error {
@@ -105,7 +107,7 @@ function writeFailure(error: unknown): string {
  * @example const store = openSqliteStore('/tmp/mock.db'); store.account(id).collection('addresses').insert(a); store.commit();
  */
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Store {
-  const claim = claimDataFile(path, 'exclusive');
+  const claim = options.claim ?? claimDataFile(path, 'one-process');
   let scheduled = false;
   /** Something was written or drawn since the last commit. */
   let wanted = false;
@@ -139,7 +141,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   try {
     db = dirty.muted(() => openDatabase(path, claim, memory));
   } catch (error) {
-    claim.abandon();
+    if (!(error instanceof SharedLayoutError && options.claim)) claim.abandon();
     throw error;
   }
   loading = false;
@@ -330,6 +332,8 @@ function openDatabase(path: string, claim: ClaimedDataFile, memory: MemoryStore)
       const format = db.prepare("SELECT value FROM meta WHERE key = 'format'").get() as { value: string } | undefined;
       if (format?.value !== 'shipmock-data') throw new DataFileError(path, 'is a SQLite database, but not a shipmock data file', 'Pass a new file name to --data.');
     }
+    // A file of one process: this process's alone from here on, before anything is written.
+    claim.upgrade();
     if (version === SCHEMA_VERSION) loadInto(db, memory);
     // WAL: readers (any SQLite tool) never block the mock's commits. NORMAL: durable against a
     // killed process, which is what a mock needs; FULL would add an fsync per request.
@@ -356,6 +360,7 @@ function openDatabase(path: string, claim: ClaimedDataFile, memory: MemoryStore)
   } catch (error) {
     db.close();
     if (error instanceof DataFileError || error instanceof SharedLayoutError) throw error;
+    if ((error as { code?: string }).code?.startsWith('SQLITE_BUSY')) throw new ClaimContendedError(path, 'is being set up by another process', 'Try again.');
     throw new DataFileError(path, `cannot be read (${(error as Error).message})`, 'The file is damaged: restore it from a backup, or start with a new --data file.');
   }
 }
