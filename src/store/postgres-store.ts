@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { maskUrl, redactSecrets } from './data-location.js';
-import { createPostgresFeed } from './postgres-feed.js';
+import { createPostgresFeed, storable } from './postgres-feed.js';
 import { createSharedStore, type SharedBackend, type SharedStoreOptions, type WriteSet } from './shared-store.js';
 import type { Store } from './store.js';
 
@@ -164,7 +164,7 @@ function createPostgresBackend(url: string, firstClient: pg.Client): SharedBacke
     },
     async commit(writes) {
       const db = await database();
-      const statements = commitStatements(writes, (value) => (value === null ? 'NULL' : db.escapeLiteral(value)));
+      const statements = commitStatements(writes, (value) => (value === null ? 'NULL' : db.escapeLiteral(storable(value))));
       await db.query(statements.length ? `${statements.join(';\n')};\nCOMMIT` : 'COMMIT');
     },
     abandon() {
