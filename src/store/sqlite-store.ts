@@ -139,6 +139,8 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   const memory: MemoryStore = createStore(dirty.watcher);
   let db: Database.Database;
   try {
+    // SQLite names its WAL after the path: a file with other names is read only by its one user.
+    if (claim.links > 1) claim.upgrade();
     db = dirty.muted(() => openDatabase(path, claim, memory));
   } catch (error) {
     if (!(error instanceof SharedLayoutError && options.claim)) claim.abandon();
