@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +23,7 @@ import pg from 'pg';
  * @property {number} port
  * @property {() => Promise<string>} createDatabase A new empty database; its URL.
  * @property {() => void} stop Stops the server (immediate) and removes its directory.
+ * @property {() => string} log What the server logged so far (its errors: a test can assert there are none).
  */
 
 /** The directory of initdb/pg_ctl: $PG_BIN, else the newest /usr/lib/postgresql/<v>/bin, else PATH. */
@@ -85,6 +86,7 @@ export async function startThrowawayPostgres() {
   const base = `postgres://postgres@127.0.0.1:${port}`;
   return {
     port,
+    log: () => (existsSync(join(dir, 'log')) ? readFileSync(join(dir, 'log'), 'utf8') : ''),
     async createDatabase() {
       const name = `shipmock_${process.pid}_${++databases}`;
       const client = new pg.Client({ connectionString: `${base}/postgres` });

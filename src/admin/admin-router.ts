@@ -31,8 +31,12 @@ export function createAdminRouter(runtime: MockRuntime, control: ControlPlane): 
     }),
   );
   router.use(adminContractCheck({ admin, responseValidation: runtime.options.responseValidation, logger: runtime.logger, bodyLimit }));
-  router.get('/health', (_req: Request, res: Response) => {
-    reply(res, 200, { status: 'ok' });
+  // Probes the store (a SQLite file that cannot take writes, a shared database away) and says why.
+  router.get('/health', async (_req: Request, res: Response) => {
+    const reason = await runtime.store.probe?.();
+    if (reason === undefined) return reply(res, 200, { status: 'ok' });
+    res.set('Retry-After', '1');
+    reply(res, 503, { status: 'store-unavailable', reason });
   });
   // An ADMIN bearer token for tests and QA: the API has no endpoint that issues one (spec,
   // Authentication lists Company, Account and Affiliate token endpoints only).

@@ -17,6 +17,7 @@ import { contractDocuments } from './steps/contract-documents.js';
 import { cors, preflight } from './steps/cors.js';
 import { refuseMockSent } from './steps/refuse-mock-sent.js';
 import { sharedBatch } from './steps/shared-batch.js';
+import { storeAvailable, storeUnavailable } from './steps/store-available.js';
 import { dispatch } from './steps/dispatch.js';
 import { errorWriter } from './steps/error-writer.js';
 import { journalRecorder } from './steps/journal-recorder.js';
@@ -26,6 +27,9 @@ import { requestId } from './steps/request-id.js';
 import { routeMatch } from './steps/route-match.js';
 import { scenarioFaults, type ScenarioFaultsOptions } from './steps/scenario-faults.js';
 import { validateRequest } from './steps/validate-request.js';
+
+/** The control plane's liveness route (admin-router.ts), answered whatever the store's state. */
+const isHealth = (url: string | undefined) => url === '/__admin/health' || Boolean(url?.startsWith('/__admin/health?'));
 
 export interface MockApp {
   /** The request listener: give it to http.createServer (or supertest). */
@@ -49,7 +53,10 @@ export interface MockApp {
  * applies the scenario effects on answers (answer-effects.ts) before a byte is written.
  *
  *  0. commit         with a durable store (--data): the request's writes commit as one
- *                      transaction before any response is written (commit-before-respond.ts)
+ *                      transaction before any response is written (commit-before-respond.ts);
+ *                      a failed commit is answered 503 store-unavailable
+ *     store            a SQLite store that cannot write refuses with 503 (store-available.ts),
+ *                      a shared store's batch (shared-batch.ts); /__admin/health passes
  *  1. requestId        X-Request-Id, URL split once, request log line
  *     contract docs    GET /openapi.yaml, /openapi.json: the contract itself (not journaled)
  *  2. journal          records the request in the journal when its connection is done (not /__admin)
@@ -145,12 +152,21 @@ export function createApp(runtime: MockRuntime): MockApp {
     }),
   ]);
 
-  // Durable store only: the request's writes are committed before its response is written.
-  const commit = commitBeforeRespond({ store: runtime.store, logger: runtime.logger });
+  // Durable store only: the request's writes are committed before its response is written; a
+  // failed commit is answered 503 store-unavailable instead.
+  const commit = commitBeforeRespond({
+    store: runtime.store,
+    logger: runtime.logger,
+    onFailure: (req, res, error) =>
+      writeError(storeUnavailable((error as { reason?: string }).reason ?? error.message, runtime.store.shared ? 'the write was not confirmed and may not have been saved' : 'nothing was changed'), req as ApiRequest, res as ApiResponse, () => {}),
+  });
   // Shared store only: everything after the front steps runs in one of this process's batches.
   const batch = runtime.store.shared ? sharedBatch({ shared: runtime.store.shared }) : undefined;
+  // SQLite store only: requests are refused while its file cannot take writes.
+  const available = storeAvailable({ store: runtime.store });
   const app = (req: ApiRequest, res: ApiResponse): void => {
-    commit?.(res);
+    // Health writes nothing and must answer while the store fails: not held for a commit.
+    if (!isHealth(req.url)) commit?.(req, res);
     const fail = (error: unknown) =>
       writeError(error ?? new ProblemError('internal-error', { detail: 'No pipeline step answered the request' }), req, res, () => {});
     const route = () => {
@@ -163,6 +179,10 @@ export function createApp(runtime: MockRuntime): MockApp {
     };
     front(req, res, (error?: unknown) => {
       if (error) return fail(error);
+      // Health reads no state: it probes the store itself and says why it cannot be used.
+      if (isHealth(req.url)) return route();
+      const refused = available?.();
+      if (refused) return fail(refused);
       if (!batch) return route();
       batch(req, res, (batchError?: unknown) => (batchError ? fail(batchError) : route()));
     });

@@ -124,6 +124,48 @@ export function violationsHeaderValue(violations: readonly object[]): string {
   return ascii.length <= MAX_VIOLATIONS_HEADER ? ascii : `${ascii.slice(0, MAX_VIOLATIONS_HEADER - 3)}...`;
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** At most this many unstorable strings are named in one answer. */
+const MAX_UNSTORABLE = 20;
+
+/**
+ * Strings no store can keep as given, refused at the edge for every store alike (the memory
+ * store would keep them, SQLite and PostgreSQL would not: PostgreSQL's text cannot hold U+0000
+ * at all, and an unpaired surrogate is not Unicode, so UTF-8 turns it into U+FFFD). Walks keys
+ * and values; each violation names the field as a JSON pointer under `where`.
+ */
+function unstorableStrings(value: unknown, where: string, out: Violation[]): void {
+  let found = 0;
+  const named = (text: string) => text.replace(/\u0000/g, '\\u0000').replace(/~/g, '~0').replace(/\//g, '~1');
+  const problem = (text: string) =>
+    text.includes('\u0000') ? 'must not contain U+0000 (NUL): no store can keep it' : !LONE_SURROGATE.test(text) ? undefined : 'is not valid Unicode (an unpaired surrogate)';
+  const walk = (node: unknown, field: string): void => {
+    if (found >= MAX_UNSTORABLE) return;
+    if (typeof node === 'string') {
+      const message = problem(node);
+      if (message) {
+        found++;
+        out.push({ field, message });
+      }
+      return;
+    }
+    if (!node || typeof node !== 'object') return;
+    if (Array.isArray(node)) {
+      node.forEach((item, index) => walk(item, `${field}/${index}`));
+      return;
+    }
+    for (const [key, item] of Object.entries(node)) {
+      const message = problem(key);
+      if (message && found < MAX_UNSTORABLE) {
+        found++;
+        out.push({ field: `${field}/${named(key)}`, message: `(the name) ${message}` });
+      }
+      walk(item, `${field}/${named(key)}`);
+    }
+  };
+  walk(value, where);
+}
+
 export function createContractGate(parts: {
   contract: Contract;
   validators: ContractValidators;
@@ -154,6 +196,9 @@ export function createContractGate(parts: {
     for (const p of operation.parameters) if (p.in === 'header' && input.headers[p.name] !== undefined) headers[p.name] = input.headers[p.name];
     const params: ParsedParameters = { path: input.pathParams, query, headers };
     const checked: CheckedRequest = { operation, params, violations: forOperation.parameters(params) };
+    unstorableStrings(input.pathParams, 'path', checked.violations);
+    // Declared query parameters only: others never reach a handler or a store.
+    for (const p of operation.parameters) if (p.in === 'query' && query[p.name] !== undefined) unstorableStrings(query[p.name], `query/${p.name}`, checked.violations);
 
     const spec = operation.requestBody;
     if (!spec) return checked;
@@ -174,8 +219,10 @@ export function createContractGate(parts: {
       if (normalize) body = normalize(operation.operationId, 'body', body);
       checked.body = body;
       checked.violations.push(...(forOperation.body?.(body, input.body.length) ?? []));
+      unstorableStrings(body, 'body', checked.violations);
     } else if (spec.mediaTypes.includes(mediaType)) {
       checked.body = input.body.toString('utf8');
+      unstorableStrings(checked.body, 'body', checked.violations);
     } else {
       const message = `must be ${spec.mediaTypes.join(' or ')} (got ${mediaType || 'none'})`;
       return { ...checked, violations: [{ field: 'header/content-type', message }], refusal: { kind: 'unsupported-media-type', mediaType } };

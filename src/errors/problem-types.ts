@@ -29,7 +29,7 @@ export const PROBLEM_TYPES = {
   'carrier-unavailable': { status: 500, title: 'Carrier unavailable' },
   'label-rendering-failed': { status: 500, title: 'Label rendering failed' },
   'not-implemented': { status: 501, title: 'Operation not implemented' },
-  'store-unavailable': { status: 503, title: 'Shared store unavailable' },
+  'store-unavailable': { status: 503, title: 'Store unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ProblemSlug = keyof typeof PROBLEM_TYPES;

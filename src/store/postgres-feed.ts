@@ -1,6 +1,16 @@
 import type pg from 'pg';
 import type { SharedFeed } from './store.js';
 
+/**
+ * PostgreSQL's text cannot hold U+0000: such a string would break the protocol message (the
+ * server logs an error, the connection is lost). The contract gate refuses it at the edge; a
+ * write that still carries one fails here, plainly, and its request is answered 503.
+ */
+export function storable(value: string): string {
+  if (value.includes('\u0000')) throw new Error('a string with U+0000 (NUL) cannot be stored in PostgreSQL');
+  return value;
+}
+
 /** How long a published item waits for others to go in one INSERT. */
 const FLUSH_MS = 100;
 /** Rows read per fetch; a reader far behind fetches again at once. */
@@ -114,7 +124,7 @@ export function createPostgresFeed<T>(options: {
     queued = [];
     try {
       const db = await database();
-      const values = batch.map((item) => `(${db.escapeLiteral(name)}, ${options.origin}, ${item.tag === undefined ? 'NULL' : db.escapeLiteral(item.tag)}, ${db.escapeLiteral(item.body)})`);
+      const values = batch.map((item) => `(${db.escapeLiteral(name)}, ${options.origin}, ${item.tag === undefined ? 'NULL' : db.escapeLiteral(storable(item.tag))}, ${db.escapeLiteral(item.body)})`);
       const trim = ++flushes % TRIM_EVERY === 0 ? `; DELETE FROM shipmock_feed WHERE feed = ${db.escapeLiteral(name)} AND id <= (SELECT max(id) FROM shipmock_feed WHERE feed = ${db.escapeLiteral(name)}) - ${capacity}` : '';
       await db.query(`INSERT INTO shipmock_feed (feed, origin, tag, body) VALUES ${values.join(', ')}${trim}; NOTIFY ${channel}, ${db.escapeLiteral(`items:${options.origin}`)}`);
     } catch (error) {
@@ -157,7 +167,7 @@ export function createPostgresFeed<T>(options: {
           db.query(
             tag === undefined
               ? `DELETE FROM shipmock_feed WHERE feed = ${db.escapeLiteral(name)}; NOTIFY ${channel}, ${db.escapeLiteral(`clear:${options.origin}`)}`
-              : `DELETE FROM shipmock_feed WHERE feed = ${db.escapeLiteral(name)} AND tag = ${db.escapeLiteral(tag)}; NOTIFY ${channel}, ${db.escapeLiteral(`clear:${options.origin}:${tag}`)}`,
+              : `DELETE FROM shipmock_feed WHERE feed = ${db.escapeLiteral(name)} AND tag = ${db.escapeLiteral(storable(tag))}; NOTIFY ${channel}, ${db.escapeLiteral(`clear:${options.origin}:${tag}`)}`,
           ),
         )
         .catch(report);

@@ -1,6 +1,6 @@
 import pg from 'pg';
-import { maskUrl } from './data-location.js';
-import { createPostgresFeed } from './postgres-feed.js';
+import { maskUrl, redactSecrets } from './data-location.js';
+import { createPostgresFeed, storable } from './postgres-feed.js';
 import { createSharedStore, type SharedBackend, type SharedStoreOptions, type WriteSet } from './shared-store.js';
 import type { Store } from './store.js';
 
@@ -51,7 +51,8 @@ const BATCH_LOCK = 0x73686d02;
 /** The database cannot be used: the message names it (password masked) and what to do. */
 export class SharedStoreError extends Error {
   constructor(url: string, problem: string, remedy: string) {
-    super(`--data ${maskUrl(url)}: ${problem}. ${remedy}`);
+    // The problem may quote what pg said about the URL: no form of the password survives.
+    super(`--data ${maskUrl(url)}: ${redactSecrets(problem, url)}. ${remedy}`);
     this.name = 'SharedStoreError';
   }
 }
@@ -66,7 +67,9 @@ async function connect(url: string): Promise<pg.Client> {
     await client.connect();
   } catch (error) {
     await client.end().catch(() => {});
-    throw error;
+    // Logged or shown later (a reconnect's error is logged): no form of the password in it.
+    const { message, code } = error as Error & { code?: string };
+    throw Object.assign(new Error(redactSecrets(message, url)), { code });
   }
   return client;
 }
@@ -161,7 +164,7 @@ function createPostgresBackend(url: string, firstClient: pg.Client): SharedBacke
     },
     async commit(writes) {
       const db = await database();
-      const statements = commitStatements(writes, (value) => (value === null ? 'NULL' : db.escapeLiteral(value)));
+      const statements = commitStatements(writes, (value) => (value === null ? 'NULL' : db.escapeLiteral(storable(value))));
       await db.query(statements.length ? `${statements.join(';\n')};\nCOMMIT` : 'COMMIT');
     },
     abandon() {

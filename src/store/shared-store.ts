@@ -296,6 +296,11 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
     touch() {
       if (!current) scheduleBackgroundBatch();
     },
+    // An empty batch: the lock, a change number and the pull, as every request's.
+    probe: () => run(() => {}).then(
+      () => undefined,
+      (error: Error) => error.message,
+    ),
     close() {
       if (closed) return;
       closed = true;

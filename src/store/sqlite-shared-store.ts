@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, existsSync, openSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { createSharedStore, type PulledRows, type SharedBackend, type SharedStoreOptions } from './shared-store.js';
-import { DataFileError } from './sqlite-store.js';
+import { claimDataFile, DataFileError, type ClaimedDataFile } from './data-file.js';
 import type { SharedFeed, Store } from './store.js';
 
 /**
@@ -17,6 +17,8 @@ import type { SharedFeed, Store } from './store.js';
  */
 export interface SharedSqliteOptions extends SharedStoreOptions {
   tokenSecret?: string;
+  /** The file, claimed (shared) by the caller (data-file.ts). */
+  claim?: ClaimedDataFile;
 }
 
 /** The layout version of shared files; the one-process layout keeps its own (sqlite-store.ts). */
@@ -114,15 +116,18 @@ export function isSharedDataFile(path: string): boolean {
  * @example const { store, tokenSecret } = await openSharedSqliteStore('/var/lib/shipmock/team.db');
  */
 export async function openSharedSqliteStore(path: string, options: SharedSqliteOptions = {}): Promise<{ store: Store; tokenSecret: string; processNumber: number }> {
-  const isNew = !existsSync(path) || statSync(path).size === 0;
-  if (isNew) {
-    closeSync(openSync(path, 'a', 0o600));
-    chmodSync(path, 0o600);
+  // Held shared by every process of the layout: a mock of one process is refused while they run (data-file.ts).
+  const claim = options.claim ?? claimDataFile(path, 'workers');
+  if (claim.links > 1) {
+    claim.release();
+    throw new DataFileError(path, `has ${claim.links} hard links: SQLite names its WAL after the path, so processes opening it by different names would damage it`, 'Remove the other links (or copy the file), and give every process the same path.');
   }
   let db: Database.Database;
   try {
     db = await connect(path);
   } catch (error) {
+    // Another worker may be using a file this one created: only an unused new file is removed.
+    claim.abandon();
     throw new DataFileError(path, `cannot be opened (${(error as Error).message})`, 'Check the path and its permissions.');
   }
   try {
@@ -145,17 +150,18 @@ export async function openSharedSqliteStore(path: string, options: SharedSqliteO
       },
       'start',
     );
-    const store = createSharedStore(createSqliteBackend(path, db), processNumber, options);
+    const store = createSharedStore(createSqliteBackend(path, db, claim), processNumber, options);
     await store.shared.run(() => {});
     return { store, tokenSecret, processNumber };
   } catch (error) {
     db.close();
+    claim.release();
     if (error instanceof DataFileError) throw error;
     throw new DataFileError(path, `cannot be used (${(error as Error).message})`, 'Check the file, or start with a new --data file.');
   }
 }
 
-function createSqliteBackend(path: string, db: Database.Database): SharedBackend {
+function createSqliteBackend(path: string, db: Database.Database, claim: ClaimedDataFile): SharedBackend {
   const sql = {
     change: db.prepare("UPDATE shipmock_counters SET value = value + 1 WHERE name = 'change' RETURNING value").pluck(),
     scopes: db.prepare('SELECT scope FROM shipmock_scopes WHERE replaced > ?'),
@@ -216,6 +222,7 @@ function createSqliteBackend(path: string, db: Database.Database): SharedBackend
     },
     async close() {
       db.close();
+      claim.release();
     },
   };
 }

@@ -1,6 +1,7 @@
-import { chmodSync, closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { readSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { CollectionSnapshot, Entity } from './collection.js';
+import { ClaimContendedError, claimDataFile, DataFileError, type ClaimedDataFile } from './data-file.js';
 import { createDirtyWrites, dirtyRows } from './dirty-writes.js';
 import { createStore, SYSTEM_SCOPE, workingSetOf, type MemoryStore, type WorkingSet, type ScopeSnapshot, type StatePart, type Store } from './store.js';
 
@@ -23,6 +24,8 @@ import { createStore, SYSTEM_SCOPE, workingSetOf, type MemoryStore, type Working
 export interface SqliteStoreOptions {
   /** Reports a failed background commit (request commits throw to the HTTP layer instead). */
   onError?: (error: Error) => void;
+  /** The file, claimed by the caller (data-file.ts); kept by the caller when the file is in the shared layout. */
+  claim?: ClaimedDataFile;
 }
 
 /** The schema versions this build reads, newest last; each entry migrates from the one before. */
@@ -68,12 +71,35 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
 
 const SQLITE_HEADER = 'SQLite format 3\0';
 
-/** A data file that cannot be used; the message names the file and what to do. */
-export class DataFileError extends Error {
-  constructor(path: string, problem: string, remedy: string) {
-    super(`--data ${path}: ${problem}. ${remedy} The file was not changed.`);
-    this.name = 'DataFileError';
+export { ClaimContendedError, DataFileError } from './data-file.js';
+
+/** The file is in the shared layout (`--workers`): it is opened with sqlite-shared-store.ts instead. */
+export class SharedLayoutError extends Error {
+  constructor(path: string) {
+    super(`--data ${path} is a data file of the shared layout (--workers)`);
+    this.name = 'SharedLayoutError';
   }
+}
+
+/** A write that failed because the data file cannot take it now (disk full, read-only, I/O error). */
+export class StoreUnavailableError extends Error {
+  constructor(readonly reason: string) {
+    super(`the data file cannot be written: ${reason}`);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
+/** How often a store whose writes fail tries again (and the Retry-After its refusals carry). */
+export const RECOVERY_INTERVAL_MS = 1000;
+
+/** What a failed write says to a user: the SQLite code in words, then its own message. */
+function writeFailure(error: unknown): string {
+  const code = String((error as { code?: string }).code ?? '');
+  const message = (error as Error).message;
+  if (code.startsWith('SQLITE_FULL')) return `the disk is full (${code}: ${message})`;
+  if (code.startsWith('SQLITE_READONLY')) return `the file or its folder is read-only (${code}: ${message})`;
+  if (code.startsWith('SQLITE_IOERR')) return `the disk refused the write (${code}: ${message}; a full disk, a file size limit or a failing device)`;
+  return code ? `${code}: ${message}` : message;
 }
 
 /**
@@ -81,16 +107,19 @@ export class DataFileError extends Error {
  * @example const store = openSqliteStore('/tmp/mock.db'); store.account(id).collection('addresses').insert(a); store.commit();
  */
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Store {
-  const lock = acquireLock(path);
+  const claim = options.claim ?? claimDataFile(path, 'one-process');
   let scheduled = false;
   /** Something was written or drawn since the last commit. */
   let wanted = false;
   let loading = true;
+  /** Set while the file cannot be written: requests are refused with it, and a timer tries again. */
+  let failure: string | undefined;
+  let recovery: NodeJS.Timeout | undefined;
 
   const schedule = () => {
     if (loading) return;
     wanted = true;
-    if (scheduled) return;
+    if (scheduled || failure) return;
     scheduled = true;
     setImmediate(() => {
       scheduled = false;
@@ -100,7 +129,8 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       try {
         store.commit();
       } catch (error) {
-        options.onError?.(error as Error);
+        // The outage itself was logged when it began (the request that met it was answered 503).
+        if (!(error instanceof StoreUnavailableError)) options.onError?.(error as Error);
       }
     });
   };
@@ -109,9 +139,11 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   const memory: MemoryStore = createStore(dirty.watcher);
   let db: Database.Database;
   try {
-    db = dirty.muted(() => openDatabase(path, memory));
+    // SQLite names its WAL after the path: a file with other names is read only by its one user.
+    if (claim.links > 1) claim.upgrade();
+    db = dirty.muted(() => openDatabase(path, claim, memory));
   } catch (error) {
-    lock.close();
+    if (!(error instanceof SharedLayoutError && options.claim)) claim.abandon();
     throw error;
   }
   loading = false;
@@ -126,11 +158,11 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     dropCollections: db.prepare('DELETE FROM collections WHERE scope = ?'),
     dropValues: db.prepare('DELETE FROM scope_values WHERE scope = ?'),
     upsertPart: db.prepare('INSERT INTO state_parts (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value'),
+    parts: db.prepare('SELECT name, value FROM state_parts'),
   };
 
-
   const savedParts = new Map<string, string>();
-  for (const row of db.prepare('SELECT name, value FROM state_parts').all() as { name: string; value: string }[]) savedParts.set(row.name, row.value);
+  for (const row of sql.parts.all() as { name: string; value: string }[]) savedParts.set(row.name, row.value);
   const parts = new Map<string, { part: StatePart; saved?: string }>();
 
   const changedParts = (): [string, string][] => {
@@ -142,8 +174,14 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     return out;
   };
 
+  /** About how many bytes the last commit wrote (the size of the write that proves a recovery). */
+  let commitBytes = 0;
   const transaction = db.transaction((partsToWrite: [string, string][]) => {
     const rows = dirtyRows(dirty, memory);
+    commitBytes = 0;
+    for (const row of rows.items) commitBytes += (row[4]?.length ?? 0) + 64;
+    for (const row of rows.values) commitBytes += (row[2]?.length ?? 0) + 64;
+    for (const [, json] of partsToWrite) commitBytes += json.length + 64;
     for (const key of rows.replaced) {
       sql.dropItems.run(key);
       sql.dropCollections.run(key);
@@ -161,6 +199,62 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     for (const [name, json] of partsToWrite) sql.upsertPart.run(name, json);
   });
 
+  /**
+   * After a failed commit: the working set goes back to what the file holds (SQLite rolled the
+   * transaction back), so the requests answered 503 changed nothing and nothing unacknowledged
+   * is committed later. Background work (timers, deliveries) goes on from the file's state.
+   */
+  function rollBack(): void {
+    dirty.clear();
+    dirty.muted(() => loadInto(db, memory));
+    const saved = new Map((sql.parts.all() as { name: string; value: string }[]).map((row) => [row.name, row.value]));
+    for (const [name, entry] of parts) {
+      const value = saved.get(name);
+      if (value === undefined) continue;
+      entry.saved = value;
+      entry.part.restore(JSON.parse(value));
+    }
+  }
+
+  /**
+   * Tries a real write as large as the one that failed (a commit appends to the WAL as a
+   * request's would; a tiny write could pass on a disk that still cannot take the real one),
+   * then removes it.
+   */
+  let probeBytes = 0;
+  function probe(): void {
+    db.prepare("INSERT INTO meta (key, value) VALUES ('probe', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run('x'.repeat(probeBytes));
+    db.prepare("DELETE FROM meta WHERE key = 'probe'").run();
+  }
+
+  function fail(error: unknown): StoreUnavailableError {
+    failure = writeFailure(error);
+    probeBytes = Math.min(commitBytes, 16 * 1024 * 1024);
+    try {
+      rollBack();
+    } catch (reloadError) {
+      failure = `${failure}; the file could not be read back either (${(reloadError as Error).message})`;
+    }
+    recovery ??= setInterval(recover, RECOVERY_INTERVAL_MS);
+    recovery.unref();
+    return new StoreUnavailableError(failure);
+  }
+
+  function recover(): void {
+    try {
+      probe();
+      // What background work wrote meanwhile is committed now.
+      failure = undefined;
+      clearInterval(recovery);
+      recovery = undefined;
+      store.commit();
+    } catch (error) {
+      // A failed commit has called fail() itself.
+      if (error instanceof StoreUnavailableError) return;
+      failure = writeFailure(error);
+    }
+  }
+
   let closed = false;
   const store: Store = Object.assign(workingSetOf(memory), {
     durable: true,
@@ -171,45 +265,59 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     },
     commit() {
       if (closed) return;
+      if (failure) {
+        // Writes made since the outage began (a request admitted just before it) are not kept:
+        // their answers are 503 too.
+        if (!dirty.empty) {
+          try {
+            rollBack();
+          } catch {
+            // the file cannot be read either: the reason already says the file is failing
+          }
+        }
+        throw new StoreUnavailableError(failure);
+      }
       wanted = false;
       const partsToWrite = changedParts();
       if (dirty.empty && !partsToWrite.length) return;
-      // On failure the dirty sets stay: the next commit tries again with everything.
       try {
         transaction(partsToWrite);
       } catch (error) {
-        wanted = true;
-        throw error;
+        throw fail(error);
       }
       dirty.clear();
       for (const [name, json] of partsToWrite) parts.get(name)!.saved = json;
     },
     touch: schedule,
+    unavailable: () => failure,
+    probe: async () => failure,
     close() {
       if (closed) return;
-      store.commit();
-      closed = true;
-      db.close();
-      lock.close();
+      if (recovery) clearInterval(recovery);
+      try {
+        if (!failure) store.commit();
+      } finally {
+        closed = true;
+        db.close();
+        claim.release();
+      }
     },
   } satisfies Omit<Store, keyof WorkingSet>);
   return store;
 }
 
 /**
- * Opens the file and loads it, refusing what is not a shipmock data file this build can read.
- * Nothing is written before the file has been read whole: a damaged file is left as it was.
+ * Opens the file and loads it, refusing what is not a shipmock data file this build can read,
+ * and a file that cannot take a write (a read-only file or folder, a full disk): better refused
+ * at start than failing every request. Nothing is written before the file has been read whole:
+ * a damaged file is left as it was.
  */
-function openDatabase(path: string, memory: MemoryStore): Database.Database {
-  const isNew = !existsSync(path) || statSync(path).size === 0;
-  if (isNew) closeSync(openSync(path, 'a', 0o600));
-  else checkHeader(path);
-  // The file holds client and webhook secrets: owner only, also for -wal and -shm (SQLite gives
-  // them the database file's mode).
-  if (isNew) chmodSync(path, 0o600);
+function openDatabase(path: string, claim: ClaimedDataFile, memory: MemoryStore): Database.Database {
+  const isNew = claim.size === 0;
+  if (!isNew) checkHeader(path, claim);
   let db: Database.Database;
   try {
-    db = new Database(path, { fileMustExist: true, timeout: 0 });
+    db = new Database(claim.target, { fileMustExist: true, timeout: 0 });
   } catch (error) {
     throw new DataFileError(path, `cannot be opened (${(error as Error).message})`, 'Check the path and its permissions.');
   }
@@ -219,29 +327,42 @@ function openDatabase(path: string, memory: MemoryStore): Database.Database {
       throw new DataFileError(path, `was written by a newer shipmock (data schema ${version}; this one reads up to ${SCHEMA_VERSION})`, 'Run the newer shipmock, or start this one with a new --data file.');
     }
     if (version === 0) {
-      const tables = db.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table'").get() as { n: number };
-      if (tables.n > 0) throw new DataFileError(path, 'is a SQLite database, but not a shipmock data file', 'Pass a new file name to --data.');
+      const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").pluck().all() as string[];
+      if (tables.includes('shipmock_counters')) throw new SharedLayoutError(path);
+      if (tables.length > 0) throw new DataFileError(path, 'is a SQLite database, but not a shipmock data file', 'Pass a new file name to --data.');
     } else {
       const format = db.prepare("SELECT value FROM meta WHERE key = 'format'").get() as { value: string } | undefined;
       if (format?.value !== 'shipmock-data') throw new DataFileError(path, 'is a SQLite database, but not a shipmock data file', 'Pass a new file name to --data.');
     }
+    // A file of one process: this process's alone from here on, before anything is written.
+    claim.upgrade();
     if (version === SCHEMA_VERSION) loadInto(db, memory);
     // WAL: readers (any SQLite tool) never block the mock's commits. NORMAL: durable against a
     // killed process, which is what a mock needs; FULL would add an fsync per request.
-    const mode = db.pragma('journal_mode = WAL', { simple: true });
+    let mode: unknown;
+    try {
+      mode = db.pragma('journal_mode = WAL', { simple: true });
+    } catch (error) {
+      throw new DataFileError(path, `cannot be written (${writeFailure(error)})`, 'Make the file and its folder writable and free some disk space, or pass another --data file.');
+    }
     if (mode !== 'wal') throw new DataFileError(path, `cannot switch to WAL mode (got ${String(mode)})`, 'Put the file on a local file system.');
     db.pragma('synchronous = NORMAL');
     // Checkpoint every ~40 MB of WAL instead of every 4 MB: a checkpoint inside a request's
     // commit doubled its cost (measured ~97 → ~54 µs per commit); close() checkpoints the rest.
     db.pragma('wal_autocheckpoint = 10000');
-    if (version < SCHEMA_VERSION) {
-      migrate(db, version);
-      loadInto(db, memory);
+    try {
+      if (version < SCHEMA_VERSION) migrate(db, version);
+      // A commit, as every request's: a read-only file, folder or full disk is refused now.
+      db.transaction(() => db.prepare("UPDATE meta SET value = value WHERE key = 'format'").run())();
+    } catch (error) {
+      throw new DataFileError(path, `cannot be written (${writeFailure(error)})`, 'Make the file and its folder writable and free some disk space, or pass another --data file.');
     }
+    if (version < SCHEMA_VERSION) loadInto(db, memory);
     return db;
   } catch (error) {
     db.close();
-    if (error instanceof DataFileError) throw error;
+    if (error instanceof DataFileError || error instanceof SharedLayoutError) throw error;
+    if ((error as { code?: string }).code?.startsWith('SQLITE_BUSY')) throw new ClaimContendedError(path, 'is being set up by another process', 'Try again.');
     throw new DataFileError(path, `cannot be read (${(error as Error).message})`, 'The file is damaged: restore it from a backup, or start with a new --data file.');
   }
 }
@@ -255,15 +376,10 @@ function migrate(db: Database.Database, from: number): void {
   }
 }
 
-function checkHeader(path: string): void {
-  const fd = openSync(path, 'r');
+/** Reads the header through the claim's descriptor (closing another descriptor of the file would drop SQLite's POSIX locks). */
+function checkHeader(path: string, claim: ClaimedDataFile): void {
   const header = Buffer.alloc(100);
-  let read: number;
-  try {
-    read = readSync(fd, header, 0, 100, 0);
-  } finally {
-    closeSync(fd);
-  }
+  const read = readSync(claim.fd, header, 0, 100, 0);
   if (header.toString('latin1', 0, 16) !== SQLITE_HEADER) {
     throw new DataFileError(path, 'is not a SQLite database (a JSON --state-file from an older shipmock, or another file)', 'Pass a new file name to --data; to bring a JSON state over, start with the new file and PUT the JSON to /__admin/state.');
   }
@@ -272,34 +388,10 @@ function checkHeader(path: string): void {
   const rawPageSize = header.readUInt16BE(16);
   const pageSize = rawPageSize === 1 ? 65536 : rawPageSize;
   const pages = header.readUInt32BE(28);
-  const size = statSync(path).size;
+  const size = claim.size;
   if (read < 100 || (header.readUInt32BE(24) === header.readUInt32BE(92) && size < pages * pageSize)) {
     throw new DataFileError(path, `is truncated (${size} bytes; its header says ${pages} pages of ${pageSize} bytes)`, 'The file is damaged: restore it from a backup, or start with a new --data file.');
   }
-}
-
-/**
- * One mock per data file: the memory working set would fork otherwise. A tiny side file held
- * with an exclusive SQLite lock (released by the OS when the process dies, even by kill -9),
- * so the data file itself stays readable by any SQLite tool while the mock runs.
- */
-function acquireLock(path: string): { close(): void } {
-  const lockPath = `${path}-lock`;
-  if (!existsSync(lockPath)) closeSync(openSync(lockPath, 'a', 0o600));
-  const db = new Database(lockPath, { timeout: 0 });
-  try {
-    db.pragma('locking_mode = EXCLUSIVE');
-    // No journal file beside it: the lock file holds nothing worth rolling back.
-    db.pragma('journal_mode = OFF');
-    db.exec('BEGIN EXCLUSIVE; CREATE TABLE IF NOT EXISTS lock (pid INTEGER); DELETE FROM lock; INSERT INTO lock VALUES (' + process.pid + '); COMMIT;');
-  } catch (error) {
-    db.close();
-    if ((error as { code?: string }).code === 'SQLITE_BUSY') {
-      throw new DataFileError(path, 'is in use by another running shipmock', 'Stop that mock first, or give this one another --data file.');
-    }
-    throw new DataFileError(path, `cannot be locked (${(error as Error).message})`, `Check the permissions of ${lockPath}.`);
-  }
-  return { close: () => db.close() };
 }
 
 /** Reads every row into the working set (collections in insertion order). */

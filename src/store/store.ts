@@ -155,6 +155,17 @@ export interface Store {
   /** Commits and releases the engine (file handles); the store is unusable after. */
   close(): void;
   /**
+   * Why the store cannot take writes right now (a full disk, a read-only file), or undefined.
+   * Set by a store one process owns (SQLite): requests are refused with `503 store-unavailable`
+   * while it is set, and the store clears it by itself once a write succeeds again.
+   */
+  unavailable?(): string | undefined;
+  /**
+   * Checks that the store can be used now (`/__admin/health`): resolves with why not, or
+   * undefined. A shared store runs an empty batch against its database.
+   */
+  probe?(): Promise<string | undefined>;
+  /**
    * Set by a store several processes share (PostgreSQL, or a SQLite file of `--workers`): state is read and written in batches,
    * one process at a time across all of them, each batch starting from what the others
    * committed. Absent on stores one process owns.

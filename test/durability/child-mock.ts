@@ -17,10 +17,25 @@ export interface ChildMock {
   stop(): Promise<number | null>;
 }
 
+/** How a child is started: as another user (setpriv; the tests run as root, whom file modes do not stop), with extra environment. */
+export interface ChildOptions {
+  /** Run as this uid/gid (needs root and setpriv). */
+  user?: { uid: number; gid: number };
+  env?: Record<string, string>;
+  /** Working folder (default: the repository). */
+  cwd?: string;
+}
+
+function spawnMock(args: string[], options: ChildOptions) {
+  const command = [process.execPath, bin, 'serve', '--port', '0', ...args];
+  const [file, ...rest] = options.user ? ['setpriv', `--reuid=${options.user.uid}`, `--regid=${options.user.gid}`, '--clear-groups', ...command] : command;
+  return spawn(file, rest, { cwd: options.cwd ?? root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
+}
+
 /** Starts `shipmock serve --port 0 …args` as a child process and waits for its banner. */
-export function startChild(args: string[]): Promise<ChildMock> {
+export function startChild(args: string[], options: ChildOptions = {}): Promise<ChildMock> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--log-level', 'warn', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnMock(['--log-level', 'warn', ...args], options);
     let out = '';
     const timer = setTimeout(() => reject(new Error(`no start within 15 s:\n${out}`)), 15_000);
     const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
@@ -55,9 +70,9 @@ export function startChild(args: string[]): Promise<ChildMock> {
 }
 
 /** Runs the CLI to its exit (for start-up errors). */
-export function runToExit(args: string[]): Promise<{ code: number | null; output: string }> {
+export function runToExit(args: string[], options: ChildOptions = {}): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, 'serve', '--port', '0', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnMock(args, options);
     let out = '';
     child.stdout!.on('data', (chunk) => (out += chunk));
     child.stderr!.on('data', (chunk) => (out += chunk));

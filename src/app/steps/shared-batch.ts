@@ -1,9 +1,6 @@
-import { ProblemError } from '../../errors/problem.js';
 import type { ApiRequest, ApiResponse, Next } from '../../http/types.js';
 import type { SharedBatches } from '../../store/store.js';
-
-/** Seconds a client is asked to wait when the shared database cannot be reached. */
-const RETRY_AFTER_SECONDS = 1;
+import { storeUnavailable } from './store-available.js';
 
 /**
  * With a store several processes share: the request joins this process's next batch before any
@@ -20,12 +17,7 @@ export function sharedBatch(options: { shared: SharedBatches }) {
       () => next(),
       (error: Error) => {
         void shared.settle(res).catch(() => {});
-        next(
-          new ProblemError('store-unavailable', {
-            detail: `The shared database cannot be reached (${error.message}); nothing was changed. Retry in ${RETRY_AFTER_SECONDS} s.`,
-            headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
-          }),
-        );
+        next(storeUnavailable(`the shared database cannot be reached: ${error.message}`));
       },
     );
   };
