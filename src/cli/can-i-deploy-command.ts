@@ -65,12 +65,6 @@ export async function canIDeployCommand(argv: string[], env: NodeJS.ProcessEnv =
     }
   }
 
-  let contract;
-  try {
-    contract = loadContract(flags.contract);
-  } catch (error) {
-    throw new Error(`--contract ${flags.contract}: ${(error as Error).message}`);
-  }
   let pacts: PactFile[];
   if (broker) {
     pacts = await fetchPactsFromBroker({ url: broker, provider: flags.provider ?? DEFAULT_PROVIDER, token: flags['broker-token'] ?? (env.PACT_BROKER_TOKEN || undefined) });
@@ -83,6 +77,13 @@ export async function canIDeployCommand(argv: string[], env: NodeJS.ProcessEnv =
     }
   }
   if (pacts.length === 0) throw new Error(`no pacts found${flags.provider ? ` for provider ${flags.provider}` : ''} in ${broker ?? flags.pacts!.join(', ')}`);
+  // The pacts first: an unreachable broker fails before the contract is parsed.
+  let contract;
+  try {
+    contract = loadContract(flags.contract);
+  } catch (error) {
+    throw new Error(`--contract ${flags.contract}: ${(error as Error).message}`);
+  }
 
   const report = checkPactsAgainstContract(contract, pacts);
   process.stdout.write(formatCanIDeploy(report, format, flags.verbose));
