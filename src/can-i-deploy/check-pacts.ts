@@ -1,4 +1,4 @@
-import { escapePointer, HTTP_METHODS, type Contract, type ContractOperation, type JsonSchema, type ParameterSpec } from '../contract/load-contract.js';
+import { escapePointer, HTTP_METHODS, type Contract, type ContractOperation, type JsonSchema } from '../contract/load-contract.js';
 import { followRefs } from '../contract/json-pointer.js';
 import { createRouteMatcher } from '../contract/route-matcher.js';
 import { toViolations } from '../contract/validators.js';
@@ -86,16 +86,6 @@ function queryOf(query: unknown): Record<string, unknown> {
   return out;
 }
 
-function locationSchema(params: ParameterSpec[], closed: boolean): JsonSchema {
-  const properties: Record<string, unknown> = {};
-  const required: string[] = [];
-  for (const p of params) {
-    properties[p.name] = p.schema;
-    if (p.required) required.push(p.name);
-  }
-  return { type: 'object', properties, required, ...(closed ? { additionalProperties: false } : {}) };
-}
-
 function verdictOf(findings: Finding[]): InteractionResult['verdict'] {
   if (findings.some((f) => f.severity === 'broken')) return 'broken';
   return findings.length ? 'warning' : 'ok';
@@ -180,20 +170,25 @@ function checkRequest(
 ): Finding[] {
   const findings: Finding[] = [];
   const headers = lowerKeys(request.headers);
-  const violations = (where: 'path' | 'query' | 'header', values: Record<string, unknown>) => {
+  // Each parameter on its own (the mock's location schemas, without compiling one per operation).
+  const checkParameters = (where: 'path' | 'query' | 'header', values: Record<string, unknown>) => {
     const params = operation.parameters.filter((p) => p.in === where);
-    const errors = context.validateSchema(locationSchema(params, where === 'query'), values, { coerce: true });
-    for (const v of toViolations(errors, where)) {
-      const name = v.field.split('/')[1];
-      const index = operation.parameters.findIndex((p) => p.in === where && p.name === name);
-      findings.push({ severity: 'broken', at: `request.${v.field}`, pointer: index >= 0 ? `${opPointer}/parameters` : opPointer, message: `${v.field} ${v.message}` });
+    const add = (field: string, message: string) => findings.push({ severity: 'broken', at: `request.${field}`, pointer: `${opPointer}/parameters`, message: `${field} ${message}` });
+    for (const p of params) {
+      const raw = values[p.name];
+      if (raw === undefined) {
+        if (p.required) add(`${where}/${p.name}`, 'is required');
+        continue;
+      }
+      for (const v of toViolations(context.validateSchema(p.schema, fromText(context, p.schema, raw)), `${where}/${p.name}`)) add(v.field, v.message);
     }
+    if (where === 'query') for (const name of Object.keys(values)) if (!params.some((p) => p.name === name)) add(`query/${name}`, 'is not a known query parameter');
   };
-  violations('path', { ...request.pathParams });
-  violations('query', queryOf(request.query));
+  checkParameters('path', { ...request.pathParams });
+  checkParameters('query', queryOf(request.query));
   const headerValues: Record<string, unknown> = {};
   for (const p of operation.parameters) if (p.in === 'header' && headers[p.name]) headerValues[p.name] = headers[p.name][0];
-  violations('header', headerValues);
+  checkParameters('header', headerValues);
 
   if (operation.security.length) {
     const schemes = (contract.document.components?.securitySchemes ?? {}) as Record<string, { type?: string; scheme?: string; in?: string; name?: string }>;
@@ -287,18 +282,28 @@ function checkResponse(
     const schemaPointer = `${header.pointer}/schema`;
     const matchers = headerRules.named(name)?.matchers ?? [];
     if (matchers.length) continue; // a matched header value: its type is all a header has
-    const errors = context.validate(schemaPointer, coerceHeader(context, schemaPointer, values[0]));
+    const errors = context.validate(schemaPointer, fromText(context, schemaPointer, values[0]));
     if (errors.length) findings.push({ severity: 'broken', at: `response.headers.${name}`, pointer: schemaPointer, message: `the value ${JSON.stringify(values[0])} (matched as written) ${errors[0].message} in the contract` });
   }
   return findings;
 }
 
-/** A header's text as the value its schema describes (`X-RateLimit-Limit: 100` is an integer). */
-function coerceHeader(context: SchemaContext, pointer: string, text: string): unknown {
-  const schema = context.resolve(pointer).schema;
-  const type = schema && typeof schema === 'object' ? schema.type : undefined;
-  if ((type === 'integer' || type === 'number') && text.trim() !== '' && Number.isFinite(Number(text))) return Number(text);
-  if (type === 'boolean' && (text === 'true' || text === 'false')) return text === 'true';
+/**
+ * A parameter's or header's text as the value its schema describes (`limit=2` and
+ * `X-RateLimit-Limit: 100` are integers; a repeated query parameter is an array).
+ */
+function fromText(context: SchemaContext, schema: JsonSchema | string, raw: unknown): unknown {
+  const resolved = typeof schema === 'string' ? context.resolve(schema).schema : typeof schema.$ref === 'string' ? context.resolve(schema.$ref).schema : schema;
+  const node = resolved && typeof resolved === 'object' ? resolved : {};
+  const types = Array.isArray(node.type) ? (node.type as string[]) : [node.type as string | undefined];
+  if (types.includes('array')) {
+    const items = node.items && typeof node.items === 'object' ? (node.items as JsonSchema) : {};
+    return (Array.isArray(raw) ? raw : String(raw).split(',')).map((item) => fromText(context, items, item));
+  }
+  if (Array.isArray(raw)) return raw;
+  const text = String(raw);
+  if ((types.includes('integer') || types.includes('number')) && text.trim() !== '' && Number.isFinite(Number(text))) return Number(text);
+  if (types.includes('boolean') && (text === 'true' || text === 'false')) return text === 'true';
   return text;
 }
 

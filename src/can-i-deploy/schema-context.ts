@@ -19,15 +19,15 @@ export interface SchemaContext {
   /** The schema at a pointer with its `$ref`s followed, and the pointer it was found at. */
   resolve(pointer: string): { schema: JsonSchema | boolean | undefined; pointer: string };
   /** Ajv errors of `value` against the schema at `pointer` ([] when valid). */
-  validate(pointer: string, value: unknown, options?: { coerce?: boolean }): ErrorObject[];
+  validate(pointer: string, value: unknown): ErrorObject[];
   /** Ajv errors of `value` against a schema given inline (its local `$ref`s resolve in the contract). */
-  validateSchema(schema: JsonSchema, value: unknown, options?: { coerce?: boolean }): ErrorObject[];
+  validateSchema(schema: JsonSchema | boolean, value: unknown): ErrorObject[];
 }
 
-function newAjv(coerce: boolean): Ajv2020 {
+function newAjv(): Ajv2020 {
   const { Ajv2020 } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
   const formats = require('ajv-formats') as { default?: typeof import('ajv-formats').default } & typeof import('ajv-formats').default;
-  const ajv = new Ajv2020({ strict: false, allErrors: true, coerceTypes: coerce ? 'array' : false, validateSchema: false, inlineRefs: false });
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, inlineRefs: false });
   (formats.default ?? formats)(ajv);
   addContractFormats(ajv);
   return ajv;
@@ -48,54 +48,56 @@ function absolutize(schema: unknown): unknown {
  * context.validate('#/components/schemas/Id', 'not-a-uuid') // [{ keyword: 'format', … }]
  */
 export function createSchemaContext(document: OpenApiDocument): SchemaContext {
-  const instances = new Map<boolean, Ajv2020>();
+  let ajv: Ajv2020 | undefined;
+  // Keyed by the schema's text: the many places that share a schema (`$ref: Id`, a bounded
+  // string) share one compiled function, which is most of can-i-deploy's time saved.
   const compiled = new Map<string, ValidateFunction>();
-  const ajvOf = (coerce: boolean) => {
-    let ajv = instances.get(coerce);
-    if (!ajv) {
-      ajv = newAjv(coerce);
-      ajv.addSchema({ ...document, $id: CONTRACT_ID });
-      instances.set(coerce, ajv);
+  const byPointer = new Map<string, ValidateFunction>();
+  const compile = (schema: JsonSchema | boolean): ValidateFunction => {
+    const key = JSON.stringify(schema);
+    let fn = compiled.get(key);
+    if (!fn) {
+      if (!ajv) {
+        ajv = newAjv();
+        ajv.addSchema({ ...document, $id: CONTRACT_ID });
+      }
+      fn = ajv.compile(absolutize(schema) as JsonSchema);
+      compiled.set(key, fn);
     }
-    return ajv;
+    return fn;
   };
   const run = (fn: ValidateFunction, value: unknown): ErrorObject[] => (fn(value) ? [] : [...(fn.errors ?? [])]);
-
-  return {
-    document,
-    resolve(pointer) {
-      let at = pointer;
-      let schema = atPointer(document, pointer) as JsonSchema | boolean | undefined;
-      for (let hops = 0; schema && typeof schema === 'object' && typeof schema.$ref === 'string' && hops < 30; hops += 1) {
-        const ref = schema.$ref as string;
-        if (!ref.startsWith('#')) break; // a remote $ref: judged as written
-        // A $ref beside other keywords (3.1 allows it) keeps them: the checker follows the ref only for a bare $ref.
-        if (Object.keys(schema).some((key) => key !== '$ref' && key !== 'description' && key !== 'summary')) break;
-        at = ref;
-        schema = atPointer(document, ref) as JsonSchema | boolean | undefined;
-      }
-      return { schema, pointer: at };
-    },
-    validate(pointer, value, options = {}) {
-      const key = `${options.coerce ? 'c' : 's'}${pointer}`;
-      let fn = compiled.get(key);
-      if (!fn) {
-        fn = ajvOf(Boolean(options.coerce)).getSchema(`${CONTRACT_ID}${pointer}`);
-        if (!fn) throw new Error(`no schema at ${pointer}`);
-        compiled.set(key, fn);
-      }
-      return run(fn, options.coerce ? structuredClone(value) : value);
-    },
-    validateSchema(schema, value, options = {}) {
-      const key = `${options.coerce ? 'c' : 's'}:${JSON.stringify(schema)}`;
-      let fn = compiled.get(key);
-      if (!fn) {
-        fn = ajvOf(Boolean(options.coerce)).compile(absolutize(schema) as JsonSchema);
-        compiled.set(key, fn);
-      }
-      return run(fn, value);
-    },
+  const resolve = (pointer: string) => {
+    let at = pointer;
+    let schema = atPointer(document, pointer) as JsonSchema | boolean | undefined;
+    for (let hops = 0; schema && typeof schema === 'object' && typeof schema.$ref === 'string' && hops < 30; hops += 1) {
+      const ref = schema.$ref as string;
+      if (!ref.startsWith('#')) break; // a remote $ref: judged as written
+      // A $ref beside other keywords (3.1 allows it) keeps them: the checker follows only a bare $ref.
+      if (Object.keys(schema).some((key) => key !== '$ref' && key !== 'description' && key !== 'summary')) break;
+      at = ref;
+      schema = atPointer(document, ref) as JsonSchema | boolean | undefined;
+    }
+    return { schema, pointer: at };
   };
+  const validate = (pointer: string, value: unknown): ErrorObject[] => {
+    let fn = byPointer.get(pointer);
+    if (!fn) {
+      const { schema } = resolve(pointer);
+      if (schema === undefined) throw new Error(`no schema at ${pointer}`);
+      fn = compile(schema);
+      byPointer.set(pointer, fn);
+    }
+    return run(fn, value);
+  };
+  const validateSchema = (schema: JsonSchema | boolean, value: unknown): ErrorObject[] => {
+    // A bare $ref (a parameter's `$ref: Id` with its description) is the schema it names.
+    if (typeof schema === 'object' && typeof schema.$ref === 'string' && schema.$ref.startsWith('#') && Object.keys(schema).every((k) => ['$ref', 'description', 'summary', 'example', 'examples'].includes(k))) {
+      return validate(schema.$ref, value);
+    }
+    return run(compile(schema), value);
+  };
+  return { document, resolve, validate, validateSchema };
 }
 
 /**

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { fetchPactsFromBroker } from '../can-i-deploy/broker.js';
 import { checkPactsAgainstContract } from '../can-i-deploy/check-pacts.js';
+import { readContract } from '../can-i-deploy/read-contract.js';
 import { formatCanIDeploy, REPORT_FORMATS } from '../can-i-deploy/report.js';
-import { loadContract } from '../contract/load-contract.js';
 import { readPactFiles, type PactFile } from '../verify/pact-files.js';
 import { DEFAULT_PROVIDER } from '../verify/run-verification.js';
 import { oneOf, parseArgs, type FlagSpec } from './parse-args.js';
@@ -80,7 +80,7 @@ export async function canIDeployCommand(argv: string[], env: NodeJS.ProcessEnv =
   // The pacts first: an unreachable broker fails before the contract is parsed.
   let contract;
   try {
-    contract = loadContract(flags.contract);
+    contract = readContract(flags.contract);
   } catch (error) {
     throw new Error(`--contract ${flags.contract}: ${(error as Error).message}`);
   }
