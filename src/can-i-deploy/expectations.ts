@@ -281,7 +281,7 @@ function checkObject(options: ExpectationOptions, schema: JsonSchema, at: string
       if (declaresShape) options.findings.push({ severity: 'broken', at: place, pointer: `${at}/properties`, message: `the contract has no field ${key} here (additionalProperties: false)` });
       continue;
     }
-    if (options.warnOptional && !byValue && target?.includes('/properties/') && !required.has(key) && inner !== null) {
+    if (options.warnOptional && !byValue && target?.includes('/properties/') && !required.has(key)) {
       options.findings.push({ severity: 'warning', at: place, pointer: `${at}/required`, message: `the consumer relies on ${key}, which the contract makes optional (the provider may leave it out)` });
     }
     if (target) checkExpectation(options, target, inner, [...path, key], byType);
