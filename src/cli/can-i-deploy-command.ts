@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { fetchPactsFromBroker } from '../can-i-deploy/broker.js';
 import { checkPactsAgainstContract } from '../can-i-deploy/check-pacts.js';
 import { readContract } from '../can-i-deploy/read-contract.js';
@@ -70,11 +71,15 @@ export async function canIDeployCommand(argv: string[], env: NodeJS.ProcessEnv =
     pacts = await fetchPactsFromBroker({ url: broker, provider: flags.provider ?? DEFAULT_PROVIDER, token: flags['broker-token'] ?? (env.PACT_BROKER_TOKEN || undefined) });
   } else {
     for (const path of flags.pacts!) if (!existsSync(path)) throw new Error(`--pacts: no such file or directory ${path}`);
-    try {
-      pacts = readPactFiles(flags.pacts!, flags.provider);
-    } catch (error) {
-      throw new Error(`--pacts: ${(error as Error).message}`);
-    }
+    // File by file, so that a broken pact is named.
+    const files = flags.pacts!.flatMap((path) => (statSync(path).isDirectory() ? readdirSync(path).filter((name) => name.endsWith('.json')).sort().map((name) => join(path, name)) : [path]));
+    pacts = files.flatMap((file) => {
+      try {
+        return readPactFiles([file], flags.provider);
+      } catch (error) {
+        throw new Error(`--pacts: ${file} is not a pact file: ${(error as Error).message}`);
+      }
+    });
   }
   if (pacts.length === 0) throw new Error(`no pacts found${flags.provider ? ` for provider ${flags.provider}` : ''} in ${broker ?? flags.pacts!.join(', ')}`);
   // The pacts first: an unreachable broker fails before the contract is parsed.

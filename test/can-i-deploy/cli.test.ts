@@ -91,8 +91,14 @@ describe('shipmock can-i-deploy with pact files', () => {
     [['--contract', contract, '--pacts', 'no-such-dir'], 'no such file or directory no-such-dir'],
     [['--contract', contract, '--pacts', pactsDir, '--format', 'html'], '--format must be text, json or markdown'],
     [['--contract', contract, '--pacts', pactsDir, '--provider', 'Other'], 'no pacts found for provider Other'],
+    [['--contract', contract, '--pacts', 'BROKEN_PACT'], 'broken-pact.json is not a pact file'],
+    [['--contract', 'BROKEN_CONTRACT', '--pacts', pactsDir], 'bad-contract.yaml: the contract must be OpenAPI 3.1'],
   ])('refuses %j with exit 2 and one line', async (args, message) => {
-    const result = await run(args);
+    const brokenPact = join(dir, 'broken-pact.json');
+    writeFileSync(brokenPact, '{"consumer": ');
+    const badContract = join(dir, 'bad-contract.yaml');
+    writeFileSync(badContract, 'openapi: 3.0.3\npaths: {}\n');
+    const result = await run(args.map((a) => (a === 'BROKEN_PACT' ? brokenPact : a === 'BROKEN_CONTRACT' ? badContract : a)));
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
