@@ -157,7 +157,8 @@ const article = (type: string) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${t
 function checkExact(options: ExpectationOptions, at: string, value: unknown, place: string): void {
   const errors = options.context.validate(at, value);
   for (const error of errors.filter((e) => !['if', 'then', 'else', 'oneOf', 'anyOf', 'allOf'].includes(e.keyword) || errors.length === 1).slice(0, 3)) {
-    options.findings.push({ severity: 'broken', at: place, pointer: `${at}${error.schemaPath.startsWith('#/') ? error.schemaPath.slice(1) : ''}`, message: `the value ${JSON.stringify(value)} (matched as written) ${error.message ?? 'is invalid'} in the contract` });
+    const says = error.keyword === 'enum' ? `is not one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}` : (error.message ?? 'is invalid');
+    options.findings.push({ severity: 'broken', at: place, pointer: `${at}${error.schemaPath.startsWith('#/') ? error.schemaPath.slice(1) : ''}`, message: `the value ${JSON.stringify(value)} (matched as written) ${says} in the contract` });
   }
 }
 

@@ -31,11 +31,14 @@ function text(report: CanIDeployReport, verbose: boolean): string {
   for (const [consumer, results] of byConsumer(report)) {
     const broken = results.filter((r) => r.verdict === 'broken').length;
     lines.push(`${consumer} (${results.length} interactions${broken ? `, ${broken} broken` : ''})`);
-    for (const r of results) {
+    // Broken first, with why; what may break after it, its reasons only with --verbose.
+    const order = { broken: 0, warning: 1, ok: 2 } as const;
+    for (const r of [...results].sort((a, b) => order[a.verdict] - order[b.verdict])) {
       if (r.verdict === 'ok' && !verbose) continue;
-      lines.push(`  ${LABEL[r.verdict].padEnd(9)} ${r.interaction} [${operationOf(r)}]`);
+      const reasons = r.verdict === 'warning' && !verbose ? ` — ${r.findings.length} reason${r.findings.length === 1 ? '' : 's'} (--verbose)` : '';
+      lines.push(`  ${LABEL[r.verdict].padEnd(9)} ${r.interaction} [${operationOf(r)}]${reasons}`);
       for (const f of r.findings) {
-        if (f.severity === 'warning' && r.verdict === 'broken' && !verbose) continue;
+        if (f.severity === 'warning' && !verbose) continue;
         lines.push(`      ${f.severity === 'broken' ? '✗' : '!'} ${f.at}: ${f.message}  (${f.pointer})`);
       }
     }

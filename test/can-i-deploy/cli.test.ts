@@ -53,6 +53,11 @@ describe('shipmock can-i-deploy with pact files', () => {
     expect(result.stdout).toMatch(/can-i-deploy: yes — 47 interactions of 2 consumers: \d+ ok, \d+ may break, 0 broken/);
     expect(result.stdout).toContain('ShippingClient (43 interactions)');
     expect(result.stdout).toContain('ShippingWebhookReceiver (4 interactions)');
+    // What may break is listed with a count; its reasons, and what is ok, with --verbose.
+    expect(result.stdout).toMatch(/may break a request to fetch an account \[GET \/v1\/accounts\/\{account-id\} → 200\] — 1 reason \(--verbose\)/);
+    const verbose = await run(['--contract', contract, '--pacts', pactsDir, '--verbose']);
+    expect(verbose.stdout).toMatch(/ok\s+a request to delete an account \[DELETE \/v1\/accounts\/\{account-id\} → 204\]/);
+    expect(verbose.stdout).toContain('! response.body $.alias: the consumer relies on alias, which the contract makes optional');
   });
 
   it('fails the gate on a breaking contract: exit 1, naming the consumer, interaction, operation, status and contract path', async () => {
