@@ -357,9 +357,10 @@ function webhooksOf(context: SchemaContext): Webhook[] {
 
 function checkMessage(context: SchemaContext, interaction: PactInteraction, v4: boolean) {
   const findings: Finding[] = [];
-  const raw = interaction as PactInteraction & { contents?: unknown; metadata?: Record<string, unknown>; matchingRules?: unknown };
+  const raw = interaction as PactInteraction & { contents?: unknown; metadata?: Record<string, unknown>; metaData?: Record<string, unknown>; matchingRules?: unknown };
+  const metadata = raw.metadata ?? raw.metaData; // V3 message pacts spell it metaData
   const contents = v4 && raw.contents && typeof raw.contents === 'object' && 'content' in (raw.contents as object) ? (raw.contents as { content?: unknown; contentType?: string }) : { content: raw.contents, contentType: undefined };
-  const mediaType = mediaTypeOf(String(raw.metadata?.contentType ?? raw.metadata?.['content-type'] ?? contents.contentType ?? 'application/json'));
+  const mediaType = mediaTypeOf(String(metadata?.contentType ?? metadata?.['content-type'] ?? contents.contentType ?? 'application/json'));
   const content = contents.content;
   const webhooks = webhooksOf(context);
   const applicable = webhooks.filter((w) => {

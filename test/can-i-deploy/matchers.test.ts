@@ -164,6 +164,21 @@ describe('can-i-deploy reads the consumer expectation through its matchers', () 
     expect(check({ type: 'Synchronous/HTTP', description: 'bad', request: { method: 'POST', path: '/things', headers: { Authorization: ['Bearer t'] }, body: { content: { name: 'x' }, contentType: 'application/json' } }, response: { status: 400 } })[0].verdict).toBe('warning');
   });
 
+  it('reads V3 pacts: HTTP interactions with plain bodies, message files with metaData', () => {
+    const v3: PactFile = {
+      path: 'v3',
+      consumer: 'C3',
+      provider: 'P',
+      interactions: [{ description: 'v3', request: { method: 'GET', path: `/things/${ID}`, query: 'limit=2' }, response: { status: 200, headers: { 'Content-Type': 'application/json' }, body: { ...thing, status: 'GONE' }, matchingRules: { body: { '$.status': { matchers: [{ match: 'type' }] } } } } }] as never,
+      raw: { metadata: { pactSpecification: { version: '3.0.0' } } },
+    };
+    expect(checkPactsAgainstContract(contract, [v3]).results[0]).toMatchObject({ kind: 'http', verdict: 'ok', status: 200 });
+    const v2 = { ...v3, interactions: [{ description: 'v2', request: { method: 'GET', path: `/things/${ID}`, query: 'limit=20' }, response: { status: 200, body: thing, matchingRules: { '$.body.status': { match: 'type' } } } }] as never };
+    expect(checkPactsAgainstContract(contract, [v2]).results[0].findings.map((f) => f.at)).toEqual(['request.query/limit']);
+    const messages: PactFile = { path: 'm', consumer: 'M', provider: 'P', interactions: [{ description: 'm', contents: { topic: 'X' }, metaData: { contentType: 'application/json' } }] as never, raw: { messages: [], metadata: { pactSpecification: { version: '3.0.0' } } } };
+    expect(checkPactsAgainstContract(contract, [messages]).results[0]).toMatchObject({ kind: 'message', verdict: 'broken' });
+  });
+
   it('a message with no webhook in the contract breaks', () => {
     const [result] = check({ type: 'Asynchronous/Messages', description: 'm', contents: { content: { topic: 'X' }, contentType: 'application/json' }, metadata: { contentType: 'application/json' } });
     expect(result).toMatchObject({ kind: 'message', verdict: 'broken', findings: [expect.objectContaining({ pointer: '#/webhooks' })] });
