@@ -36,6 +36,12 @@ export { shipmockControl, realTargetControl } from './verify/targets.js';
 export { formatReport } from './verify/report.js';
 export { PROVIDER_STATES, type ProviderStateDefinition, type TargetControl } from './verify/provider-states.js';
 export { startValidationProxy, formatProxySummary, type ValidationProxyOptions, type RunningProxy, type ProxySummary, type ProxyViolation } from './proxy/validation-proxy.js';
+// can-i-deploy: consumer pacts against a new contract (docs/can-i-deploy.md)
+export { checkPactsAgainstContract, type CanIDeployReport, type InteractionResult, type CheckedOperation } from './can-i-deploy/check-pacts.js';
+export type { Finding as CanIDeployFinding } from './can-i-deploy/expectations.js';
+export { fetchPactsFromBroker, BrokerError, type BrokerOptions } from './can-i-deploy/broker.js';
+export { formatCanIDeploy, type ReportFormat as CanIDeployFormat } from './can-i-deploy/report.js';
+export { readPactFiles, type PactFile } from './verify/pact-files.js';
 export type { paths as ShippingApiPaths, components as ShippingApiComponents, operations as ShippingApiOperations } from './client/schema.js';
 
 // Webhooks: verify deliveries in your receiver; read the delivery log in-process (mock.runtime.webhooks)

@@ -2457,7 +2457,7 @@ export interface components {
             reference?: string;
             /** Format: date */
             shipDate?: string;
-        };
+        } & ((unknown | unknown) & (unknown | unknown));
         BookedParcel: {
             parcelId: components["schemas"]["Id"];
             /** @description Absent only when the booking FAILED. */
@@ -2759,7 +2759,7 @@ export interface components {
             limit?: number;
             latitude?: number;
             longitude?: number;
-        };
+        } & (unknown | unknown);
         PudoPointQueryResult: {
             /** @description Identifies this (billed) query; the `reference` of its usage event. */
             queryId: components["schemas"]["Id"];

@@ -7,7 +7,7 @@ import { ajvVersion, readFromCache, requireCached, toCachedModuleSource, writeTo
 import { lazyModule } from '../util/lazy-module.js';
 import { addContractFormats, CONTRACT_FORMATS_FINGERPRINT } from './formats.js';
 import { BOUNDS_DERIVATION_VERSION, boundsDocument } from './bounds.js';
-import { compilePlan, CONTRACT_SCHEMA_ID, type CompiledSchemas } from './validators.js';
+import { compilePlan, CONTRACT_SCHEMA_ID, STATED_RULE_KEYWORD, type CompiledSchemas } from './validators.js';
 
 
 // The compiler is loaded only on a cache miss: a warm start never pays for importing it.
@@ -21,6 +21,8 @@ const addFormats = () => (formats().default ?? formats()) as typeof import('ajv-
 const OPENAPI_KEYWORDS = [
   'openapi', 'info', 'jsonSchemaDialect', 'servers', 'paths', 'components', 'security', 'tags',
   'webhooks', 'externalDocs', 'example', 'discriminator', 'xml',
+  // shipmock's mark on a cross-field rule its services report themselves (validators.ts, statedRulePaths).
+  STATED_RULE_KEYWORD,
 ];
 
 /** Bump when the generated code's shape changes, so old cache entries are ignored. */

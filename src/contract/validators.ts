@@ -75,8 +75,12 @@ export function toViolations(errors: ErrorObject[] | null | undefined, prefix: s
   if (!errors) return [];
   const seen = new Set<string>();
   const out: Violation[] = [];
+  // A value that breaks its format also breaks a pattern that states the format's shape for
+  // other tools (a webhook URL's): the format's message says it better, once.
+  const badFormat = new Set(errors.filter((e) => e.keyword === 'format').map((e) => e.instancePath));
   for (const error of errors) {
     if (out.length === MAX_VIOLATIONS) break;
+    if (error.keyword === 'pattern' && badFormat.has(error.instancePath)) continue;
     let field = prefix + error.instancePath;
     let message = error.message ?? 'is invalid';
     switch (error.keyword) {
@@ -118,6 +122,28 @@ export function toViolations(errors: ErrorObject[] | null | undefined, prefix: s
     }
   }
   return out;
+}
+
+/**
+ * The vendor keyword that marks a cross-field rule of a request body (an entry of the body
+ * schema's root `allOf`): stated in the schema so that other tools know it, reported by the
+ * mock's service as a `rule-violation` in its own words. The gate leaves such a rule's schema
+ * errors out, so a body that breaks only the rule reaches the service (contract/DECISIONS.md,
+ * "Cross-field rules").
+ */
+export const STATED_RULE_KEYWORD = 'x-shipmock-rule';
+
+/**
+ * Ajv schema paths of the stated rules of the body schema at `pointer` (its $refs followed):
+ * `#/allOf/N` for each marked entry. Errors at the body's root under one of them are the rule's.
+ *
+ * @example statedRulePaths(document, '#/components/schemas/PudoPointQuery') // ['#/allOf/0']
+ */
+export function statedRulePaths(document: Contract['document'], pointer: string): string[] {
+  let schema = atPointer(document, pointer) as JsonSchema | undefined;
+  for (let hops = 0; typeof schema?.$ref === 'string' && hops < 20; hops += 1) schema = atPointer(document, schema.$ref) as JsonSchema | undefined;
+  const allOf = Array.isArray(schema?.allOf) ? (schema.allOf as JsonSchema[]) : [];
+  return allOf.flatMap((entry, i) => (entry && typeof entry === 'object' && STATED_RULE_KEYWORD in entry ? [`#/allOf/${i}`] : []));
 }
 
 /** Validator functions by plan name: `strict` for bodies/responses, `coercing` for parameters, `sizes` for body pre-checks. */
@@ -208,6 +234,14 @@ export function createValidators(contract: Contract, schemas: CompiledSchemas): 
     const headerFn = params('header');
     const bodyPointer = operation.requestBody?.schemaPointer;
     const bodyFn = bodyPointer ? schemaAt(bodyPointer) : undefined;
+    const rulePaths = bodyPointer ? statedRulePaths(contract.document, bodyPointer) : [];
+    const checkBody = (fn: ValidateFunction, body: unknown): Violation[] => {
+      if (fn(body)) return [];
+      const errors = rulePaths.length
+        ? fn.errors!.filter((e) => !(e.instancePath === '' && rulePaths.some((p) => e.schemaPath === p || e.schemaPath.startsWith(`${p}/`))))
+        : fn.errors;
+      return toViolations(errors, 'body');
+    };
     const boundsFn = bodyPointer ? schemas.sizes[boundsPlanName(pointerNames.get(bodyPointer) ?? '')] : undefined;
     if (bodyPointer && !boundsFn) throw new Error(`no compiled size pre-check for ${bodyPointer}`);
     const numeric = operation.parameters
@@ -248,7 +282,7 @@ export function createValidators(contract: Contract, schemas: CompiledSchemas): 
       // patterns included); a larger one is told its first size violation.
       body: bodyFn
         ? (body, rawLength = Infinity) =>
-            boundsFn!(body) || rawLength <= FULL_VALIDATION_BYTES ? check(bodyFn, body, 'body') : toViolations(boundsFn!.errors, 'body')
+            boundsFn!(body) || rawLength <= FULL_VALIDATION_BYTES ? checkBody(bodyFn, body) : toViolations(boundsFn!.errors, 'body')
         : undefined,
       response(status, mediaType, body) {
         const declared = responseFns.get(status);

@@ -37,6 +37,7 @@ const LAYERS = [
   'proxy',
   'server',
   'verify',
+  'can-i-deploy',
   'cli',
   'index',
 ];

@@ -1,10 +1,15 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createAjv } from '../../src/contract/compiled-contract.js';
 import { DEFAULT_CONTRACT_PATH, escapePointer, loadContract, parseYaml } from '../../src/contract/load-contract.js';
 import { CONTRACT_SCHEMA_ID, toViolations } from '../../src/contract/validators.js';
 import { PROBLEM_BASE_URI, PROBLEM_TYPES } from '../../src/errors/problem-types.js';
+import { quoteYaml11Strings, yaml11Differences } from './yaml11.js';
+
+const SCENARIOS_DIR = fileURLToPath(new URL('../../scenarios', import.meta.url));
 
 const document = parseYaml(readFileSync(DEFAULT_CONTRACT_PATH, 'utf8'));
 const contract = loadContract(document);
@@ -192,5 +197,56 @@ describe('contract hygiene for other tools', () => {
       .filter(([, line]) => /^\s+(?:- )?(?:[\w-]+: |- )(?:\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}(?::\d{2})?|\d+\.\d+\.\d+)\s*$/.test(line))
       .map(([n, line]) => `${n}: ${line.trim()}`);
     expect(bare).toEqual([]);
+  });
+
+  // PyYAML and the tools built on it are YAML 1.1 loaders: a bare 2026-01-15T09:30:00.000Z is a
+  // timestamp there, NO/on/y a boolean, 1:20 the number 80, 0777 octal, 1_000 a thousand. The
+  // stricter form of the test above: no plain scalar, key or value, may read differently in 1.1.
+  it.each([
+    ['contract/openapi.yaml', DEFAULT_CONTRACT_PATH],
+    ['contract/admin.yaml', fileURLToPath(new URL('../../contract/admin.yaml', import.meta.url))],
+    ...readdirSync(SCENARIOS_DIR)
+      .filter((name) => name.endsWith('.yaml'))
+      .map((name) => [`scenarios/${name}`, join(SCENARIOS_DIR, name)]),
+  ])('%s reads the same in YAML 1.1 as in YAML 1.2 (every such scalar is quoted)', (_name, path) => {
+    const differences = yaml11Differences(readFileSync(path, 'utf8')).map(
+      (d) => `${d.line}:${d.column} ${d.source} (YAML 1.1: ${d.yaml11 instanceof Date ? 'a timestamp' : JSON.stringify(d.yaml11)})`,
+    );
+    expect(differences).toEqual([]);
+  });
+});
+
+describe('yaml11Differences (the detector of the test above)', () => {
+  it.each([
+    ['a: 2026-01-15T09:30:00.000Z', 'timestamp'],
+    ['a: 2026-01-15', 'date'],
+    ['countries: [SE, NO]', 'NO'],
+    ['a: on', 'on'],
+    ['a: Off', 'Off'],
+    ['a: y', 'y'],
+    ['N: 1', 'key N'],
+    ['a: YES', 'YES'],
+    ['a: 1:20', 'sexagesimal'],
+    ['a: 0777', 'octal'],
+    ['a: 1_000', 'underscores'],
+    ['a: 0b101', 'binary'],
+  ])('finds %s (%s)', (text) => {
+    expect(yaml11Differences(`${text}\n`)).toHaveLength(1);
+  });
+
+  it.each([['a: "2026-01-15T09:30:00.000Z"'], ["a: 'NO'"], ['a: true'], ['a: ~'], ['a: .inf'], ['a: 0x1F'], ['a: 12'], ['a: 1.5'], ['a: Norway']])(
+    'leaves %s alone (quoted, or the same in both)',
+    (text) => {
+      expect(yaml11Differences(`${text}\n`)).toEqual([]);
+    },
+  );
+
+  it('quotes only the scalars that differ, and the document parses the same afterwards', () => {
+    const text = 'a: 2026-01-15T09:30:00.000Z # when\nlist:\n  - NO\n  - DE\nb: 0777\n';
+    const { text: quoted, quoted: count, left } = quoteYaml11Strings(text);
+    expect(quoted).toBe('a: "2026-01-15T09:30:00.000Z" # when\nlist:\n  - "NO"\n  - DE\nb: 0777\n');
+    expect(count).toBe(2);
+    expect(left.map((d) => d.source)).toEqual(['0777']); // 777 in YAML 1.2: quoting would change it
+    expect(parseYaml(quoted)).toEqual({ ...parseYaml(text) });
   });
 });
