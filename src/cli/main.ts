@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { readCredentialsFile } from '../auth/credentials.js';
 import { createLogger, LOG_FORMATS, LOG_LEVELS } from '../logging/logger.js';
 import { startMock } from '../server/start-mock.js';
+import { contractCommand } from './contract-command.js';
 import { CONTROL_PLANE_FLAGS, CONTROL_PLANE_USAGE, controlPlaneBanner, controlPlaneOptions } from './control-plane-flags.js';
 import { oneOf, parseArgs, type FlagSpec } from './parse-args.js';
 import { proxyCommand } from './proxy-command.js';
@@ -196,6 +197,8 @@ export async function main(argv: string[]): Promise<void> {
       return verifyCommand(rest);
     case 'proxy':
       return proxyCommand(rest);
+    case 'contract':
+      return contractCommand(rest);
     case '--version':
     case '-v':
     case 'version':
@@ -203,9 +206,9 @@ export async function main(argv: string[]): Promise<void> {
       return;
     case '--help':
     case 'help':
-      process.stdout.write(`${USAGE}\nOther commands: shipmock verify (pacts against a provider), shipmock proxy (validating proxy); --help on each.\n`);
+      process.stdout.write(`${USAGE}\nOther commands: shipmock verify (pacts against a provider), shipmock proxy (validating proxy), shipmock contract diff (what a contract change breaks); --help on each.\n`);
       return;
     default:
-      throw new Error(`unknown command ${command}; commands: serve, verify, proxy (try: shipmock serve --help)`);
+      throw new Error(`unknown command ${command}; commands: serve, verify, proxy, contract (try: shipmock serve --help)`);
   }
 }
