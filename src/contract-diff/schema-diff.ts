@@ -1,6 +1,7 @@
 import { ALL_TYPES, COUNT_KEYWORDS, flattenSchema, isTighter, type FlatSchema, type NumericBound } from './flatten.js';
 import type { DocumentSet } from './load.js';
 import { deref, isRef, showLoc, type Loc } from './resolve.js';
+import { patternLength } from './pattern-length.js';
 import { ruleById } from './rules.js';
 
 /**
@@ -21,8 +22,17 @@ export interface SchemaChange {
   newPointer?: string;
 }
 
-/** Formats (JSON Schema, OpenAPI) whose values all fit another's. */
-const WIDER_FORMATS: Record<string, string[]> = { int32: ['int64'], float: ['double'], 'date-time': [], date: [] };
+/** Formats (JSON Schema 2020-12 §7.3, the OpenAPI format registry) whose values all fit another's. */
+const WIDER_FORMATS: Record<string, string[]> = {
+  int32: ['int64'],
+  float: ['double'],
+  uri: ['iri', 'uri-reference', 'iri-reference'],
+  'uri-reference': ['iri-reference'],
+  iri: ['iri-reference'],
+  email: ['idn-email'],
+  hostname: ['idn-hostname'],
+};
+const KNOWN_FORMATS = new Set(['date-time', 'date', 'time', 'duration', 'email', 'idn-email', 'hostname', 'idn-hostname', 'ipv4', 'ipv6', 'uri', 'uri-reference', 'iri', 'iri-reference', 'uuid', 'uri-template', 'json-pointer', 'relative-json-pointer', 'regex', 'int32', 'int64', 'float', 'double', 'password', 'byte', 'binary']);
 
 const MAX_LISTED = 6;
 function listValues(values: Iterable<string>): string {
@@ -40,6 +50,42 @@ function showTypes(set: Set<string> | undefined): string {
 function showBound(side: 'lower' | 'upper', bound: NumericBound | undefined): string {
   if (!bound) return side === 'lower' ? 'no minimum' : 'no maximum';
   return `${side === 'lower' ? (bound.exclusive ? '>' : '≥') : bound.exclusive ? '<' : '≤'} ${bound.value}`;
+}
+
+/** Lengths a format fixes (JSON Schema 2020-12 §7.3, RFC 4122, RFC 3339 full-date). */
+const FORMAT_LENGTHS: Record<string, { min: number; max: number }> = { uuid: { min: 36, max: 36 }, date: { min: 10, max: 10 } };
+
+/** Ranges OpenAPI's integer formats fix. */
+const FORMAT_RANGES: Record<string, { lower: number; upper: number }> = { int32: { lower: -(2 ** 31), upper: 2 ** 31 - 1 }, int64: { lower: -(2 ** 63), upper: 2 ** 63 - 1 } };
+
+/** A schema's numeric bound on one side in effect: its own, or its integer format's when that is tighter. */
+function impliedBound(flat: FlatSchema, side: 'lower' | 'upper'): { value: number; exclusive: boolean } | undefined {
+  const own = flat[side];
+  const range = flat.format && FORMAT_RANGES[flat.format.value];
+  const fromFormat = range ? { value: range[side], exclusive: false } : undefined;
+  if (!own) return fromFormat;
+  if (!fromFormat) return own;
+  return isTighter(side, own, fromFormat) ? fromFormat : own;
+}
+
+/** The shortest or longest string a schema admits, from minLength/maxLength, patterns, a string enum and the format. */
+function impliedLength(flat: FlatSchema, side: 'min' | 'max'): number {
+  const bounds: number[] = [];
+  const explicit = flat.counts.get(side === 'min' ? 'minLength' : 'maxLength')?.value;
+  if (explicit !== undefined) bounds.push(explicit);
+  for (const pattern of flat.patterns.keys()) {
+    const length = patternLength(pattern);
+    if (length) bounds.push(length[side]);
+  }
+  const values = flat.enum ? [...flat.enum.values.values()] : [];
+  if (values.length && values.every((v) => typeof v === 'string')) {
+    const lengths = values.map((v) => [...(v as string)].length);
+    bounds.push(side === 'min' ? Math.min(...lengths) : Math.max(...lengths));
+  }
+  const format = flat.format && FORMAT_LENGTHS[flat.format.value];
+  if (format) bounds.push(format[side]);
+  if (!bounds.length) return side === 'min' ? 0 : Infinity;
+  return side === 'min' ? Math.max(...bounds) : Math.min(...bounds);
 }
 
 interface Frame {
@@ -186,20 +232,25 @@ export class SchemaDiffer {
       const before = o[side];
       const after = n[side];
       if (!before && !after) continue;
+      // Compared in effect: `maximum: 2147483647` beside `format: int32` admits what the format did.
+      const was = impliedBound(o, side);
+      const is = impliedBound(n, side);
       const reason = `${showBound(side, before)} → ${showBound(side, after)}`;
-      if (after && (!before || isTighter(side, before, after))) emit('bound-tightened', reason, before?.at ?? o.anchor, after.at);
-      else if (before && (!after || isTighter(side, after, before))) emit('bound-loosened', reason, before.at, after?.at ?? n.anchor);
+      if (is && (!was || isTighter(side, was, is))) emit('bound-tightened', reason, before?.at ?? o.anchor, after?.at ?? n.anchor);
+      else if (was && (!is || isTighter(side, is, was))) emit('bound-loosened', reason, before?.at ?? o.anchor, after?.at ?? n.anchor);
     }
     for (const keyword of COUNT_KEYWORDS) {
       const before = o.counts.get(keyword);
       const after = n.counts.get(keyword);
       if (before?.value === after?.value) continue;
       const isMin = keyword.startsWith('min');
-      const reason = `${keyword} ${before?.value ?? 'none'} → ${after?.value ?? 'none'}`;
-      const tighter = after && (!before || (isMin ? after.value > before.value : after.value < before.value));
-      // minX: 0 and no minX mean the same.
-      if (isMin && (before?.value ?? 0) === (after?.value ?? 0)) continue;
-      emit(tighter ? 'bound-tightened' : 'bound-loosened', reason, before?.at ?? o.anchor, after?.at ?? n.anchor);
+      // What the schema admits in effect: minX 0 is no minimum; a string's length also follows from its pattern, enum or format.
+      const effective = (flat: FlatSchema) => (keyword === 'minLength' || keyword === 'maxLength' ? impliedLength(flat, isMin ? 'min' : 'max') : (flat.counts.get(keyword)?.value ?? (isMin ? 0 : Infinity)));
+      const was = effective(o);
+      const is = effective(n);
+      if (was === is) continue;
+      const tighter = isMin ? is > was : is < was;
+      emit(tighter ? 'bound-tightened' : 'bound-loosened', `${keyword} ${before?.value ?? 'none'} → ${after?.value ?? 'none'}`, before?.at ?? o.anchor, after?.at ?? n.anchor);
     }
     if (o.multipleOf?.value !== n.multipleOf?.value) {
       const before = o.multipleOf?.value;
@@ -224,8 +275,10 @@ export class SchemaDiffer {
       const narrowed = before === undefined || (after !== undefined && WIDER_FORMATS[after]?.includes(before));
       const reason = `format ${before ?? 'none'} → ${after ?? 'none'}`;
       const at = [o.format?.at ?? o.anchor, n.format?.at ?? n.anchor] as const;
+      // A custom format (say http-url) may well be a narrowing of the one it replaces; nothing here can tell.
+      const custom = !!before && !!after && (!KNOWN_FORMATS.has(before) || !KNOWN_FORMATS.has(after));
       if (dir === 'request') emit(widened ? 'format-widened' : 'format-narrowed', reason, ...at);
-      else emit(narrowed ? 'format-narrowed' : widened ? 'format-widened' : 'format-changed', reason, ...at);
+      else emit(narrowed ? 'format-narrowed' : widened ? 'format-widened' : custom ? 'format-custom-changed' : 'format-changed', reason, ...at);
     }
 
     this.compareObjects(o, n, dir, out, emit);
@@ -248,16 +301,21 @@ export class SchemaDiffer {
       emit('discriminator-changed', `discriminator ${o.discriminator.propertyName} → ${n.discriminator.propertyName}`, o.discriminator.at, n.discriminator.at);
     }
 
-    // if / then / else, by position.
+    // if / then / else, by position. A new conditional narrows, a dropped one widens; when the
+    // `if` itself changes, what its then/else say applies to other values: compared only under the same `if`.
     const conditionals = Math.max(o.conditionals.length, n.conditionals.length);
     for (let i = 0; i < conditionals; i++) {
       const before = o.conditionals[i];
       const after = n.conditionals[i];
-      if (JSON.stringify(before?.if?.node) !== JSON.stringify(after?.if?.node)) emit('condition-changed', before?.if && after?.if ? 'the if condition changed' : after?.if ? 'a conditional (if/then/else) was added' : 'a conditional (if/then/else) was removed', before?.if ?? o.anchor, after?.if ?? n.anchor);
-      for (const branch of ['then', 'else'] as const) {
-        const oldLoc = before?.[branch];
-        const newLoc = after?.[branch];
-        if (oldLoc || newLoc) this.compareInto(oldLoc ? [oldLoc] : [], newLoc ? [newLoc] : [], dir, [`(${branch})`], out);
+      if (!before) emit('condition-added', 'a conditional (if/then/else) was added', o.anchor, after.if ?? after.at);
+      else if (!after) emit('condition-removed', 'a conditional (if/then/else) was removed', before.if ?? before.at, n.anchor);
+      else if (JSON.stringify(before.if?.node) !== JSON.stringify(after.if?.node)) emit('condition-changed', 'the if condition changed', before.if ?? before.at, after.if ?? after.at);
+      else {
+        for (const branch of ['then', 'else'] as const) {
+          const oldLoc = before[branch];
+          const newLoc = after[branch];
+          if (oldLoc || newLoc) this.compareInto(oldLoc ? [oldLoc] : [], newLoc ? [newLoc] : [], dir, [`(${branch})`], out);
+        }
       }
     }
 
