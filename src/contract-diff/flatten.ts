@@ -133,7 +133,10 @@ export function flattenSchema(set: DocumentSet, locs: Loc[]): FlatSchema {
   if (never) flat.types = { set: new Set(), at: never };
   for (const { loc, node } of parts) {
     const types = typesOf(node);
-    if (types) flat.types = flat.types ? { set: new Set([...flat.types.set].filter((t) => types.has(t))), at: loc } : { set: types, at: loc };
+    if (types) {
+      const typeAt = 'type' in node ? child(loc, 'type') : loc;
+      flat.types = flat.types ? { set: new Set([...flat.types.set].filter((t) => types.has(t))), at: typeAt } : { set: types, at: typeAt };
+    }
     const values = 'const' in node ? [node.const] : Array.isArray(node.enum) ? node.enum : undefined;
     if (values) {
       const map = new Map(values.map((v) => [JSON.stringify(v), v]));
