@@ -300,6 +300,7 @@ export class OperationDiffer {
     const describe = (alt: Map<string, Set<string>>) => (alt.size === 0 ? 'no credentials' : [...alt].map(([scheme, scopes]) => (scopes.size ? `${scheme} [${[...scopes].join(', ')}]` : scheme)).join(' + '));
     const sameSchemes = (a: Map<string, Set<string>>, b: Map<string, Set<string>>) => a.size === b.size && [...a.keys()].every((k) => b.has(k));
     const subset = (a: Set<string>, b: Set<string>) => [...a].every((x) => b.has(x));
+    const refused: Map<string, Set<string>>[] = [];
     for (const a of before.alternatives) {
       const covering = after.alternatives.find((b) => [...b].every(([scheme, scopes]) => a.has(scheme) && subset(scopes, a.get(scheme)!)));
       if (covering) {
@@ -308,11 +309,17 @@ export class OperationDiffer {
         continue;
       }
       const same = after.alternatives.find((b) => sameSchemes(a, b));
-      if (same) this.add('security-requirement-scope-added', `${describe(a)} → ${describe(same)}: tokens without the new scopes are refused`, site, before.loc, after.loc);
-      else this.add('security-alternative-removed', `requests with ${describe(a)} are no longer accepted (now: ${after.alternatives.map(describe).join(' or ')})`, site, before.loc, after.loc);
+      if (same) {
+        this.add('security-requirement-scope-added', `${describe(a)} → ${describe(same)}: tokens without the new scopes are refused`, site, before.loc, after.loc);
+        continue;
+      }
+      refused.push(a);
+      this.add('security-alternative-removed', `requests with ${describe(a)} are no longer accepted (now: ${after.alternatives.map(describe).join(' or ')})`, site, before.loc, after.loc);
     }
     for (const b of after.alternatives) {
       if (before.alternatives.some((a) => sameSchemes(a, b))) continue;
+      // A stricter requirement that replaced a refused one is that refusal, not a new way in.
+      if (refused.some((a) => [...a.keys()].every((scheme) => b.has(scheme)))) continue;
       this.add('security-alternative-added', `requests may also authenticate with ${describe(b)}`, site, before.loc, after.loc);
     }
   }
