@@ -29,7 +29,7 @@ export function replicateContract(document, copies) {
   return out;
 }
 
-/** A new version of a (replicated) contract: in every copy of Address, a new required property and a longer maxLength somewhere. */
+/** A new version of a (replicated) contract: every copy of Address gains a required property. */
 export function mutateContract(document) {
   const out = structuredClone(document);
   for (const [name, schema] of Object.entries(out.components.schemas)) {
