@@ -113,14 +113,16 @@ function dedupe(changes: RawChange[]): RawChange[] {
 }
 
 const text = (value: string | undefined) => value ?? '';
+/** Plain code-unit order: stable across machines and locales (localeCompare is neither, and slow). */
+const order = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 function compareChanges(a: ContractChange, b: ContractChange): number {
   return (
     severityOf(b.class) - severityOf(a.class) ||
-    text(a.operation?.path).localeCompare(text(b.operation?.path)) ||
-    text(a.operation?.method).localeCompare(text(b.operation?.method)) ||
-    a.where.localeCompare(b.where) ||
-    text(a.schemaPath).localeCompare(text(b.schemaPath)) ||
-    a.rule.localeCompare(b.rule) ||
-    a.reason.localeCompare(b.reason)
+    order(text(a.operation?.path), text(b.operation?.path)) ||
+    order(text(a.operation?.method), text(b.operation?.method)) ||
+    order(a.where, b.where) ||
+    order(text(a.schemaPath), text(b.schemaPath)) ||
+    order(a.rule, b.rule) ||
+    order(a.reason, b.reason)
   );
 }

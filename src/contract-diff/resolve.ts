@@ -51,6 +51,17 @@ function atPointer(document: unknown, fragment: string): { found: boolean; node:
  * (`common.yaml#/…`, `common.yaml`) or a URL. Throws naming the reference when it dangles.
  */
 export function refTarget(set: DocumentSet, from: string, reference: string): Loc {
+  let cache = targetCache.get(set);
+  if (!cache) targetCache.set(set, (cache = new Map()));
+  const key = `${from}\u0000${reference}`;
+  let target = cache.get(key);
+  if (!target) cache.set(key, (target = findTarget(set, from, reference)));
+  return target;
+}
+
+const targetCache = new WeakMap<DocumentSet, Map<string, Loc>>();
+
+function findTarget(set: DocumentSet, from: string, reference: string): Loc {
   const hash = reference.indexOf('#');
   const file = hash === -1 ? reference : reference.slice(0, hash);
   const fragment = hash === -1 ? '' : reference.slice(hash + 1);

@@ -1,6 +1,6 @@
 import { ALL_TYPES, COUNT_KEYWORDS, flattenSchema, isTighter, type FlatSchema, type NumericBound } from './flatten.js';
 import type { DocumentSet } from './load.js';
-import { deref, isRef, showLoc, type Loc } from './resolve.js';
+import { deref, isRef, refTarget, showLoc, type Loc } from './resolve.js';
 import { patternLength } from './pattern-length.js';
 import { ruleById } from './rules.js';
 
@@ -107,16 +107,44 @@ export class SchemaDiffer {
   private derivedCount = 0;
   private readonly flats = new Map<string, FlatSchema>();
 
+  /** `$ref` targets (document name + pointer) equal in both versions down to everything they reference. */
+  private readonly unchanged: Set<string>;
+
   constructor(
     private readonly oldSet: DocumentSet,
     private readonly newSet: DocumentSet,
-  ) {}
+  ) {
+    this.unchanged = unchangedTargets(oldSet, newSet);
+  }
 
   /** The changes between two schemas (each given as locations that all apply; none = no schema). */
   compare(oldLocs: Loc[], newLocs: Loc[], direction: Direction): SchemaChange[] {
     const out: SchemaChange[] = [];
+    // Most of a contract is the same in both versions: a schema written alike whose references all reach unchanged targets has nothing to report.
+    if (oldLocs.length === 1 && newLocs.length === 1 && this.sameEverywhere(oldLocs[0], newLocs[0])) return out;
     this.compareInto(oldLocs, newLocs, direction, [], out);
     return out;
+  }
+
+  private sameEverywhere(o: Loc, n: Loc): boolean {
+    if (o.derived || n.derived || this.oldSet.nameOf(o.doc) !== this.newSet.nameOf(n.doc)) return false;
+    if (JSON.stringify(o.node) !== JSON.stringify(n.node)) return false;
+    return refsIn(o.node).every((reference) => {
+      const target = refTarget(this.oldSet, o.doc, reference);
+      return this.unchanged.has(`${this.oldSet.nameOf(target.doc)}${target.pointer}`);
+    });
+  }
+
+  /** Two pure `$ref`s to the same unchanged target. */
+  private sameTarget(oldLocs: Loc[], newLocs: Loc[]): boolean {
+    if (oldLocs.length !== 1 || newLocs.length !== 1) return false;
+    const [o] = oldLocs;
+    const [n] = newLocs;
+    if (o.derived || n.derived || !isPureRef(o.node) || !isPureRef(n.node)) return false;
+    const a = deref(this.oldSet, o);
+    const b = deref(this.newSet, n);
+    const key = `${this.oldSet.nameOf(a.doc)}${a.pointer}`;
+    return key === `${this.newSet.nameOf(b.doc)}${b.pointer}` && this.unchanged.has(key);
   }
 
   /** flattenSchema, once per location list and side. */
@@ -141,6 +169,7 @@ export class SchemaDiffer {
   }
 
   private compareInto(oldLocs: Loc[], newLocs: Loc[], direction: Direction, path: string[], out: SchemaChange[]): void {
+    if (this.sameTarget(oldLocs, newLocs)) return;
     const key = `${direction}|${this.keyOf(this.oldSet, oldLocs)}|${this.keyOf(this.newSet, newLocs)}`;
     const cached = this.memo.get(key);
     let local: SchemaChange[];
@@ -478,4 +507,83 @@ function isPureRef(node: unknown): boolean {
  */
 export function showSchemaPath(path: string[]): string {
   return path.reduce((text, segment) => (text === '' ? segment : segment.startsWith('[') || segment === '{*}' ? `${text}${segment}` : `${text}.${segment}`), '');
+}
+
+/** Every `$ref` string inside a value. */
+function refsIn(value: unknown): string[] {
+  const found: string[] = [];
+  const stack = [value];
+  while (stack.length) {
+    const node = stack.pop();
+    if (Array.isArray(node)) stack.push(...node);
+    else if (node && typeof node === 'object') {
+      for (const [key, child] of Object.entries(node)) {
+        if (key === '$ref' && typeof child === 'string') found.push(child);
+        else if (child && typeof child === 'object') stack.push(child);
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * The `$ref` targets of the old version that the new version has alike (same document name and
+ * pointer, same text) and that reach, through their own references, only targets alike too.
+ */
+function unchangedTargets(oldSet: DocumentSet, newSet: DocumentSet): Set<string> {
+  const newIds = new Map([...newSet.documents.keys()].map((id) => [newSet.nameOf(id), id]));
+  const targets = new Map<string, { loc: Loc; refs: string[]; same: boolean }>();
+  const queue: Loc[] = [];
+  const visit = (from: string, node: unknown) => {
+    for (const reference of refsIn(node)) {
+      let target: Loc;
+      try {
+        target = refTarget(oldSet, from, reference);
+      } catch {
+        continue; // a dangling reference is reported where the comparison meets it
+      }
+      const key = `${oldSet.nameOf(target.doc)}${target.pointer}`;
+      if (targets.has(key)) continue;
+      targets.set(key, { loc: target, refs: [], same: false });
+      queue.push(target);
+    }
+  };
+  for (const [id, document] of oldSet.documents) visit(id, document);
+  while (queue.length) {
+    const loc = queue.pop()!;
+    const key = `${oldSet.nameOf(loc.doc)}${loc.pointer}`;
+    const entry = targets.get(key)!;
+    const newId = newIds.get(oldSet.nameOf(loc.doc));
+    const counterpart = newId === undefined ? undefined : newSet.documents.get(newId);
+    let same = false;
+    if (counterpart !== undefined) {
+      try {
+        same = JSON.stringify(refTarget(newSet, newId!, `#${loc.pointer.slice(1)}`).node) === JSON.stringify(loc.node);
+      } catch {
+        same = false;
+      }
+    }
+    entry.same = same;
+    entry.refs = refsIn(loc.node).flatMap((reference) => {
+      try {
+        const target = refTarget(oldSet, loc.doc, reference);
+        return [`${oldSet.nameOf(target.doc)}${target.pointer}`];
+      } catch {
+        return [];
+      }
+    });
+  }
+  // Changed: differs itself, or references something changed (fixpoint over the reference graph).
+  const referrers = new Map<string, string[]>();
+  for (const [key, entry] of targets) for (const ref of entry.refs) referrers.set(ref, [...(referrers.get(ref) ?? []), key]);
+  const changed = new Set([...targets].filter(([, entry]) => !entry.same).map(([key]) => key));
+  const pending = [...changed];
+  while (pending.length) {
+    for (const referrer of referrers.get(pending.pop()!) ?? []) {
+      if (changed.has(referrer)) continue;
+      changed.add(referrer);
+      pending.push(referrer);
+    }
+  }
+  return new Set([...targets.keys()].filter((key) => !changed.has(key)));
 }
