@@ -53,7 +53,12 @@ export function listOperations(set: DocumentSet): Map<string, OperationEntry> {
   return operations;
 }
 
-const mediaKey = (mediaType: string) => mediaType.toLowerCase().replace(/\s+/g, '');
+/** Media types compare case-insensitively, without spaces, and `charset=utf-8` (JSON's only encoding, RFC 8259 §8.1) is no difference. */
+const mediaKey = (mediaType: string) =>
+  mediaType
+    .toLowerCase()
+    .replace(/\s+/g, '')
+    .replace(/;charset="?utf-8"?/, '');
 const isSuccess = (status: string) => /^[123]/.test(status);
 
 interface Parameter {

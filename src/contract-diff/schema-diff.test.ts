@@ -76,6 +76,12 @@ describe('operations', () => {
     expect(found('paths', op({}), op({ parameters: [{ name: 'X-TRACE', in: 'header', required: true, schema: str }] }))).toEqual(['request-parameter-became-required breaking']);
   });
 
+  it('matches media types without case, spaces or a utf-8 charset', () => {
+    const content = (type: string) => ({ required: true, content: { [type]: { schema: obj({ a: str }) } } });
+    expect(found('request-body-object', content('application/json'), content('Application/JSON; charset=UTF-8'))).toEqual([]);
+    expect(found('request-body-object', content('application/json'), content('application/merge-patch+json'))).toEqual(['request-media-type-removed breaking', 'request-media-type-added safe']);
+  });
+
   it('inherits the document security and sees anonymous access as one more way in', () => {
     expect(found('security', undefined, [{ Bearer: [] }])).toEqual([]);
     expect(found('security', undefined, [{ Bearer: [] }, {}])).toEqual(['security-alternative-added safe']);
