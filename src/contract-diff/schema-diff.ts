@@ -302,7 +302,7 @@ export class SchemaDiffer {
       const after = n.format?.value;
       const widened = after === undefined || (before !== undefined && WIDER_FORMATS[before]?.includes(after));
       const narrowed = before === undefined || (after !== undefined && WIDER_FORMATS[after]?.includes(before));
-      const reason = `format ${before ?? 'none'} → ${after ?? 'none'}`;
+      const reason = before === undefined ? `format ${after} added` : after === undefined ? `format ${before} dropped` : `format ${before} → ${after}`;
       const at = [o.format?.at ?? o.anchor, n.format?.at ?? n.anchor] as const;
       // A custom format (say http-url) may well be a narrowing of the one it replaces; nothing here can tell.
       const custom = !!before && !!after && (!KNOWN_FORMATS.has(before) || !KNOWN_FORMATS.has(after));
