@@ -126,3 +126,29 @@ function compareChanges(a: ContractChange, b: ContractChange): number {
     order(a.reason, b.reason)
   );
 }
+
+/** What an interaction of a consumer uses: the operation (method + path template) and the status it expects. */
+export interface InteractionRef {
+  method: string;
+  path: string;
+  status?: number | string;
+}
+
+/**
+ * The changes that concern one consumer interaction: everything about its operation that is not
+ * a response, and response changes of the status it expects (`2XX` covers 200–299; `default`
+ * covers any status). Path templates match whatever their parameters are named.
+ *
+ * @example changesForInteraction(report.changes, { method: 'GET', path: '/v1/documents/{id}', status: 200 })
+ */
+export function changesForInteraction(changes: ContractChange[], interaction: InteractionRef): ContractChange[] {
+  const template = (path: string) => path.replace(/\{[^}]*\}/g, '{}');
+  const status = interaction.status === undefined ? undefined : String(interaction.status);
+  return changes.filter((change) => {
+    if (!change.operation || change.location === 'webhook') return false;
+    if (change.operation.method !== interaction.method.toUpperCase() || template(change.operation.path) !== template(interaction.path)) return false;
+    if (change.location !== 'response' || status === undefined || change.status === undefined) return true;
+    if (change.status === 'default') return true;
+    return /^\dXX$/.test(change.status) ? change.status[0] === status[0] : change.status === status;
+  });
+}

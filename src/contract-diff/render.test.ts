@@ -54,3 +54,17 @@ describe('diff reports', () => {
     expect(renderReport(diffContracts(shared(10), shared(10)), 'markdown')).toContain('### Contract diff: no breaking changes');
   });
 });
+
+describe('changesForInteraction', () => {
+  it('keeps what concerns one interaction: request changes of its operation and response changes of its status', async () => {
+    const { changesForInteraction } = await import('./diff.js');
+    const before = exampleDocument('responses', { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { a: { type: 'string' } } } } } } });
+    const after = exampleDocument('responses', { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object' } } } }, '404': { description: 'gone' } });
+    (after.paths as any)['/things'].get.parameters = [{ name: 'q', in: 'query', required: true, schema: { type: 'string' } }];
+    const { changes } = diffContracts(before, after);
+    expect(changes.map((c) => c.rule).sort()).toEqual(['request-parameter-added-required', 'response-error-status-added', 'response-property-removed']);
+    expect(changesForInteraction(changes, { method: 'get', path: '/things', status: 200 }).map((c) => c.rule)).toEqual(['request-parameter-added-required', 'response-property-removed']);
+    expect(changesForInteraction(changes, { method: 'GET', path: '/things', status: 404 }).map((c) => c.rule)).toEqual(['request-parameter-added-required', 'response-error-status-added']);
+    expect(changesForInteraction(changes, { method: 'POST', path: '/things', status: 201 })).toEqual([]);
+  });
+});
