@@ -8,7 +8,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit-api',
-          include: ['src/**/*.test.ts', 'test/api/**/*.test.ts', 'test/contract-lint/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/reliability/**/*.test.ts', 'test/examples/**/*.test.ts', 'test/durability/**/*.test.ts', 'test/architecture/**/*.test.ts', 'test/readme/**/*.test.ts', 'test/browser/**/*.test.ts', 'test/can-i-deploy/**/*.test.ts'],
+          include: ['src/**/*.test.ts', 'test/api/**/*.test.ts', 'test/contract-lint/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/reliability/**/*.test.ts', 'test/examples/**/*.test.ts', 'test/durability/**/*.test.ts', 'test/architecture/**/*.test.ts', 'test/readme/**/*.test.ts', 'test/browser/**/*.test.ts', 'test/can-i-deploy/**/*.test.ts', 'test/contract-diff/**/*.test.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },

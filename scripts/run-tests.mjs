@@ -13,7 +13,7 @@ mkdirSync(outDir, { recursive: true });
 const extra = process.argv.slice(2);
 
 const projects = [
-  { name: 'unit-api', dirs: ['src', 'test/api', 'test/contract-lint', 'test/e2e', 'test/reliability', 'test/examples', 'test/durability', 'test/architecture', 'test/readme', 'test/browser', 'test/can-i-deploy'] },
+  { name: 'unit-api', dirs: ['src', 'test/api', 'test/contract-lint', 'test/e2e', 'test/reliability', 'test/examples', 'test/durability', 'test/architecture', 'test/readme', 'test/browser', 'test/can-i-deploy', 'test/contract-diff'] },
   // A representative part of the API tests again on the durable store (SQLite file per harness).
   {
     name: 'unit-api',

@@ -71,3 +71,9 @@ export type { ScenarioDefinition, Rule as ScenarioRule, Effect as ScenarioEffect
 export { ScenarioError, BUILT_IN_SCENARIOS_DIR } from './scenarios/scenario-file.js';
 export type { JournalEntry, JournalFilter, JournalOutcome } from './journal/journal.js';
 export { checkRetryAfter, assertHonouredRetryAfter, type RetryAfterReport, type RetryAfterViolation } from './journal/retry-after.js';
+
+// Contract evolution: what changed between two contract versions and whom it breaks (docs/contract-diff.md)
+export { diffContracts, diffInputs, changesForInteraction, type InteractionRef, type ContractChange, type DiffReport, type DiffOptions, type DiffSummary } from './contract-diff/diff.js';
+export { RULES as CONTRACT_DIFF_RULES, type ChangeClass, type RuleDefinition } from './contract-diff/rules.js';
+export { renderReport as renderContractDiff, type DiffFormat } from './contract-diff/render.js';
+export { readRulesFile as readContractDiffRules } from './contract-diff/rules-file.js';

@@ -4,6 +4,7 @@ import { readCredentialsFile } from '../auth/credentials.js';
 import { createLogger, LOG_FORMATS, LOG_LEVELS } from '../logging/logger.js';
 import { startMock } from '../server/start-mock.js';
 import { normalizeCorsOrigin } from '../app/steps/cors.js';
+import { contractCommand } from './contract-command.js';
 import { CONTROL_PLANE_FLAGS, CONTROL_PLANE_USAGE, controlPlaneBanner, controlPlaneOptions } from './control-plane-flags.js';
 import { canIDeployCommand } from './can-i-deploy-command.js';
 import { oneOf, parseArgs, type FlagSpec } from './parse-args.js';
@@ -219,6 +220,8 @@ export async function main(argv: string[]): Promise<void> {
       return proxyCommand(rest);
     case 'can-i-deploy':
       return canIDeployCommand(rest);
+    case 'contract':
+      return contractCommand(rest);
     case '--version':
     case '-v':
     case 'version':
@@ -226,9 +229,9 @@ export async function main(argv: string[]): Promise<void> {
       return;
     case '--help':
     case 'help':
-      process.stdout.write(`${USAGE}\nOther commands: shipmock verify (pacts against a provider), shipmock proxy (validating proxy), shipmock can-i-deploy (pacts against a new contract); --help on each.\n`);
+      process.stdout.write(`${USAGE}\nOther commands: shipmock verify (pacts against a provider), shipmock proxy (validating proxy), shipmock contract diff (what a contract change breaks), shipmock can-i-deploy (pacts against a new contract); --help on each.\n`);
       return;
     default:
-      throw new Error(`unknown command ${command}; commands: serve, verify, proxy, can-i-deploy (try: shipmock serve --help)`);
+      throw new Error(`unknown command ${command}; commands: serve, verify, proxy, contract, can-i-deploy (try: shipmock serve --help)`);
   }
 }

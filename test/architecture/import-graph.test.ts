@@ -18,6 +18,7 @@ const LAYERS = [
   'logging',
   'store',
   'contract',
+  'contract-diff',
   'auth',
   'rate-limit',
   'http',
