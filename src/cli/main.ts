@@ -100,10 +100,11 @@ function checkNothingTakenByNpm(positionals: string[]): void {
       if (value !== 'true' || boolean) return boolean ? `--${flag}` : `--${flag} ${value}`;
       return `--${flag} ${loose.shift() ?? '…'}`;
     });
-    const script = process.env.npm_lifecycle_event === 'start' ? 'npm start' : `npm run ${process.env.npm_lifecycle_event}`;
+    const event = process.env.npm_lifecycle_event;
+    // npx takes its own options only before the command name; npm scripts pass flags on after --.
+    const remedy = event === 'npx' ? `put shipmock's flags after its name and npx's options before it, as in: npx shipmock ${meant.join(' ')}` : `put shipmock's flags after --, as in: ${event === 'start' ? 'npm start' : `npm run ${event}`} -- ${meant.join(' ')}`;
     throw new Error(
-      `npm kept ${taken.map(({ flag }) => `--${flag}`).join(', ')} for itself (it set ${taken.map(({ flag }) => `npm_config_${flag.replace(/-/g, '_')}`).join(', ')} instead of passing ${taken.length > 1 ? 'them' : 'it'} on): ` +
-        `put shipmock's flags after --, as in: ${script} -- ${meant.join(' ')}`,
+      `npm kept ${taken.map(({ flag }) => `--${flag}`).join(', ')} for itself (it set ${taken.map(({ flag }) => `npm_config_${flag.replace(/-/g, '_')}`).join(', ')} instead of passing ${taken.length > 1 ? 'them' : 'it'} on): ${remedy}`,
     );
   }
   if (positionals.length > 0) throw new Error(`unexpected argument ${positionals[0]}: shipmock serve takes only flags (see shipmock serve --help)`);
