@@ -2,11 +2,14 @@
 // Builds the mock's pages into the package (part of `npm run build`):
 //  - dist/ui/    the inspector (/__admin/ui/), Preact + Vite, from ui/inspector/
 //  - dist/docs/  the API reference (/docs), Swagger UI's files from swagger-ui-dist plus ui/docs/
+//  - FILE.br and FILE.gz beside every text file of both, so the pages go over the wire compressed
+//    (src/admin/pages.ts picks the one the browser accepts) without compressing per request
 // Nothing is fetched from a CDN at run time. Skipped when the outputs are newer than every input,
 // so `npm start` stays fast when nothing changed.
-import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
 const root = new URL('..', import.meta.url).pathname;
 const require = createRequire(import.meta.url);
@@ -40,3 +43,35 @@ if (!upToDate(join(root, 'dist/docs/index.html'), docsInputs)) {
   cpSync(join(root, 'ui/docs'), out, { recursive: true });
   console.log('API reference copied into dist/docs');
 }
+
+/** Files worth compressing (images and fonts are compressed already). */
+const COMPRESSIBLE = /\.(js|mjs|css|html|svg|json|txt|map)$/;
+
+/** FILE.br (brotli, best) and FILE.gz (gzip -9) beside each compressible file, unless they are newer than it. */
+function precompress(dir) {
+  let written = 0;
+  let before = 0;
+  let after = 0;
+  const walk = (d) => {
+    for (const entry of readdirSync(d, { withFileTypes: true })) {
+      const path = join(d, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (COMPRESSIBLE.test(entry.name)) {
+        const mtime = statSync(path).mtimeMs;
+        const current = (suffix) => existsSync(path + suffix) && statSync(path + suffix).mtimeMs >= mtime;
+        if (current('.br') && current('.gz')) continue;
+        const bytes = readFileSync(path);
+        const br = brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } });
+        writeFileSync(path + '.br', br);
+        writeFileSync(path + '.gz', gzipSync(bytes, { level: 9 }));
+        written++;
+        before += bytes.length;
+        after += br.length;
+      }
+    }
+  };
+  if (existsSync(dir)) walk(dir);
+  if (written > 0) console.log(`${dir.slice(root.length)}: ${written} files precompressed (${before} → ${after} bytes with brotli)`);
+}
+precompress(join(root, 'dist/ui'));
+precompress(join(root, 'dist/docs'));

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import express, { Router, type NextFunction, type Request, type Response } from 'express';
+import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import expressStaticGzip from 'express-static-gzip';
 import { ProblemError } from '../errors/problem.js';
 import { requestState } from '../http/request-state.js';
 import { checkPageAccess } from './admin-access.js';
@@ -9,25 +10,54 @@ import { checkPageAccess } from './admin-access.js';
 export const INSPECTOR_DIR = fileURLToPath(new URL('../../dist/ui/', import.meta.url));
 export const DOCS_DIR = fileURLToPath(new URL('../../dist/docs/', import.meta.url));
 
-/** Vite names built assets by content hash: they never change, so browsers may keep them. */
-const HASHED_ASSET = /[.-][A-Za-z0-9_-]{8,}\.(js|css|woff2?|png|svg)$/;
+/** Vite names built assets by content hash: they never change, so browsers may keep them (compressed forms too). */
+const HASHED_ASSET = /[.-][A-Za-z0-9_-]{8,}\.(js|css|woff2?|png|svg)(\.br|\.gz)?$/;
 
+/**
+ * The files of a built page. Text files go out compressed when the browser accepts it: the build
+ * writes FILE.br and FILE.gz beside each (scripts/build-ui.mjs), express-static-gzip picks one by
+ * Accept-Encoding (brotli first) and sends it with Content-Encoding and Vary: Accept-Encoding.
+ */
 function staticFiles(dir: string, what: string) {
-  const serve = express.static(dir, {
-    index: 'index.html',
-    // Express answers HEAD and GET; anything else falls through to the 405 below.
-    fallthrough: true,
-    setHeaders(res, path) {
-      res.setHeader('Cache-Control', HASHED_ASSET.test(path) ? 'public, max-age=31536000, immutable' : 'no-cache');
-      res.setHeader('X-Content-Type-Options', 'nosniff');
-      // The pages load nothing from elsewhere and may not be framed by other sites.
-      res.setHeader('Content-Security-Policy', "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; frame-src 'self' blob:; object-src 'self' blob:; frame-ancestors 'self'");
-    },
-  });
+  // Made on first use: it lists the folder once, which exists only after `npm run build`.
+  let serve: RequestHandler | undefined;
+  const create = (): RequestHandler =>
+    expressStaticGzip(dir, {
+      enableBrotli: true,
+      orderPreference: ['br', 'gzip'],
+      index: 'index.html',
+      serveStatic: {
+        // Express answers HEAD and GET; anything else falls through to the 405 below.
+        fallthrough: true,
+        setHeaders(res, path) {
+          res.setHeader('Cache-Control', HASHED_ASSET.test(path) ? 'public, max-age=31536000, immutable' : 'no-cache');
+          res.setHeader('X-Content-Type-Options', 'nosniff');
+          // The pages load nothing from elsewhere and may not be framed by other sites.
+          res.setHeader('Content-Security-Policy', "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; frame-src 'self' blob:; object-src 'self' blob:; frame-ancestors 'self'");
+        },
+      },
+    }) as RequestHandler;
   return (req: Request, res: Response, next: NextFunction) => {
     if (!existsSync(dir)) throw new ProblemError('not-found', { detail: `The ${what} is not built: run npm run build` });
-    serve(req, res, next);
+    // A path that does not decode (%E0%A4%A) names no file: a 404 problem, not the router's URIError (a 500).
+    if (!decodes(req.path)) throw new ProblemError('not-found', { detail: `No page at ${requestState(req).pathname}` });
+    serve ??= create();
+    // It sets Content-Encoding before serve-static looks for the file; when nothing is sent (a
+    // POST, a folder) the problem written next must not claim an encoding.
+    return serve(req, res, (error?: unknown) => {
+      if (!res.headersSent) for (const name of ['Content-Encoding', 'Content-Type']) res.removeHeader(name);
+      next(error);
+    });
   };
+}
+
+function decodes(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

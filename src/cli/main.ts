@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { readCredentialsFile } from '../auth/credentials.js';
 import { createLogger, LOG_FORMATS, LOG_LEVELS } from '../logging/logger.js';
 import { startMock } from '../server/start-mock.js';
@@ -7,7 +8,7 @@ import { normalizeCorsOrigin } from '../app/steps/cors.js';
 import { contractCommand } from './contract-command.js';
 import { CONTROL_PLANE_FLAGS, CONTROL_PLANE_USAGE, controlPlaneBanner, controlPlaneOptions } from './control-plane-flags.js';
 import { canIDeployCommand } from './can-i-deploy-command.js';
-import { oneOf, parseArgs, type FlagSpec } from './parse-args.js';
+import { flagsTakenByNpm, oneOf, parseArgs, type FlagSpec } from './parse-args.js';
 import { proxyCommand } from './proxy-command.js';
 import { verifyCommand } from './verify-command.js';
 import { checkWorkers, runPrimary, workerNumber } from './workers.js';
@@ -105,12 +106,59 @@ function corsOriginsOf(values: string[]): string[] {
   }
 }
 
+/**
+ * `npm start --port 4011` (no `--`): npm keeps --port as its own setting and hands shipmock only
+ * the bare 4011. Said plainly instead of a mock on the default port.
+ */
+function checkNothingTakenByNpm(positionals: string[]): void {
+  const taken = flagsTakenByNpm(process.env, Object.keys(SERVE_FLAGS));
+  const loose = [...positionals];
+  if (taken.length > 0) {
+    const meant = taken.map(({ flag, value }) => {
+      const boolean = SERVE_FLAGS[flag as keyof typeof SERVE_FLAGS].type === 'boolean';
+      if (value !== 'true' || boolean) return boolean ? `--${flag}` : `--${flag} ${value}`;
+      return `--${flag} ${loose.shift() ?? '…'}`;
+    });
+    const event = process.env.npm_lifecycle_event;
+    // npx takes its own options only before the command name; npm scripts pass flags on after --.
+    const remedy = event === 'npx' ? `put shipmock's flags after its name and npx's options before it, as in: npx shipmock ${meant.join(' ')}` : `put shipmock's flags after --, as in: ${event === 'start' ? 'npm start' : `npm run ${event}`} -- ${meant.join(' ')}`;
+    throw new Error(
+      `npm kept ${taken.map(({ flag }) => `--${flag}`).join(', ')} for itself (it set ${taken.map(({ flag }) => `npm_config_${flag.replace(/-/g, '_')}`).join(', ')} instead of passing ${taken.length > 1 ? 'them' : 'it'} on): ${remedy}`,
+    );
+  }
+  if (positionals.length > 0) throw new Error(`unexpected argument ${positionals[0]}: shipmock serve takes only flags (see shipmock serve --help)`);
+}
+
+/** Files and folders named by flags, checked before anything starts so that the error names the flag, not just an ENOENT. */
+function checkPaths(flags: { contract?: string; credentials?: string; cert?: string; key?: string; data?: string; 'state-file'?: string }): void {
+  for (const flag of ['contract', 'credentials', 'cert', 'key'] as const) {
+    const file = flags[flag];
+    if (file !== undefined && !existsSync(file)) throw new Error(`--${flag} ${file}: no such file (${resolve(file)})`);
+  }
+  for (const flag of ['data', 'state-file'] as const) {
+    const file = flags[flag];
+    if (file === undefined || /^postgres(ql)?:\/\//i.test(file)) continue;
+    const folder = dirname(resolve(file));
+    if (!existsSync(folder)) throw new Error(`--${flag} ${file}: the folder ${folder} does not exist; create it first (mkdir -p ${folder}) or name a file in an existing folder`);
+  }
+}
+
+/** Node's EADDRINUSE in the CLI's words: which flag picks another port. */
+function portInUse(error: unknown, port: number, host: string | undefined): never {
+  if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+    throw new Error(`port ${port} on ${host ?? '127.0.0.1'} is already in use (another shipmock still running?): stop that process, or pick another port with --port N (--port 0 picks a free one)`);
+  }
+  throw error;
+}
+
 async function serve(argv: string[]): Promise<void> {
-  const { flags } = parseArgs(argv, SERVE_FLAGS);
+  const { flags, positionals } = parseArgs(argv, SERVE_FLAGS);
   if (flags.help) {
     process.stdout.write(USAGE);
     return;
   }
+  checkNothingTakenByNpm(positionals);
+  checkPaths(flags);
   const logFormat = oneOf('--log-format', flags['log-format'], LOG_FORMATS) ?? 'pretty';
   const logLevel = oneOf('--log-level', flags['log-level'], LOG_LEVELS) ?? 'info';
   const logger = createLogger({ level: logLevel, format: logFormat });
@@ -121,8 +169,9 @@ async function serve(argv: string[]): Promise<void> {
     process.exit(await runPrimary(workers, (line) => logger.warn(line)));
   }
   const worker = workerNumber();
+  const port = flags.port ?? 4010;
   const mock = await startMock({
-    port: flags.port ?? 4010,
+    port,
     host: flags.host,
     seed: flags.seed,
     contract: flags.contract,
@@ -154,7 +203,7 @@ async function serve(argv: string[]): Promise<void> {
     key: flags.key,
     ...controlPlane,
     logger,
-  });
+  }).catch((error: unknown) => portInUse(error, port, flags.host));
   // Before the banner: whoever waits for it (a test, a script) may send SIGTERM the moment it appears.
   let closing = false;
   const shutdown = (signal: string) => {
@@ -213,6 +262,11 @@ export async function main(argv: string[]): Promise<void> {
     case 'serve':
     case undefined:
       return serve(rest);
+    case '--help':
+    case '-h':
+    case 'help':
+      process.stdout.write(`${USAGE}\nOther commands: shipmock verify (pacts against a provider), shipmock proxy (validating proxy), shipmock contract diff (what a contract change breaks), shipmock can-i-deploy (pacts against a new contract); --help on each.\n`);
+      return;
     // Contract testing (src/verify, src/proxy).
     case 'verify':
       return verifyCommand(rest);
@@ -227,11 +281,9 @@ export async function main(argv: string[]): Promise<void> {
     case 'version':
       process.stdout.write(`shipmock ${packageVersion()}\n`);
       return;
-    case '--help':
-    case 'help':
-      process.stdout.write(`${USAGE}\nOther commands: shipmock verify (pacts against a provider), shipmock proxy (validating proxy), shipmock contract diff (what a contract change breaks), shipmock can-i-deploy (pacts against a new contract); --help on each.\n`);
-      return;
     default:
+      // `shipmock --port 4011`: serve is the default command, flags and all.
+      if (command.startsWith('-')) return serve(argv);
       throw new Error(`unknown command ${command}; commands: serve, verify, proxy, contract, can-i-deploy (try: shipmock serve --help)`);
   }
 }

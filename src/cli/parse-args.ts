@@ -26,6 +26,8 @@ export function parseArgs<S extends Record<string, FlagSpec>>(argv: string[], sp
   // util.parseArgs takes no value on a boolean option; `--flag=false` is a documented spelling here.
   const negated = new Set<string>();
   const args = argv.flatMap((arg) => {
+    // -h is what people type first; every command that has --help takes it too.
+    if (arg === '-h' && spec.help?.type === 'boolean') return ['--help'];
     const match = /^--([^=]+)=(.*)$/s.exec(arg);
     if (!match || spec[match[1]]?.type !== 'boolean') return [arg];
     if (match[2] !== 'false') return [`--${match[1]}`];
@@ -69,4 +71,22 @@ function messageOf(error: Error & { code?: string }): string {
 export function oneOf<const Word extends string>(flag: string, value: string | undefined, words: readonly Word[]): Word | undefined {
   if (value === undefined || (words as readonly string[]).includes(value)) return value as Word | undefined;
   throw new Error(`${flag} must be ${words.slice(0, -1).join(', ')}${words.length > 1 ? ' or ' : ''}${words[words.length - 1]} (got ${value})`);
+}
+
+/** npm's own settings whose names shipmock's flags share: set in an .npmrc, they are not a swallowed flag. */
+const NPM_OWN_SETTINGS = new Set(['cert', 'key', 'help']);
+
+/**
+ * Flags npm kept for itself when a script ran as `npm start --port 4011` (without `--`): npm reads
+ * `--port` as its own setting and passes it on only as the environment variable npm_config_port
+ * (`true`, the value then arriving as a bare argument; or the value, for `--port=4011`).
+ * Only under an npm script (npm_lifecycle_event set), where such a variable comes from the command line.
+ * @example flagsTakenByNpm({ npm_lifecycle_event: 'start', npm_config_port: 'true' }, ['port', 'seed']) // [{ flag: 'port', value: 'true' }]
+ */
+export function flagsTakenByNpm(env: NodeJS.ProcessEnv, flags: readonly string[]): { flag: string; value: string }[] {
+  if (!env.npm_lifecycle_event) return [];
+  return flags.filter((flag) => !NPM_OWN_SETTINGS.has(flag)).flatMap((flag) => {
+    const value = env[`npm_config_${flag.replace(/-/g, '_')}`];
+    return value === undefined ? [] : [{ flag, value }];
+  });
 }

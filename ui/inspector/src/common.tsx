@@ -110,6 +110,15 @@ export function time(iso?: string): string {
   return iso ? iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, '') : '';
 }
 
+/**
+ * A time in a table row: the time of day while it falls on today's date (UTC, like the mock's
+ * clock), date and time once the virtual clock has left today (time travel).
+ */
+export function rowTime(iso?: string, today = new Date().toISOString().slice(0, 10)): string {
+  const full = time(iso);
+  return full.startsWith(`${today} `) ? full.slice(11) : full;
+}
+
 export function short(id?: string): string {
   return id ? id.slice(0, 8) : '';
 }

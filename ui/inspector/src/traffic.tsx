@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { MOCK_BASE, admin, describeError } from './api';
 import { curlCommand, type CurlCommand } from './curl-command';
-import { BodyView, ErrorText, HeaderTable, Section, short, statusClass, time } from './common';
+import { BodyView, ErrorText, HeaderTable, Section, rowTime, short, statusClass, time } from './common';
 import { streamJournal, type StreamStatus } from './journal-stream';
 import type { JournalEntry, JournalEntryWithExchange as Exchange, Violation } from './types';
 
@@ -278,7 +278,7 @@ export function TrafficTab() {
         <tbody>
           {shown.map((e) => (
             <tr key={e.seq} class={open === e.seq ? 'selected' : undefined}>
-              <td>{time(e.at).slice(11)}</td>
+              <td>{rowTime(e.at)}</td>
               <td>{e.method}</td>
               <td class="path">
                 <button type="button" class="link" onClick={() => setOpen(e.seq)} aria-label={`Open ${e.method} ${e.path}`}>
