@@ -35,7 +35,7 @@ LABEL org.opencontainers.image.title=shipmock \
       org.opencontainers.image.base.name=${BASE}
 # A user of its own (no login, no home of interest); it owns only /data.
 RUN if command -v useradd >/dev/null; then \
-      groupadd --system --gid 10001 shipmock && useradd --system --uid 10001 --gid 10001 --home-dir /data --shell /usr/sbin/nologin shipmock; \
+      groupadd --gid 10001 shipmock && useradd --uid 10001 --gid 10001 --no-create-home --home-dir /data --shell /usr/sbin/nologin shipmock; \
     else \
       echo 'shipmock:x:10001:10001:shipmock:/data:/usr/sbin/nologin' >>/etc/passwd && echo 'shipmock:x:10001:' >>/etc/group; \
     fi \
