@@ -18,7 +18,7 @@ describe.skipIf(skip)('compose.yaml: a shared sandbox on PostgreSQL', () => {
   let urls: string[];
 
   const compose = (args: string[], timeoutMs = 300_000) => {
-    const result = spawnSync('podman-compose', ['--project-name', project, '--file', 'compose.yaml', ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: timeoutMs });
+    const result = spawnSync('podman-compose', ['-p', project, '-f', 'compose.yaml', ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: timeoutMs });
     if (result.status !== 0) throw new Error(`podman-compose ${args.join(' ')} failed (exit ${result.status}):\n${result.stderr.slice(-4000)}\n${result.stdout.slice(-4000)}`);
     return result.stdout;
   };
@@ -32,8 +32,8 @@ describe.skipIf(skip)('compose.yaml: a shared sandbox on PostgreSQL', () => {
       SHIPMOCK_IMAGE: shipmockImage(),
       SHIPMOCK_POSTGRES_IMAGE: postgres,
       SHIPMOCK_ADMIN_KEY: ADMIN_KEY,
-      SHIPMOCK_PUBLISH_PORT: String(ports[0]),
-      SHIPMOCK_REPLICA_PUBLISH_PORT: String(ports[1]),
+      SHIPMOCK_PUBLISH_PORT: `127.0.0.1:${ports[0]}`,
+      SHIPMOCK_REPLICA_PUBLISH_PORT: `127.0.0.1:${ports[1]}`,
     };
     const started = performance.now();
     compose(['up', '--detach']);

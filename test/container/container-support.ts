@@ -125,7 +125,7 @@ export function freePort(): Promise<number> {
 
 /** Removes containers and volumes, ignoring those already gone. */
 export function removeContainers(...names: string[]): void {
-  for (const name of names) podmanStatus(['rm', '--force', '--time', '2', name]);
+  for (const name of names) podmanStatus(['rm', '--force', '--volumes', '--time', '2', name]);
 }
 
 export function removeVolumes(...names: string[]): void {

@@ -187,6 +187,38 @@ describe.skipIf(skip)('the container image', () => {
   });
 });
 
+/** The library in the image: an Express app of the user's (`FROM shipmock`) mounting shipmockMiddleware(). */
+const EXPRESS_APP = `
+const { shipmockMiddleware } = await import('/app/dist/index.js');
+const { default: express } = await import('express');
+const mock = shipmockMiddleware({ seed: 1, logLevel: 'silent' });
+const app = express();
+app.get('/health', (_req, res) => void res.json({ app: 'mine' }));
+app.use('/shipping', mock);
+app.listen(4010, '0.0.0.0', () => console.log('ready ' + JSON.stringify(mock.credentials)));
+`;
+
+describe.skipIf(skip)('conformance: shipmockMiddleware() in an Express app in the image', () => {
+  const container = uniqueName('express');
+  let target: ConformanceTarget;
+
+  beforeAll(async () => {
+    podman(['run', '--detach', '--name', container, '--publish', '127.0.0.1::4010', '--entrypoint', 'node', shipmockImage(), '--input-type=module', '--eval', EXPRESS_APP]);
+    const log = await untilLogged(container, /^ready \{/m);
+    const credentials = JSON.parse(/^ready (\{.*\})$/m.exec(log)![1]) as Omit<ConformanceTarget, 'url'>;
+    target = { url: `${publishedUrl(container)}/shipping`, ...credentials };
+    await untilHealthy(target.url);
+  }, BUILD_TIMEOUT);
+
+  afterAll(() => removeContainers(container));
+
+  defineConformanceSuite(() => target);
+
+  it('leaves the app’s own routes to the app', async () => {
+    expect(await (await fetch(`${target.url.replace(/\/shipping$/, '')}/health`)).json()).toEqual({ app: 'mine' });
+  });
+});
+
 describe.skipIf(!skip)('the container image (skipped)', () => {
   it.skip(`skipped: ${skip}`, () => {});
 });
