@@ -29,6 +29,18 @@ export default defineConfig({
       {
         test: { name: 'pact-provider', include: ['test/contract/provider/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 60_000 },
       },
+      {
+        // The image from the Dockerfile, compose.yaml and the Testcontainers example, with podman
+        // (test/container/container-support.ts): one file at a time, they share the image build.
+        test: {
+          name: 'container',
+          include: ['test/container/**/*.test.ts', 'examples/**/*.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 30 * 60_000,
+          fileParallelism: false,
+          globalSetup: ['test/container/global-setup.ts'],
+        },
+      },
     ],
   },
 });

@@ -24,6 +24,8 @@ const projects = [
   },
   { name: 'pact-consumer', dirs: ['test/contract/consumer'] },
   { name: 'pact-provider', dirs: ['test/contract/provider'] },
+  // The container image, compose.yaml and the Testcontainers example (podman; .ci/run installs it).
+  { name: 'container', dirs: ['test/container', 'examples'] },
 ];
 
 const hasTests = (dir) => {

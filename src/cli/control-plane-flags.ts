@@ -30,7 +30,8 @@ export const CONTROL_PLANE_USAGE = `  --clock MODE             real|manual: wall
   --state-file FILE        load this JSON state at start when it exists, save to it on shutdown
                            (a readable snapshot, not crash-safe; use --data for durable state)
   --admin-key KEY          the control plane (/__admin) requires X-Admin-Key: KEY from everyone and
-                           then accepts any Host; without it, only callers on this machine may use it
+                           then accepts any Host; without it, only callers on this machine may use it;
+                           auto: a key generated at start, printed once (the container image's default)
   --admin-origin ORIGIN    a web page origin allowed to call /__admin from a browser, e.g.
                            http://localhost:3000 (repeatable or comma list; default none: every
                            page of another origin gets 403; secrets are never given to a browser)
@@ -99,7 +100,7 @@ export function controlPlaneOptions(flags: ParsedFlags<typeof CONTROL_PLANE_FLAG
 }
 
 /** What the start banner says about the control plane: who may use it, the clock, active scenarios. */
-export function controlPlaneBanner(options: { host: string; adminKey?: string; adminOrigins?: string[]; clockMode: string; scenarios: string[]; stateFile?: string; data?: string }): string[] {
+export function controlPlaneBanner(options: { host: string; adminKey?: string; adminKeyGenerated?: boolean; adminOrigins?: string[]; clockMode: string; scenarios: string[]; stateFile?: string; data?: string }): string[] {
   const access = options.adminKey
     ? 'requires X-Admin-Key (--admin-key)'
     : isLoopbackHost(options.host)
@@ -107,6 +108,8 @@ export function controlPlaneBanner(options: { host: string; adminKey?: string; a
       : `answers only callers on this machine: bound to ${options.host} without --admin-key; start with --admin-key to use it remotely`;
   return [
     `  control plane  /__admin ${access}`,
+    // Printed once, here: a generated key exists nowhere else (README, Run it as a container).
+    ...(options.adminKey && options.adminKeyGenerated ? [`  admin key      ${options.adminKey} (generated for this run: send it as X-Admin-Key; the inspector asks for it; set --admin-key or SHIPMOCK_ADMIN_KEY to choose one)`] : []),
     ...(options.adminOrigins?.length ? [`  admin origins  ${options.adminOrigins.join(', ')} (browser pages allowed on /__admin)`] : []),
     `  clock          ${options.clockMode}`,
     ...(options.scenarios.length ? [`  scenarios      ${options.scenarios.join(', ')}`] : []),

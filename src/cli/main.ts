@@ -8,13 +8,15 @@ import { normalizeCorsOrigin } from '../app/steps/cors.js';
 import { contractCommand } from './contract-command.js';
 import { CONTROL_PLANE_FLAGS, CONTROL_PLANE_USAGE, controlPlaneBanner, controlPlaneOptions } from './control-plane-flags.js';
 import { canIDeployCommand } from './can-i-deploy-command.js';
-import { flagsTakenByNpm, oneOf, parseArgs, type FlagSpec } from './parse-args.js';
+import { blameEnvironment, withEnvironment } from './environment.js';
+import { resolveAdminKey } from './generated-admin-key.js';
+import { flagsTakenByNpm, oneOf, parseArgs, type FlagSpec, type ParsedFlags } from './parse-args.js';
 import { proxyCommand } from './proxy-command.js';
 import { verifyCommand } from './verify-command.js';
 import { checkWorkers, runPrimary, workerNumber } from './workers.js';
 import { parseByteSize, parseLoginLockout, parsePositiveDuration, parseRateLimit, parseTokenTtls } from './parse-limits.js';
 
-const SERVE_FLAGS = {
+export const SERVE_FLAGS = {
   port: { type: 'number' },
   host: { type: 'string' },
   seed: { type: 'number' },
@@ -49,7 +51,7 @@ const SERVE_FLAGS = {
   help: { type: 'boolean' },
 } satisfies Record<string, FlagSpec>;
 
-const USAGE = `Usage: shipmock serve [options]
+export const USAGE = `Usage: shipmock serve [options]
 
   --port N                 port to listen on (default 4010; 0 picks a free port)
   --host ADDR              address to bind (default 127.0.0.1)
@@ -90,7 +92,10 @@ const USAGE = `Usage: shipmock serve [options]
                            (default 1)
   --tls                    serve HTTPS with a self-signed certificate generated at start
   --cert FILE --key FILE   serve HTTPS with this PEM certificate and key
-${CONTROL_PLANE_USAGE}`;
+${CONTROL_PLANE_USAGE}
+Every flag can also be set by environment: SHIPMOCK_<FLAG> (SHIPMOCK_PORT, SHIPMOCK_ADMIN_KEY, …;
+booleans true/false, repeatable flags as a comma list); a flag on the command line wins.
+`;
 
 /** `--webhook-hosts a,b --webhook-hosts c` → ['a', 'b', 'c']. */
 function splitList(values: string[]): string[] {
@@ -152,16 +157,28 @@ function portInUse(error: unknown, port: number, host: string | undefined): neve
 }
 
 async function serve(argv: string[]): Promise<void> {
-  const { flags, positionals } = parseArgs(argv, SERVE_FLAGS);
-  if (flags.help) {
+  const { flags: commandLine, positionals } = parseArgs(argv, SERVE_FLAGS);
+  if (commandLine.help) {
     process.stdout.write(USAGE);
     return;
   }
   checkNothingTakenByNpm(positionals);
-  checkPaths(flags);
+  const { flags, fromEnvironment, warnings } = withEnvironment(commandLine, SERVE_FLAGS, process.env);
+  try {
+    await serveWith(flags, cluster.isPrimary ? warnings : []);
+  } catch (error) {
+    throw blameEnvironment(error, fromEnvironment);
+  }
+}
+
+async function serveWith(parsed: ParsedFlags<typeof SERVE_FLAGS>, warnings: string[]): Promise<void> {
+  checkPaths(parsed);
+  const { adminKey, generated: adminKeyGenerated } = resolveAdminKey(parsed['admin-key']);
+  const flags = { ...parsed, 'admin-key': adminKey };
   const logFormat = oneOf('--log-format', flags['log-format'], LOG_FORMATS) ?? 'pretty';
   const logLevel = oneOf('--log-level', flags['log-level'], LOG_LEVELS) ?? 'info';
   const logger = createLogger({ level: logLevel, format: logFormat });
+  for (const warning of warnings) logger.warn(warning);
   const controlPlane = controlPlaneOptions(flags);
   const workers = flags.workers ?? 1;
   checkWorkers(workers, controlPlane.data);
@@ -221,6 +238,7 @@ async function serve(argv: string[]): Promise<void> {
   const banner = controlPlaneBanner({
     host: mock.host,
     adminKey: controlPlane.adminKey,
+    adminKeyGenerated,
     adminOrigins: controlPlane.adminOrigins,
     clockMode: mock.runtime.clock.mode,
     scenarios: mock.scenarios.list().map((s) => s.name),
