@@ -13,7 +13,7 @@ export interface paths {
         };
         /**
          * Liveness
-         * @description Always open, also when an admin key is set (for container health checks).
+         * @description Always open, also when an admin key is set (for container health checks). Probes the store: a `--data` file that cannot take writes (a full disk, a read-only file) or a shared database that cannot be reached answers 503 with the reason, while the API answers `503 store-unavailable`; the mock recovers by itself once the store can be written again.
          */
         get: operations["getHealth"];
         put?: never;
@@ -408,7 +408,7 @@ export interface paths {
         put?: never;
         /**
          * Mint an Admin token
-         * @description An ADMIN bearer token (lifetime --token-ttl admin, default 1 h on the virtual clock); the API has no endpoint that issues one. The handler checks its own body.
+         * @description An ADMIN bearer token (lifetime --token-ttl admin, default 1 h on the virtual clock); the API has no endpoint that issues one.
          */
         post: operations["createAdminToken"];
         delete?: never;
@@ -563,7 +563,9 @@ export interface components {
         };
         Health: {
             /** @enum {string} */
-            status: "ok";
+            status: "ok" | "store-unavailable";
+            /** @description Why the store cannot be used (with status store-unavailable). */
+            reason?: string;
         };
         ResetRequest: {
             /** @description Reset only this account. */
@@ -1137,6 +1139,23 @@ export interface operations {
                 };
             };
             403: components["responses"]["Forbidden"];
+            /** @description The mock runs, but its store cannot be used now; `reason` says why. */
+            503: {
+                headers: {
+                    /** @description Seconds before asking again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "store-unavailable",
+                     *       "reason": "the disk is full (SQLITE_FULL: database or disk is full)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
         };
     };
     resetMock: {
