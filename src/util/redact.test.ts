@@ -106,6 +106,7 @@ describe('query strings and URLs', () => {
     [`access_token=${JWT}&page=2`, 'access_token=eyJhbG…&page=2'],
     ['client_secret=shipmock-demo-secret', 'client_secret=shipm…'],
     ['api%5Fkey=abcdefghijkl', 'api%5Fkey=abc…'],
+    ['pass_word=abcdefghijkl&Se.Cret=abcdefghijkl', 'pass_word=abc…&Se.Cret=abc…'],
     ['callback=' + encodeURIComponent('https://u:s3cr3t-pass@x.test/'), 'callback=' + encodeURIComponent('https://u:s3…@x.test/')],
     ['limit=10&cursor=abc', 'limit=10&cursor=abc'],
   ])('%s → %s', (query, shown) => {

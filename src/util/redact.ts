@@ -28,7 +28,7 @@ const AUTH_SCHEME = /^(basic|bearer|concealed|digest|dpop|gnap|hoba|mutual|negot
 /** An absolute URL, or a path with a query (a problem's `instance`): either may carry a token in its query. */
 const URL_LIKE = /^([a-z][a-z0-9+.-]*:\/\/|\/)/i;
 
-/** A query that could hold a secret name (or anything percent-encoded, or a URL): looked at parameter by parameter. */
+/** A query that could hold a secret name (separators left out, as names are compared), anything percent-encoded or a URL: looked at parameter by parameter. */
 const MAYBE_SECRET_QUERY = /secret|passw|passphrase|api|access|private|signing|admin|auth|credential|session|cookie|token|pwd|pin|otp|%|:\/|=\//i;
 
 const normalized = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
@@ -43,7 +43,6 @@ export function isSecretName(name: string): boolean {
   const plain = normalized(name);
   return SECRET_WORDS.test(plain) || SECRET_ENDINGS.test(plain);
 }
-const isSecretNameOnce = isSecretName;
 
 /**
  * A secret shortened to at most six of its first characters and never more than a quarter of
@@ -103,7 +102,7 @@ export function redactHeaders(headers: Record<string, string>): Record<string, s
  */
 export function redactQuery(query: string): string {
   // The journal calls this for every request with a query: most hold no name worth a closer look.
-  if (!query || !MAYBE_SECRET_QUERY.test(query)) return query;
+  if (!query || !MAYBE_SECRET_QUERY.test(query.replace(/[-_.+]/g, ''))) return query;
   return query
     .split('&')
     .map((pair) => {
@@ -197,22 +196,22 @@ interface Frame {
 function redactJsonText(text: string): string {
   // Member names repeat (a list of 100 objects has 100 `name`s): judged once each.
   const judged = new Map<string, boolean>();
-  const isSecretName = (name: string) => {
+  const secretName = (name: string) => {
     let secret = judged.get(name);
-    if (secret === undefined) judged.set(name, (secret = isSecretNameOnce(name)));
+    if (secret === undefined) judged.set(name, (secret = isSecretName(name)));
     return secret;
   };
   const edits: [number, number, string][] = [];
   const stack: Frame[] = [{ array: true, secret: false }];
   const top = () => stack[stack.length - 1];
   const settle = (frame: Frame) => {
-    if (frame.valueSpan && frame.key !== undefined && isSecretName(frame.key)) edits.push([frame.valueSpan[0], frame.valueSpan[1], JSON.stringify(shortenSecret(frame.valueSpan[2]))]);
+    if (frame.valueSpan && frame.key !== undefined && secretName(frame.key)) edits.push([frame.valueSpan[0], frame.valueSpan[1], JSON.stringify(shortenSecret(frame.valueSpan[2]))]);
   };
   /** A scalar value at [start, end) read in the current frame. */
   const scalar = (start: number, end: number, decoded: string, isString: boolean) => {
     const frame = top();
     const name = frame.array ? undefined : frame.name;
-    const secret = frame.secret || (name !== undefined && isSecretName(name));
+    const secret = frame.secret || (name !== undefined && secretName(name));
     if (secret) edits.push([start, end, JSON.stringify(shortenSecret(decoded))]);
     else if (isString && URL_LIKE.test(decoded) && redactUrl(decoded) !== decoded) edits.push([start, end, JSON.stringify(redactUrl(decoded))]);
     if (!frame.array && name === 'key' && isString) frame.key = decoded;
@@ -232,7 +231,7 @@ function redactJsonText(text: string): string {
     } else if (c === '{' || c === '[') {
       const frame = top();
       const name = frame.array ? undefined : frame.name;
-      const secret = frame.secret || (name !== undefined && (isSecretName(name) || (c === '{' && HEADER_MAPS.has(normalized(name)))));
+      const secret = frame.secret || (name !== undefined && (secretName(name) || (c === '{' && HEADER_MAPS.has(normalized(name)))));
       frame.afterColon = false;
       stack.push({ array: c === '[', secret });
       i++;

@@ -113,6 +113,8 @@ function Detail({ seq, onClose }: { seq: number; onClose: () => void }) {
       )}
       <pre class="code curl" aria-label="curl command">{curl}</pre>
       {droppedNul && <p class="muted">The request held NUL characters, which no shell command can pass to curl: the command leaves them out.</p>}
+      {exchange?.request.bodyTruncated && <p class="muted">The journal kept the first 16 KiB of the body: the command sends only those.</p>}
+      {curl.includes('…') && <p class="muted">Secrets the journal keeps shortened (ending in …) are sent as shown: put the real values in first.</p>}
       <div class="violation-pair" aria-label="Contract violations">
         <ViolationList title="Request violations" violations={exchange?.violations.request ?? []} />
         <ViolationList title="Response violations" violations={exchange?.violations.response ?? []} />
