@@ -490,6 +490,11 @@ export class SchemaDiffer {
     const single = oldBranches.length === 1 && newBranches.length === 1;
     for (const [i, j] of pairs) this.compareInto(oldBranches[i], newBranches[j], dir, single ? [] : [label(newKeys[j] ?? oldKeys[i], j)], out);
     const at = (branches: Loc[][], index: number) => branches[index][branches[index].length - 1];
+    // An alternative left over is no change when another one takes all its values: anyOf [string, integer]
+    // written as type [string, integer] removes nothing a client sends, nor adds anything it reads.
+    const takes = (i: number, j: number) => this.compare(oldBranches[i], newBranches[j], dir).every((c) => ruleById(c.rule).class === 'safe');
+    if (dir === 'request') for (const i of [...freeOld]) if (newBranches.some((_, j) => takes(i, j))) freeOld.delete(i);
+    if (dir === 'response') for (const j of [...freeNew]) if (oldBranches.some((_, i) => takes(i, j))) freeNew.delete(j);
     for (const i of freeOld) this.emit(out, dir, 'variant-removed', `alternative ${oldKeys[i] ?? `#${i + 1}`} removed`, at(oldBranches, i), n.anchor, [label(oldKeys[i], i)]);
     for (const j of freeNew) this.emit(out, dir, 'variant-added', newKeys[j] === 'null' ? 'may now be null (new null alternative)' : `new alternative ${newKeys[j] ?? `#${j + 1}`}`, o.anchor, at(newBranches, j), [label(newKeys[j], j)]);
   }
