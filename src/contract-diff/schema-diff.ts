@@ -208,8 +208,9 @@ export class SchemaDiffer {
     const n = this.flatten(this.newSet, newLocs);
     if ((o.variants.length > 0) !== (n.variants.length > 0)) {
       // One side is a oneOf/anyOf, the other a single schema: match the single one to an alternative.
-      const oldBranches = o.variants.length ? this.expandVariants(o) : [oldLocs];
-      const newBranches = n.variants.length ? this.expandVariants(n) : [newLocs];
+      // A type array facing a oneOf/anyOf is read as one alternative per type.
+      const oldBranches = o.variants.length ? this.expandVariants(o) : this.splitByType(o, oldLocs);
+      const newBranches = n.variants.length ? this.expandVariants(n) : this.splitByType(n, newLocs);
       this.matchBranches(oldBranches, newBranches, o, n, direction, out, o.variants[0]?.kind ?? n.variants[0]?.kind ?? 'oneOf');
       return;
     }
@@ -432,6 +433,16 @@ export class SchemaDiffer {
       return { doc: loc.doc, pointer: loc.pointer, node: rest, derived: `~base${this.derivedCount++}` };
     });
     return flat.variants[0].branches.map((branch) => [...base, branch]);
+  }
+
+  /** `type: [string, integer]` as alternatives `string` and `integer` (each with the schema's other keywords). */
+  private splitByType(flat: FlatSchema, locs: Loc[]): Loc[][] {
+    const types = flat.types?.set;
+    const anchor = flat.anchor;
+    if (!types || types.size < 2 || !anchor) return [locs];
+    const split = [...types].filter((t) => !(t === 'integer' && types.has('number')));
+    if (split.length < 2) return [locs];
+    return split.map((type) => [...locs, { doc: anchor.doc, pointer: anchor.pointer, node: { type }, derived: `~type${this.derivedCount++}` }]);
   }
 
   /** A stable name of an alternative: its component, its discriminator value, or 'null'. */
