@@ -21,6 +21,18 @@ describe('schema comparison by direction', () => {
     expect(request.map((c) => c.rule)).toEqual(['request-variant-added']);
   });
 
+  it('sees anyOf of types and a type array as the same schema, and still a dropped null alternative', () => {
+    const union = { anyOf: [{ type: 'string' }, { type: 'integer' }] };
+    const array = { type: ['string', 'integer'] };
+    // (One alternative matched to the whole type array may leave a safe note; nothing that breaks or may.)
+    const risky = (changes: string[]) => changes.filter((c) => !c.includes(' safe'));
+    for (const site of ['request-body', 'response-body'] as const) {
+      expect(risky(found(site, obj({ v: union }), obj({ v: array })))).toEqual([]);
+      expect(risky(found(site, obj({ v: array }), obj({ v: union })))).toEqual([]);
+    }
+    expect(found('request-body', obj({ v: { oneOf: [{ type: 'string' }, { type: 'null' }] } }), obj({ v: str }))).toEqual(['request-variant-removed breaking v.oneOf[null]']);
+  });
+
   it('treats OpenAPI 3.0 nullable like a null type', () => {
     expect(found('response-body', obj({ a: str }), obj({ a: { type: 'string', nullable: true } }))).toEqual(['response-type-widened may-break a']);
     expect(found('response-body', obj({ a: { type: 'string', nullable: true } }), obj({ a: { type: ['string', 'null'] } }))).toEqual([]);

@@ -208,8 +208,9 @@ export class SchemaDiffer {
     const n = this.flatten(this.newSet, newLocs);
     if ((o.variants.length > 0) !== (n.variants.length > 0)) {
       // One side is a oneOf/anyOf, the other a single schema: match the single one to an alternative.
-      const oldBranches = o.variants.length ? this.expandVariants(o) : [oldLocs];
-      const newBranches = n.variants.length ? this.expandVariants(n) : [newLocs];
+      // A type array facing a oneOf/anyOf is read as one alternative per type.
+      const oldBranches = o.variants.length ? this.expandVariants(o) : this.splitByType(o, oldLocs);
+      const newBranches = n.variants.length ? this.expandVariants(n) : this.splitByType(n, newLocs);
       this.matchBranches(oldBranches, newBranches, o, n, direction, out, o.variants[0]?.kind ?? n.variants[0]?.kind ?? 'oneOf');
       return;
     }
@@ -434,6 +435,16 @@ export class SchemaDiffer {
     return flat.variants[0].branches.map((branch) => [...base, branch]);
   }
 
+  /** `type: [string, integer]` as alternatives `string` and `integer` (each with the schema's other keywords). */
+  private splitByType(flat: FlatSchema, locs: Loc[]): Loc[][] {
+    const types = flat.types?.set;
+    const anchor = flat.anchor;
+    if (!types || types.size < 2 || !anchor) return [locs];
+    const split = [...types].filter((t) => !(t === 'integer' && types.has('number')));
+    if (split.length < 2) return [locs];
+    return split.map((type) => [...locs, { doc: anchor.doc, pointer: anchor.pointer, node: { type }, derived: `~type${this.derivedCount++}` }]);
+  }
+
   /** A stable name of an alternative: its component, its discriminator value, or 'null'. */
   private branchKey(set: DocumentSet, locs: Loc[], discriminator: FlatSchema['discriminator']): string | undefined {
     const last = locs[locs.length - 1];
@@ -490,6 +501,11 @@ export class SchemaDiffer {
     const single = oldBranches.length === 1 && newBranches.length === 1;
     for (const [i, j] of pairs) this.compareInto(oldBranches[i], newBranches[j], dir, single ? [] : [label(newKeys[j] ?? oldKeys[i], j)], out);
     const at = (branches: Loc[][], index: number) => branches[index][branches[index].length - 1];
+    // An alternative left over is no change when another one takes all its values: anyOf [string, integer]
+    // written as type [string, integer] removes nothing a client sends, nor adds anything it reads.
+    const takes = (i: number, j: number) => this.compare(oldBranches[i], newBranches[j], dir).every((c) => ruleById(c.rule).class === 'safe');
+    if (dir === 'request') for (const i of [...freeOld]) if (newBranches.some((_, j) => takes(i, j))) freeOld.delete(i);
+    if (dir === 'response') for (const j of [...freeNew]) if (oldBranches.some((_, i) => takes(i, j))) freeNew.delete(j);
     for (const i of freeOld) this.emit(out, dir, 'variant-removed', `alternative ${oldKeys[i] ?? `#${i + 1}`} removed`, at(oldBranches, i), n.anchor, [label(oldKeys[i], i)]);
     for (const j of freeNew) this.emit(out, dir, 'variant-added', newKeys[j] === 'null' ? 'may now be null (new null alternative)' : `new alternative ${newKeys[j] ?? `#${j + 1}`}`, o.anchor, at(newBranches, j), [label(newKeys[j], j)]);
   }
