@@ -408,7 +408,7 @@ export interface paths {
         put?: never;
         /**
          * Mint an Admin token
-         * @description An ADMIN bearer token (lifetime --token-ttl admin, default 1 h on the virtual clock); the API has no endpoint that issues one. The handler checks its own body.
+         * @description An ADMIN bearer token (lifetime --token-ttl admin, default 1 h on the virtual clock); the API has no endpoint that issues one.
          */
         post: operations["createAdminToken"];
         delete?: never;
