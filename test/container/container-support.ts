@@ -1,4 +1,5 @@
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -78,13 +79,28 @@ export function publishedUrl(container: string, port = 4010): string {
   return `http://127.0.0.1:${mapping.slice(mapping.lastIndexOf(':') + 1)}`;
 }
 
+/**
+ * GET /__admin/health on a connection of its own: polling must leave no idle keep-alive
+ * connection in fetch's pool, which the server closes after 5 s while a later test reuses it.
+ */
+function healthStatus(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}/__admin/health`, { agent: false, timeout: 2000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 /** GET /__admin/health until it answers 200; the milliseconds that took. */
 export async function untilHealthy(url: string, timeoutMs = 60_000): Promise<number> {
   const started = performance.now();
   for (;;) {
     try {
-      const res = await fetch(`${url}/__admin/health`, { signal: AbortSignal.timeout(2000) });
-      if (res.status === 200) return performance.now() - started;
+      if ((await healthStatus(url)) === 200) return performance.now() - started;
     } catch {
       // Not listening yet (or the port forwarder is up before the server).
     }

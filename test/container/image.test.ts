@@ -95,7 +95,8 @@ describe.skipIf(skip)('the container image', () => {
     expect(config.User).toBe('10001:10001');
     expect(Object.keys(config.ExposedPorts)).toEqual(['4010/tcp']);
     expect(Object.keys(config.Volumes)).toEqual(['/data']);
-    expect(config.Healthcheck.Test).toEqual(['CMD', 'node', '/app/container/healthcheck.mjs']);
+    const healthcheck = JSON.parse(podman(['image', 'inspect', '--format', '{{json .Config.Healthcheck}}', image])) as { Test: string[] };
+    expect(healthcheck.Test).toEqual(['CMD', 'node', '/app/container/healthcheck.mjs']);
   });
 
   it('prints the banner `npx shipmock` prints with the same settings, plus the generated admin key', async () => {
@@ -115,10 +116,10 @@ describe.skipIf(skip)('the container image', () => {
       await new Promise((resolve) => cli.once('exit', resolve));
       rmSync(dir, { recursive: true, force: true });
     }
+    // The banner's lines, from the first to the token command (request log lines may follow).
     const shape = (text: string) =>
-      text
-        .slice(text.indexOf('shipmock listening'))
-        .trim()
+      /^shipmock listening[^]*?\n {2}company token .*$/m
+        .exec(text)![0]
         .split('\n')
         .map((line) => line.replace(/:\d+/g, ':PORT').replace(/\/[^\s]*shipmock\.db/, '/DATA').replace(/^(\s+admin key\s+)\S+/, '$1KEY'));
     expect(shape(banner)).toEqual(shape(local));
@@ -219,6 +220,8 @@ describe.skipIf(skip)('conformance: shipmockMiddleware() in an Express app in th
   });
 });
 
-describe.skipIf(!skip)('the container image (skipped)', () => {
-  it.skip(`skipped: ${skip}`, () => {});
-});
+if (skip) {
+  describe('the container image (skipped)', () => {
+    it.skip(`skipped: ${skip}`, () => {});
+  });
+}
