@@ -145,6 +145,20 @@ describe('scenario activation cost', () => {
     await call(mock, 'DELETE', '/__admin/scenarios/heavy-two');
   });
 
+  it('scenarios named in X-Shipmock-Scenario keep to the same bound per request: beyond it a 400 naming the header', async () => {
+    const heavy = (name: string) => ({ name, rules: Array.from({ length: 10 }, (_, i) => rule({ path: `/v1/${'a*'.repeat(190)}${name}${i}`.slice(0, 400) })) });
+    // Activated once (so the header can name them), then deactivated: none is active.
+    for (const name of ['named-one', 'named-two', 'named-three']) {
+      expect((await activate(heavy(name))).status).toBe(201);
+      await call(mock, 'DELETE', `/__admin/scenarios/${name}`);
+    }
+    const two = await fetch(`${mock.url}/v1/addresses`, { headers: { 'X-Shipmock-Scenario': 'named-one, named-two, named-one' } });
+    expect(two.status).toBe(401);
+    const three = await call(mock, 'GET', '/v1/addresses', { headers: { 'X-Shipmock-Scenario': 'named-one,named-two,named-three' } });
+    expect(three.status).toBe(400);
+    expect(three.body.properties.violations).toEqual([{ field: 'header/X-Shipmock-Scenario', message: expect.stringMatching(/^names scenarios weighing \d+ pattern units; at most 8192 together$/) }]);
+  });
+
   it('a glob does not run on a text over 2,048 characters (a plain path still compares)', async () => {
     expect((await activate({ name: 'any-address', rules: [rule({ path: '/v1/addresses/**' })] })).status).toBe(201);
     expect((await fetch(`${mock.url}/v1/addresses/${'x'.repeat(100)}`)).status).toBe(503);
