@@ -120,7 +120,8 @@ export async function verifyCommand(argv: string[]): Promise<void> {
   }
   // The Pact verifier's proxy throws a provider's network error out of its own callback (an
   // uncaught ENOTFOUND and a thousand lines of stack traces); a provider that goes away while
-  // the run is under way is told in one line, like one that is not there at the start.
+  // the run is under way is told in one line, like one that is not there at the start. (The
+  // exit can still wait for the Pact core's own retries to end: its native threads are joined.)
   const lost = (error: unknown) => {
     const cause = networkCause(error);
     process.stderr.write(cause ? `shipmock: lost the provider at ${read.options.baseUrl}: ${cause}\n` : `shipmock: ${(error as Error)?.stack ?? String(error)}\n`);

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Clock } from '../clock/clock.js';
+import { ProblemError } from '../errors/problem.js';
 import type { Random } from '../random/random.js';
 import { createRateLimiter, type RateLimiter } from '../rate-limit/rate-limiter.js';
 import type { DomainFacts, DomainKind, Effect, RuleKind, ScenarioDefinition, When } from './model.js';
@@ -259,6 +260,14 @@ export function createScenarioEngine(deps: { clock: Clock; random: Random; loade
     return found;
   }
 
+  /** Pattern weights of definitions, computed once each. */
+  const weights = new WeakMap<ScenarioDefinition, number>();
+  function weightOf(definition: ScenarioDefinition): number {
+    let weight = weights.get(definition);
+    if (weight === undefined) weights.set(definition, (weight = scenarioWeight(definition)));
+    return weight;
+  }
+
   const inScope = (activation: Activation, accountId: string | undefined) => !activation.accountId || activation.accountId === accountId;
 
   const engine: ScenarioEngine = {
@@ -273,7 +282,7 @@ export function createScenarioEngine(deps: { clock: Clock; random: Random; loade
       }
       const existing = active.findIndex((a) => a.definition.name === definition.name && a.accountId === options.accountId);
       // Every request is matched against every active scenario: their patterns together are bounded.
-      const weight = active.reduce((sum, a, i) => (i === existing ? sum : sum + scenarioWeight(a.definition)), scenarioWeight(definition));
+      const weight = active.reduce((sum, a, i) => (i === existing ? sum : sum + weightOf(a.definition)), weightOf(definition));
       if (weight > SCENARIO_BOUNDS.maxActiveWeight) {
         throw new ScenarioError(`activating ${definition.name} would exceed the active scenarios' pattern bound`, [
           {
@@ -308,7 +317,16 @@ export function createScenarioEngine(deps: { clock: Clock; random: Random; loade
       const out: FiredEffect[] = [];
       const activations = [...active.filter((a) => inScope(a, facts.accountId))];
       // A name given twice is one scenario (its rules would otherwise be matched twice).
-      for (const name of new Set(header?.names ?? [])) activations.push(headerActivation(name, header!.scope));
+      const named = [...new Set(header?.names ?? [])];
+      // Named scenarios are matched on top of the active ones: together they keep to the same bound.
+      const weight = named.reduce((sum, name) => sum + weightOf(resolve(name)), 0);
+      if (weight > SCENARIO_BOUNDS.maxActiveWeight) {
+        throw new ProblemError('validation-error', {
+          detail: `X-Shipmock-Scenario names scenarios whose patterns weigh ${weight} units together; at most ${SCENARIO_BOUNDS.maxActiveWeight} per request`,
+          violations: [{ field: 'header/X-Shipmock-Scenario', message: `names scenarios weighing ${weight} pattern units; at most ${SCENARIO_BOUNDS.maxActiveWeight} together` }],
+        });
+      }
+      for (const name of named) activations.push(headerActivation(name, header!.scope));
       for (const activation of activations) {
         for (const rule of activation.rules) {
           if (rule.kind !== 'request' || rule.match.needsBody !== (phase === 'body')) continue;
