@@ -6,13 +6,19 @@
  * service, …); one preceded by `<!-- readme-test: expect 401 403 -->` may get those statuses (and
  * must). All other blocks run in ONE bash process, like a reader pasting them into one terminal,
  * against one fresh `shipmock serve` from dist/ on a free port (the README's 127.0.0.1:4010 is
- * rewritten to it). A `curl` wrapper first on PATH runs the real curl and records every HTTP status
+ * rewritten to it). Blocks that start mocks of their own (`npx shipmock serve --port 4011 &`) get
+ * a free port each in place of the README's (and 127.0.0.1 for --host 0.0.0.0); `npx` runs this
+ * checkout's bin/shipmock.js and the project's installed tools, as npx does for installed packages
+ * (test/e2e/package.test.ts runs the real npx on the packed tarball); everything the blocks
+ * started is stopped when they end. A start-up wait loop's refused `curl …/__admin/health` is not
+ * a failure. A `curl` wrapper first on PATH runs the real curl and records every HTTP status
  * with the block it came from; the test fails on a block that exits non-zero and on any status
  * outside 2xx/3xx that the block's marker does not expect, naming the block's first line and its
  * README line.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,8 +28,8 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const readmePath = join(root, 'README.md');
 const bin = join(root, 'bin', 'shipmock.js');
 
-/** How long all runnable blocks together may take (they take 2–3 s). */
-const SCRIPT_TIMEOUT_MS = 25_000;
+/** How long all runnable blocks together may take (about 10 s; Pact verification on a busy machine, much more). */
+const SCRIPT_TIMEOUT_MS = 180_000;
 const SHELL_LANGUAGES = new Set(['sh', 'bash', 'shell']);
 const MARKER = /^\s*<!--\s*readme-test:\s*(.*?)\s*-->\s*$/;
 
@@ -119,6 +125,42 @@ exit $status
 `;
 }
 
+/**
+ * `npx NAME ARGS`: shipmock from this checkout, any other package from the project's node_modules
+ * (its bin, as npx runs an installed package), in the blocks' own folder; never the registry.
+ */
+function npxShim(): string {
+  return `#!/usr/bin/env bash
+name=$1; shift
+if [ "$name" = shipmock ]; then exec ${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} "$@"; fi
+bin=$(${JSON.stringify(process.execPath)} -e 'const p=require(process.argv[1]+"/node_modules/"+process.argv[2]+"/package.json"); const b=typeof p.bin==="string"?p.bin:Object.values(p.bin)[0]; console.log(process.argv[1]+"/node_modules/"+process.argv[2]+"/"+b)' ${JSON.stringify(root)} "$name") || { echo "npx (README test): $name is not installed in the project" >&2; exit 127; }
+exec ${JSON.stringify(process.execPath)} "$bin" "$@"
+`;
+}
+
+/** The README's fixed ports of extra mocks (`--port 4011`), each given a free one; 4010 is the main mock's. */
+async function portsOf(blocks: ShellBlock[]): Promise<Map<string, string>> {
+  const ports = new Map<string, string>();
+  for (const block of blocks) {
+    for (const match of block.code.matchAll(/--port (\d{4,5})\b/g)) {
+      if (match[1] === '4010' || ports.has(match[1])) continue;
+      ports.set(match[1], String(await freePort()));
+    }
+  }
+  return ports;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 function which(command: string): string | undefined {
   const found = spawnSync('bash', ['-c', `command -v ${command}`], { encoding: 'utf8' });
   return found.status === 0 ? found.stdout.trim() || undefined : undefined;
@@ -175,6 +217,15 @@ function runScript(script: string, cwd: string, env: NodeJS.ProcessEnv): Promise
         child.kill('SIGKILL');
       }
     }, SCRIPT_TIMEOUT_MS);
+    // What the blocks started in the background (mocks on their own ports) ends with them; they
+    // hold the output pipes, so 'close' comes only after they are gone.
+    child.on('exit', () => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // nothing left
+      }
+    });
     child.on('close', (exitCode) => {
       clearTimeout(timer);
       resolve({ exitCode, timedOut, output });
@@ -192,6 +243,8 @@ describe('README shell examples', () => {
     expect(blocks.filter((b) => !b.skip).length).toBeGreaterThan(5);
     expect(markerProblems, markerProblems.join('\n')).toEqual([]);
     for (const block of blocks.filter((b) => b.skip)) expect(block.skip, describeBlock(block)).toMatch(/\S{3}/);
+    // Which blocks CI runs and which it leaves out, and why (kept in the test log).
+    console.log(blocks.map((b) => `${b.skip ? 'skipped' : 'tested '} ${describeBlock(b)}${b.skip ? `: ${b.skip}` : ''}`).join('\n'));
   });
 
   describe('run in order against a fresh mock', () => {
@@ -215,7 +268,7 @@ describe('README shell examples', () => {
       if (work) rmSync(work, { recursive: true, force: true });
     });
 
-    it('every runnable block exits 0 and gets only the statuses the README leads one to expect', { timeout: 45_000 }, async () => {
+    it('every runnable block exits 0 and gets only the statuses the README leads one to expect', { timeout: SCRIPT_TIMEOUT_MS + 30_000 }, async () => {
       const realCurl = which('curl');
       expect(realCurl, 'curl is not installed: the README examples need it').toBeTruthy();
       expect(which('jq'), 'jq is not installed: the README examples need it').toBeTruthy();
@@ -227,6 +280,10 @@ describe('README shell examples', () => {
       mkdirSync(cwd);
       writeFileSync(join(wrapperDir, 'curl'), curlWrapper(realCurl!));
       chmodSync(join(wrapperDir, 'curl'), 0o755);
+      writeFileSync(join(wrapperDir, 'npx'), npxShim());
+      chmodSync(join(wrapperDir, 'npx'), 0o755);
+      // What the blocks read from a clone (the contract, the committed pacts), read-only through links.
+      for (const folder of ['contract', 'pacts']) symlinkSync(join(root, folder), join(cwd, folder));
       const statusFile = join(work, 'statuses.tsv');
       const eventFile = join(work, 'events.tsv');
       writeFileSync(statusFile, '');
@@ -234,6 +291,12 @@ describe('README shell examples', () => {
 
       const runnable = blocks.filter((b) => !b.skip);
       const problems: string[] = [];
+      const ports = await portsOf(runnable);
+      const rewrite = (code: string) => {
+        let out = code.replace(/(127\.0\.0\.1|localhost):4010\b/g, `$1:${port}`).replace(/--host 0\.0\.0\.0\b/g, '--host 127.0.0.1');
+        for (const [from, to] of ports) out = out.replace(new RegExp(`(--port |127\\.0\\.0\\.1:|localhost:)${from}\\b`, 'g'), `$1${to}`);
+        return out;
+      };
 
       // Each block on its own must at least parse (a stray quote would swallow the blocks after it).
       for (const block of runnable) {
@@ -262,7 +325,7 @@ describe('README shell examples', () => {
       for (const block of runnable) {
         scriptLines.push(`export READMETEST_BLOCK=${block.index}`, `printf 'begin\\t${block.index}\\n' >> "$READMETEST_EVENTS"`);
         startOf.set(block.index, scriptLines.length + 1);
-        scriptLines.push(...block.code.replace(/(127\.0\.0\.1|localhost):4010\b/g, `$1:${port}`).split('\n'));
+        scriptLines.push(...rewrite(block.code).split('\n'));
         scriptLines.push(`printf 'end\\t${block.index}\\n' >> "$READMETEST_EVENTS"`);
       }
       const script = join(work, 'readme.sh');
@@ -294,7 +357,9 @@ describe('README shell examples', () => {
           problems.push(`a curl outside any block: ${s.method} ${s.url} → ${s.code}`);
           continue;
         }
-        const fine = (s.code >= 200 && s.code < 400) || block.expect.includes(s.code);
+        // A start-up wait (`until curl -fs …/__admin/health`) is refused until the mock listens.
+        const waiting = s.code === 0 && /\/__admin\/health$/.test(s.url);
+        const fine = (s.code >= 200 && s.code < 400) || block.expect.includes(s.code) || waiting;
         if (!fine) {
           const hint = block.expect.length > 0 ? `the marker expects only ${block.expect.join(' ')}` : 'no <!-- readme-test: expect … --> marker says so';
           const at = readmeLineOf(block, s.scriptLine);
