@@ -10,8 +10,9 @@ import fc from 'fast-check';
  * minProperties, maxProperties, dependentRequired). Annotations (description, example, default,
  * contentMediaType, …) are ignored.
  *
- * `oneOf` draws from one branch; a value that also matches another branch is the caller's
- * schema problem (the contract uses none). Unknown keywords throw, so a contract that starts
+ * `oneOf` draws from one branch and, where the other branches are conditions on properties
+ * (`required`, `const`, `enum`, `not`, nested combinators: the contract's cross-field rules),
+ * keeps to the values that miss them; `not` filters the same way. Unknown keywords throw, so a contract that starts
  * using one fails the translator's test instead of producing invalid "valid" requests.
  */
 export type JsonSchema = Record<string, any> | boolean;
@@ -37,7 +38,22 @@ const ANNOTATIONS = new Set([
   'description', 'title', 'example', 'examples', 'default', 'deprecated', 'readOnly', 'writeOnly',
   'contentMediaType', 'contentEncoding', '$comment', 'discriminator', 'xml', 'externalDocs', '$id', '$schema',
 ]);
+/** OpenAPI extensions (`x-…`) annotate; they never constrain a value. */
+const isAnnotation = (key: string) => ANNOTATIONS.has(key) || key.startsWith('x-');
+
+/**
+ * Combinators that allOf members may each bring (two members with a oneOf each, a branch with a
+ * `not`): mergeAll keeps every one of them here instead of letting the last member's win.
+ */
+interface Combinators {
+  choices?: { kind: 'oneOf' | 'anyOf'; branches: Record<string, any>[] }[];
+  nots?: Record<string, any>[];
+}
+const CHOICES = '__choices';
+const NOTS = '__nots';
+
 const HANDLED = new Set([
+  CHOICES, NOTS, 'not',
   '$ref', 'type', 'const', 'enum', 'allOf', 'anyOf', 'oneOf', 'minLength', 'maxLength', 'pattern', 'format',
   'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'items', 'prefixItems', 'minItems',
   'maxItems', 'uniqueItems', 'properties', 'required', 'additionalProperties', 'propertyNames', 'minProperties',
@@ -61,6 +77,10 @@ function mergeAll(schemas: Record<string, any>[]): Record<string, any> {
         for (const [name, sub] of Object.entries(v as Record<string, unknown>)) merged[name] = name in merged ? { allOf: [merged[name], sub] } : sub;
         out.properties = merged;
       }
+      else if (k === 'oneOf' || k === 'anyOf') out[CHOICES] = [...(out[CHOICES] ?? []), { kind: k, branches: v }];
+      else if (k === CHOICES) out[CHOICES] = [...(out[CHOICES] ?? []), ...v];
+      else if (k === 'not') out[NOTS] = [...(out[NOTS] ?? []), v];
+      else if (k === NOTS) out[NOTS] = [...(out[NOTS] ?? []), ...v];
       else if (k === 'required') out.required = [...new Set([...(out.required ?? []), ...v])];
       else if (k === 'minimum' || k === 'minLength' || k === 'minItems' || k === 'exclusiveMinimum') out[k] = Math.max(out[k] ?? -Infinity, v);
       else if (k === 'maximum' || k === 'maxLength' || k === 'maxItems' || k === 'exclusiveMaximum') out[k] = Math.min(out[k] ?? Infinity, v);
@@ -96,7 +116,7 @@ export function schemaArbitrary(root: JsonSchema, options: ArbitraryOptions = {}
     const custom = options.override?.(schema, context);
     if (custom) return custom;
     for (const key of Object.keys(schema)) {
-      if (!HANDLED.has(key) && !ANNOTATIONS.has(key)) throw new Error(`unsupported keyword "${key}" at /${context.path.join('/')}`);
+      if (!HANDLED.has(key) && !isAnnotation(key)) throw new Error(`unsupported keyword "${key}" at /${context.path.join('/')}`);
     }
     if ('const' in schema) return fc.constant(structuredClone(schema.const));
     if (Array.isArray(schema.enum)) return fc.constantFrom(...schema.enum.map((v: unknown) => structuredClone(v)));
@@ -113,10 +133,33 @@ export function schemaArbitrary(root: JsonSchema, options: ArbitraryOptions = {}
       const whenFalse = build(alternative === undefined ? rest : mergeAll([rest, resolveRefs(alternative)]), context, depth + 1).filter((v) => !holds(v));
       return fc.oneof(whenTrue, whenFalse);
     }
-    const branches = schema.anyOf ?? schema.oneOf;
-    if (Array.isArray(branches)) {
-      const { anyOf: _a, oneOf: _o, ...rest } = schema;
-      return fc.oneof(...branches.map((b: Record<string, any>) => build(Object.keys(rest).length ? mergeAll([resolveRefs(b), rest]) : b, context, depth + 1)));
+    if (Array.isArray(schema.anyOf) || Array.isArray(schema.oneOf) || schema.not !== undefined) return build(mergeAll([schema]), context, depth + 1);
+    const { [CHOICES]: choices, [NOTS]: nots, ...rest } = schema as Record<string, any> & Combinators;
+    if (Array.isArray(nots) && nots.length > 0) {
+      // not: drawn from the rest and kept to the values the negated schemas refuse.
+      const refused = nots.map((n) => conditionHolds(resolveRefs(n), context));
+      return build(Array.isArray(choices) ? { ...rest, [CHOICES]: choices } : rest, context, depth + 1).filter((v) => !refused.some((holds) => holds(v)));
+    }
+    if (Array.isArray(choices) && choices.length > 0) {
+      // One branch of every choice, merged with the rest; for a oneOf the value must also miss
+      // the choice's other branches (exactly one holds).
+      const [first, ...others] = choices;
+      return fc.oneof(
+        ...first.branches.map((branch, index) => {
+          const merged = mergeAll([rest, resolveRefs(branch), ...(others.length ? [{ [CHOICES]: others }] : [])]);
+          const arbitrary = build(merged, context, depth + 1);
+          if (first.kind === 'anyOf') return arbitrary;
+          // Siblings the condition checker cannot read (typed alternatives) are disjoint by type.
+          const siblings = first.branches.filter((_, i) => i !== index).flatMap((b) => {
+            try {
+              return [conditionHolds(resolveRefs(b), context)];
+            } catch {
+              return [];
+            }
+          });
+          return siblings.length ? arbitrary.filter((v) => !siblings.some((holds) => holds(v))) : arbitrary;
+        }),
+      );
     }
     const types: string[] = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [inferType(schema)];
     if (types.length > 1) return fc.oneof(...types.map((t) => typed(t, schema, context, depth)));
@@ -323,12 +366,22 @@ export function schemaArbitrary(root: JsonSchema, options: ArbitraryOptions = {}
  * with a `const` or an `enum`. Anything else is refused, as every unsupported keyword is.
  */
 function conditionHolds(condition: Record<string, any>, context: SchemaContext): (value: unknown) => boolean {
+  const COMBINATORS = ['not', 'anyOf', 'oneOf', 'allOf'];
   for (const key of Object.keys(condition)) {
-    if (key !== 'required' && key !== 'properties' && !ANNOTATIONS.has(key)) throw new Error(`unsupported keyword "${key}" in an if at /${context.path.join('/')}`);
+    if (key !== 'required' && key !== 'properties' && !COMBINATORS.includes(key) && !isAnnotation(key)) throw new Error(`unsupported keyword "${key}" in a condition at /${context.path.join('/')}`);
   }
   const required: string[] = condition.required ?? [];
   const properties: Record<string, Record<string, any>> = condition.properties ?? {};
+  const sub = (list: Record<string, any>[] | undefined) => (list ?? []).map((s) => conditionHolds(s, context));
+  const negated = condition.not === undefined ? undefined : conditionHolds(condition.not, context);
+  const anyOf = sub(condition.anyOf);
+  const oneOf = sub(condition.oneOf);
+  const allOf = sub(condition.allOf);
   return (value) => {
+    if (negated && negated(value)) return false;
+    if (anyOf.length && !anyOf.some((holds) => holds(value))) return false;
+    if (oneOf.length && oneOf.filter((holds) => holds(value)).length !== 1) return false;
+    if (!allOf.every((holds) => holds(value))) return false;
     if (!value || typeof value !== 'object' || Array.isArray(value)) return true;
     const object = value as Record<string, unknown>;
     if (!required.every((name) => name in object)) return false;
