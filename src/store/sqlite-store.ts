@@ -237,7 +237,10 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     }
     recovery ??= setInterval(recover, RECOVERY_INTERVAL_MS);
     recovery.unref();
-    return new StoreUnavailableError(failure);
+    const unavailable = new StoreUnavailableError(failure);
+    // Logged once when the outage begins, whoever met it (a request or background work).
+    options.onError?.(new Error(`${unavailable.message}; requests are answered 503 store-unavailable until a write succeeds again (tried every ${RECOVERY_INTERVAL_MS / 1000} s)`));
+    return unavailable;
   }
 
   function recover(): void {
