@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
  */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CONTAINER_SCRIPTS = `${ROOT}scripts/container`;
-const CONTAINERS_CONF = process.env.CONTAINERS_CONF ?? `${CONTAINER_SCRIPTS}/containers.conf`;
+/** podman's settings for this host (runc, ulimits within the hard limits): every podman this suite starts reads them. */
+export const CONTAINERS_CONF = process.env.CONTAINERS_CONF ?? `${CONTAINER_SCRIPTS}/containers.conf`;
 
 const podmanFound = spawnSync('podman', ['--version'], { encoding: 'utf8' }).status === 0;
 

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { containerScript, containerSkipReason, podmanStatus } from './container-support.js';
+import { CONTAINERS_CONF, containerScript, containerSkipReason, podmanStatus } from './container-support.js';
 
 /**
  * Before the container project's files: the image is built once (test/container and the
@@ -19,7 +19,9 @@ export default async function setup(): Promise<(() => void) | undefined> {
   process.env.SHIPMOCK_TEST_IMAGE = containerScript('image.sh').name;
   if (process.env.DOCKER_HOST) return undefined;
   const socket = join(tmpdir(), `shipmock-podman-${process.pid}.sock`);
-  const service: ChildProcess = spawn('podman', ['system', 'service', '--time=0', `unix://${socket}`], { stdio: 'ignore', env: process.env });
+  // The service creates Testcontainers' containers: without this host's settings runc fails them
+  // ("error setting rlimit type 7: operation not permitted") unless the shell happened to export CONTAINERS_CONF.
+  const service: ChildProcess = spawn('podman', ['system', 'service', '--time=0', `unix://${socket}`], { stdio: 'ignore', env: { ...process.env, CONTAINERS_CONF } });
   const deadline = Date.now() + 30_000;
   while (!existsSync(socket)) {
     if (Date.now() > deadline || service.exitCode !== null) throw new Error(`podman system service did not open ${socket}`);
