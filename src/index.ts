@@ -38,6 +38,7 @@ export { PROVIDER_STATES, type ProviderStateDefinition, type TargetControl } fro
 export { startValidationProxy, formatProxySummary, type ValidationProxyOptions, type RunningProxy, type ProxySummary, type ProxyViolation } from './proxy/validation-proxy.js';
 // can-i-deploy: consumer pacts against a new contract (docs/can-i-deploy.md)
 export { checkPactsAgainstContract, type CanIDeployReport, type InteractionResult, type CheckedOperation } from './can-i-deploy/check-pacts.js';
+export { impactOfChanges, impactSentence, formatImpact, type ImpactReport, type ChangeImpact } from './can-i-deploy/impact.js';
 export type { Finding as CanIDeployFinding } from './can-i-deploy/expectations.js';
 export { fetchPactsFromBroker, BrokerError, type BrokerOptions } from './can-i-deploy/broker.js';
 export { formatCanIDeploy, type ReportFormat as CanIDeployFormat } from './can-i-deploy/report.js';

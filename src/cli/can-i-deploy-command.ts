@@ -3,13 +3,16 @@ import { join } from 'node:path';
 import { fetchPactsFromBroker } from '../can-i-deploy/broker.js';
 import { checkPactsAgainstContract } from '../can-i-deploy/check-pacts.js';
 import { readContract } from '../can-i-deploy/read-contract.js';
+import { formatImpact, impactOfChanges } from '../can-i-deploy/impact.js';
 import { formatCanIDeploy, REPORT_FORMATS } from '../can-i-deploy/report.js';
+import { diffInputs } from '../contract-diff/diff.js';
 import { readPactFiles, type PactFile } from '../verify/pact-files.js';
 import { DEFAULT_PROVIDER } from '../verify/run-verification.js';
 import { oneOf, parseArgs, type FlagSpec } from './parse-args.js';
 
 const FLAGS = {
   contract: { type: 'string' },
+  base: { type: 'string' },
   pacts: { type: 'string', repeatable: true },
   broker: { type: 'string' },
   'broker-token': { type: 'string' },
@@ -28,6 +31,9 @@ webhook message it expects — read through its Pact matchers — must be one th
 produce. Prints a verdict per consumer and interaction, with the reason and the contract path.
 
   --contract FILE        the OpenAPI 3.1 contract to deploy (YAML or JSON)
+  --base OLD             the contract deployed today (a file, a mock's URL or git:REV:PATH):
+                         adds what changed from it and whom each change reaches — "this change
+                         breaks A and B at these interactions; C is unaffected"
   --pacts PATH           pact files or directories of them, repeatable
   --broker URL           take the latest pact of every consumer from a Pact Broker instead
                          (env PACT_BROKER_BASE_URL)
@@ -91,7 +97,19 @@ export async function canIDeployCommand(argv: string[], env: NodeJS.ProcessEnv =
   }
 
   const report = checkPactsAgainstContract(contract, pacts);
-  process.stdout.write(formatCanIDeploy(report, format, flags.verbose));
+  if (flags.base) {
+    let diff;
+    try {
+      diff = await diffInputs(flags.base, flags.contract);
+    } catch (error) {
+      throw new Error(`--base ${flags.base}: ${(error as Error).message}`);
+    }
+    const impact = impactOfChanges(diff, report);
+    if (format === 'json') process.stdout.write(`${JSON.stringify({ ...report, impact }, null, 2)}\n`);
+    else process.stdout.write(`${formatCanIDeploy(report, format, flags.verbose)}\n${formatImpact(impact, format)}`);
+  } else {
+    process.stdout.write(formatCanIDeploy(report, format, flags.verbose));
+  }
   const failed = report.counts.broken > 0 || (failOn === 'warning' && report.counts.warning > 0);
   process.exitCode = failed ? 1 : 0;
 }

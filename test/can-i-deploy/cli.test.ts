@@ -69,6 +69,17 @@ describe('shipmock can-i-deploy with pact files', () => {
     expect(result.stdout).toContain('(#/paths/~1v1~1addresses/post/responses)');
   });
 
+  it('--base joins the diff: names the consumer the change breaks, where, and the one it leaves alone', async () => {
+    const result = await run(['--contract', broken, '--pacts', pactsDir, '--base', contract]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/impact: this change breaks ShippingClient at 1 interaction\(s\); ShippingWebhookReceiver is unaffected/);
+    expect(result.stdout).toMatch(/\[breaking\] POST \/v1\/addresses: .*\n\s+ShippingClient: .* \(broken\)/);
+    const json = JSON.parse((await run(['--contract', broken, '--pacts', pactsDir, '--base', contract, '--format', 'json'])).stdout);
+    expect(json.impact.unaffected).toEqual(['ShippingWebhookReceiver']);
+    expect(Object.keys(json.impact.broken)).toEqual(['ShippingClient']);
+  });
+
   it('writes JSON for tools and Markdown for a pull request', async () => {
     const json = await run(['--contract', broken, '--pacts', pactsDir, '--format', 'json']);
     expect(json.code).toBe(1);
