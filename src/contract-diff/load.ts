@@ -100,23 +100,6 @@ function parseText(text: string, id: string, role: string): unknown {
   }
 }
 
-/** Every `$ref` string in a value (iteratively: documents may be deep). */
-function referencesIn(value: unknown): string[] {
-  const found: string[] = [];
-  const stack = [value];
-  while (stack.length) {
-    const node = stack.pop();
-    if (Array.isArray(node)) stack.push(...node);
-    else if (node && typeof node === 'object') {
-      for (const [key, child] of Object.entries(node)) {
-        if (key === '$ref' && typeof child === 'string') found.push(child);
-        else if (child && typeof child === 'object') stack.push(child);
-      }
-    }
-  }
-  return found;
-}
-
 /**
  * Reads an input and every document its `$ref`s reach (transitively). `role` names the side
  * ('old' or 'new') in error messages.
@@ -136,7 +119,7 @@ export async function loadDocumentSet(input: string, role: string, cwd = process
     const document = parseText(await readSource(source, role), id, role);
     if (id === rootId) checkOpenApi(document, input, role);
     documents.set(id, document);
-    for (const reference of referencesIn(document)) {
+    for (const reference of refsIn(document)) {
       const target = reference.split('#')[0];
       if (!target) continue;
       const next = relativeSource(source, target);
@@ -180,4 +163,21 @@ function checkOpenApi(document: unknown, input: string, role: string): void {
   if (typeof version !== 'string' || !/^3\.[01]\./.test(version)) {
     throw new Error(`the ${role} contract ${input} is not an OpenAPI 3.1 (or 3.0) document${version === undefined ? ' (no openapi field)' : ` (openapi: ${String(version)})`}`);
   }
+}
+
+/** Every `$ref` string inside a value (iteratively: documents may be deep). */
+export function refsIn(value: unknown): string[] {
+  const found: string[] = [];
+  const stack = [value];
+  while (stack.length) {
+    const node = stack.pop();
+    if (Array.isArray(node)) stack.push(...node);
+    else if (node && typeof node === 'object') {
+      for (const [key, child] of Object.entries(node)) {
+        if (key === '$ref' && typeof child === 'string') found.push(child);
+        else if (child && typeof child === 'object') stack.push(child);
+      }
+    }
+  }
+  return found;
 }

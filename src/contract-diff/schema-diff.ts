@@ -1,5 +1,5 @@
 import { ALL_TYPES, COUNT_KEYWORDS, flattenSchema, isTighter, type FlatSchema, type NumericBound } from './flatten.js';
-import type { DocumentSet } from './load.js';
+import { refsIn, type DocumentSet } from './load.js';
 import { deref, isRef, refTarget, showLoc, type Loc } from './resolve.js';
 import { patternLength } from './pattern-length.js';
 import { ruleById } from './rules.js';
@@ -523,23 +523,6 @@ function isPureRef(node: unknown): boolean {
  */
 export function showSchemaPath(path: string[]): string {
   return path.reduce((text, segment) => (text === '' ? segment : segment.startsWith('[') || segment === '{*}' ? `${text}${segment}` : `${text}.${segment}`), '');
-}
-
-/** Every `$ref` string inside a value. */
-function refsIn(value: unknown): string[] {
-  const found: string[] = [];
-  const stack = [value];
-  while (stack.length) {
-    const node = stack.pop();
-    if (Array.isArray(node)) stack.push(...node);
-    else if (node && typeof node === 'object') {
-      for (const [key, child] of Object.entries(node)) {
-        if (key === '$ref' && typeof child === 'string') found.push(child);
-        else if (child && typeof child === 'object') stack.push(child);
-      }
-    }
-  }
-  return found;
 }
 
 /**
