@@ -7,27 +7,11 @@ import { SchemaDiffer } from './schema-diff.js';
  * One change between two contract versions, classified for a client. The JSON output of
  * `shipmock contract diff --format json` is a list of these (docs/contract-diff.md, "JSON").
  */
-export interface ContractChange {
-  /** Rule id (rules.ts, docs/contract-diff.md). */
-  rule: string;
+export interface ContractChange extends RawChange {
   /** The class after `--rules` overrides. */
   class: ChangeClass;
   /** The rule's own class (differs from `class` when a rules file changed it). */
   ruleClass: ChangeClass;
-  /** One line: what changed. */
-  reason: string;
-  /** The operation it affects: upper-case method and path template as in the new contract (webhooks: the webhook's name). */
-  operation?: { method: string; path: string };
-  /** 'request': what the client sends; 'response': what it reads; 'webhook': a webhook the API sends. */
-  location?: 'request' | 'response' | 'webhook';
-  /** The response status as the contract writes it ('200', '4XX', 'default'). */
-  status?: string;
-  /** Where in the operation: 'request body (application/json)', 'query parameter limit', 'response 200 header Retry-After', 'security', 'operation'. */
-  where: string;
-  /** Inside the schema: 'receiver.postalCode', 'items[].id'. */
-  schemaPath?: string;
-  /** JSON pointers into the old and new documents (`#/…`, or `file.yaml#/…` for another file of a side). */
-  pointer: { old?: string; new?: string };
 }
 
 export interface DiffSummary {

@@ -15,15 +15,23 @@ export interface OperationEntry {
   op: Loc;
 }
 
-/** A change found by the walk, before classes and overrides are applied (diff.ts). */
+/** A change found by the walk, before classes and overrides are applied (diff.ts: ContractChange adds them). */
 export interface RawChange {
+  /** Rule id (rules.ts, docs/contract-diff.md). */
   rule: string;
+  /** One line: what changed. */
   reason: string;
+  /** The operation it affects: upper-case method and path template as in the new contract (webhooks: the webhook's name). */
   operation?: { method: string; path: string };
+  /** 'request': what the client sends; 'response': what it reads; 'webhook': a webhook the API sends. */
   location?: 'request' | 'response' | 'webhook';
+  /** The response status as the contract writes it ('200', '4XX', 'default'). */
   status?: string;
+  /** Where in the operation: 'request body (application/json)', 'query parameter limit', 'response 200 header Retry-After', 'security', 'operation'. */
   where: string;
+  /** Inside the schema: 'receiver.postalCode', 'items[].id'. */
   schemaPath?: string;
+  /** JSON pointers into the old and new documents (`#/…`, or `file.yaml#/…` for another file of a side). */
   pointer: { old?: string; new?: string };
 }
 
