@@ -17,10 +17,16 @@ export interface ChildMock {
   stop(): Promise<number | null>;
 }
 
-/** How a child is started: as another user (setpriv; the tests run as root, whom file modes do not stop), with extra environment. */
+/** How a child is started: as another user, or held to file modes (setpriv; the tests run as root, whom file modes do not stop), with extra environment. */
 export interface ChildOptions {
-  /** Run as this uid/gid (needs root and setpriv). */
+  /** Run as this uid/gid (needs root and setpriv; the user must be able to read the repository). */
   user?: { uid: number; gid: number };
+  /**
+   * Run as root without the capabilities that let root ignore file modes (CAP_DAC_OVERRIDE,
+   * CAP_DAC_READ_SEARCH): modes stop it as they stop any user, while the repository — wherever
+   * it was cloned, a 0700 temp folder included — stays readable to its owner.
+   */
+  heldToModes?: boolean;
   env?: Record<string, string>;
   /** Working folder (default: the repository). */
   cwd?: string;
@@ -28,7 +34,11 @@ export interface ChildOptions {
 
 function spawnMock(args: string[], options: ChildOptions) {
   const command = [process.execPath, bin, 'serve', '--port', '0', ...args];
-  const [file, ...rest] = options.user ? ['setpriv', `--reuid=${options.user.uid}`, `--regid=${options.user.gid}`, '--clear-groups', ...command] : command;
+  const privileges = [
+    ...(options.user ? [`--reuid=${options.user.uid}`, `--regid=${options.user.gid}`, '--clear-groups'] : []),
+    ...(options.heldToModes ? ['--bounding-set=-dac_override,-dac_read_search'] : []),
+  ];
+  const [file, ...rest] = privileges.length ? ['setpriv', ...privileges, '--', ...command] : command;
   return spawn(file, rest, { cwd: options.cwd ?? root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
 }
 

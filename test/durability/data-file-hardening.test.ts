@@ -13,7 +13,7 @@ import { call, expectStatus, newAccount, runToExit, startChild, until, type Chil
  */
 const tempDir = () => mkdtempSync(join(tmpdir(), 'shipmock-h23-'));
 const isRoot = process.getuid?.() === 0;
-/** The tests run as root, whom file modes do not stop: read-only cases run the mock as nobody. */
+/** The tests run as root, whom file modes do not stop: read-only cases hold the mock to file modes (child-mock.ts heldToModes); nobody owns another user's file. */
 const nobody = { uid: 65534, gid: 65534 };
 
 let children: ChildMock[] = [];
@@ -156,26 +156,26 @@ describe('--data touches only what it owns', () => {
 });
 
 describe('a store that cannot write', () => {
-  it.runIf(isRoot)('is refused at start: a read-only file, a read-only folder (as a user whom modes stop), saying what to do and creating nothing', async () => {
+  it.runIf(isRoot)('is refused at start: a read-only file, a read-only folder (held to file modes, as any user is), saying what to do and creating nothing', async () => {
     const dir = tempDir();
     chmodSync(dir, 0o777);
     const data = join(dir, 'a.db');
-    const writer = await start(['--data', data], { user: nobody });
+    const writer = await start(['--data', data], { heldToModes: true });
     await newAccount(writer);
     expect(await writer.stop()).toBe(0);
     children = [];
     chmodSync(data, 0o400);
-    const file = await runToExit(['--data', data], { user: nobody });
+    const file = await runToExit(['--data', data], { heldToModes: true });
     expect(file.code, file.output).not.toBe(0);
     expect(file.output).toContain(`--data ${data}: cannot be written by this user (EACCES)`);
     expect(file.output).toMatch(/chmod u\+w/);
     chmodSync(data, 0o600);
     chmodSync(dir, 0o555);
     try {
-      const folder = await runToExit(['--data', data], { user: nobody });
+      const folder = await runToExit(['--data', data], { heldToModes: true });
       expect(folder.code, folder.output).not.toBe(0);
       expect(folder.output).toMatch(/is in a folder this user cannot write .*Make the folder writable/);
-      const fresh = await runToExit(['--data', join(dir, 'new.db')], { user: nobody });
+      const fresh = await runToExit(['--data', join(dir, 'new.db')], { heldToModes: true });
       expect(fresh.output).toMatch(/new\.db: is in a folder this user cannot write/);
       expect(filesIn(dir)).toEqual(['a.db']);
     } finally {
