@@ -1,21 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, harnessWithAccount, type Harness, type TestAccount } from '../support/harness.js';
 import { closedPortUrl, driveDeliveries, startWebhookReceiver } from '../support/webhook-receiver.js';
+import { recordEscapedErrors } from '../support/escaped-errors.js';
 
 const FINISHED = new Set(['DELIVERED', 'FAILED', 'CANCELLED']);
 
-/** Any exception or rejection that escapes background work (it would exit a real `shipmock serve`). */
-const escaped: unknown[] = [];
-const record = (error: unknown) => escaped.push(error);
-beforeEach(() => {
-  escaped.length = 0;
-  process.on('uncaughtException', record);
-  process.on('unhandledRejection', record);
-});
-afterEach(() => {
-  process.off('uncaughtException', record);
-  process.off('unhandledRejection', record);
-});
+/** Anything that escapes background work would end a real `shipmock serve`. */
+const escaped = recordEscapedErrors();
 
 describe('webhook robustness', () => {
   let h: Harness;

@@ -1,11 +1,12 @@
 import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname, networkInterfaces } from 'node:os';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningMock } from '../../src/server/start-mock.js';
 import { releaseWhenDone } from '../support/lifetime.js';
 import { ADDRESS, call, liveAccount, startLiveMock, type LiveAccount } from '../support/live-mock.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
+import { recordEscapedErrors } from '../support/escaped-errors.js';
 
 /**
  * Issue 23: "the mock never sends a request to itself". A webhook aimed at the mock (any
@@ -16,18 +17,8 @@ import { startWebhookReceiver } from '../support/webhook-receiver.js';
  */
 
 /** Anything that escapes background work would end a real `shipmock serve`. */
-const escaped: unknown[] = [];
-const record = (error: unknown) => escaped.push(error);
-beforeEach(() => {
-  escaped.length = 0;
-  process.on('uncaughtException', record);
-  process.on('unhandledRejection', record);
-});
-afterEach(() => {
-  process.off('uncaughtException', record);
-  process.off('unhandledRejection', record);
-  expect(escaped).toEqual([]);
-});
+const escaped = recordEscapedErrors();
+afterEach(() => expect(escaped).toEqual([]));
 
 let mock: RunningMock;
 let account: LiveAccount;
