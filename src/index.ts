@@ -55,8 +55,8 @@ export type { EventEnvelope } from './events/event-bus.js';
 // Simulated carriers: inject faults into PRODUCTION carrier calls (mock.runtime.carrierInterceptors)
 export { carrierLatency, carrierOutage, carrierRejection, carrierTimeout, type CarrierMatch } from './carriers/faults.js';
 export { CarrierError, type CarrierErrorKind, type CarrierCall, type CarrierInterceptor, type CarrierInterceptors, type CarrierCallRecord } from './carriers/index.js';
-export { isValidSerial, computeCheckDigit, type CheckDigitAlgorithm, type SerialFormat } from './catalogue/serial-numbers.js';
-export type { Catalogue } from './catalogue/model.js';
+export { isValidSerial, computeCheckDigit, type CheckDigitAlgorithm, type SerialFormat } from './carrier-catalogue/serial-numbers.js';
+export type { Catalogue } from './carrier-catalogue/model.js';
 
 // Time
 export type { Clock } from './clock/clock.js';
@@ -71,7 +71,7 @@ export type { ActivationView, RuleView, ActivationSource } from './scenarios/eng
 export type { ScenarioDefinition, Rule as ScenarioRule, Effect as ScenarioEffect, When as ScenarioWhen, RequestMatch as ScenarioMatch } from './scenarios/model.js';
 export { ScenarioError, BUILT_IN_SCENARIOS_DIR } from './scenarios/scenario-file.js';
 export type { JournalEntry, JournalFilter, JournalOutcome } from './journal/journal.js';
-export { checkRetryAfter, assertHonouredRetryAfter, type RetryAfterReport, type RetryAfterViolation } from './journal/retry-after.js';
+export { checkRetryAfter, assertHonouredRetryAfter, type RetryAfterReport, type RetryAfterViolation } from './journal/retry-after-report.js';
 
 // Contract evolution: what changed between two contract versions and whom it breaks (docs/contract-diff.md)
 export { diffContracts, diffInputs, changesForInteraction, type InteractionRef, type ContractChange, type DiffReport, type DiffOptions, type DiffSummary } from './contract-diff/diff.js';

@@ -4,7 +4,7 @@ import type { CompanyCredentials } from '../auth/credentials.js';
 import type { TimerFailures } from '../clock/clock.js';
 import { parseDuration } from '../clock/duration.js';
 import type { JournalEntry, JournalEntryWithExchange, JournalFilter } from '../journal/journal.js';
-import { assertHonouredRetryAfter, checkRetryAfter, type RetryAfterReport } from '../journal/retry-after.js';
+import { assertHonouredRetryAfter, checkRetryAfter, type RetryAfterReport } from '../journal/retry-after-report.js';
 import type { ActivateOptions, ActivationView } from '../scenarios/engine.js';
 import { exportState, importState, type MockState } from './state.js';
 import { createInspection, type Inspection, type InspectionDeps } from './inspection.js';

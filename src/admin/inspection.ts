@@ -5,7 +5,7 @@ import type { Account } from '../resources/accounts/model.js';
 import type { DocumentData } from '../resources/documents/model.js';
 import type { EventEnvelope } from '../events/event-bus.js';
 import type { MockRuntime } from '../runtime/runtime.js';
-import { EVENT_CHANNEL_SECRETS } from '../resources/event-channels/channel-source.js';
+import { EVENT_CHANNEL_SECRETS } from '../resources/event-channels/subscribed-channels.js';
 
 /**
  * What the inspector (/__admin/ui/) reads besides the journal: the stored objects by company,

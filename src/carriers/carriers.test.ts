@@ -1,11 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
-import { catalogueIds, loadCatalogue } from '../catalogue/load-catalogue.js';
+import { catalogueIds, loadCatalogue } from '../carrier-catalogue/load-catalogue.js';
 import { createClock } from '../clock/clock.js';
 import { createRandom } from '../random/random.js';
 import { carrierLatency, carrierOutage, carrierRejection, carrierTimeout } from './faults.js';
 import { CarrierError, createCarriers, type CarrierBookingRequest, type CarrierDefinitionRef } from './index.js';
 import { createCarrierInterceptors } from './interceptors.js';
-import { isStagingSerial, isValidSerial } from '../catalogue/serial-numbers.js';
+import { isStagingSerial, isValidSerial } from '../carrier-catalogue/serial-numbers.js';
 
 const catalogue = loadCatalogue();
 const DHL_PARCEL = catalogueIds.carrier('DHL_PARCEL');

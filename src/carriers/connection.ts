@@ -1,4 +1,4 @@
-import type { Carrier } from '../catalogue/model.js';
+import type { Carrier } from '../carrier-catalogue/model.js';
 import type { CarrierBookingRequest, CarrierBookingResult, CarrierTrackingEvent, CarrierTrackingRequest } from './simulated-carrier.js';
 
 /** The few Carrier Definition fields the carriers layer needs (structural: no import of resources). */

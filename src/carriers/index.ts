@@ -1,5 +1,5 @@
 import type { Clock } from '../clock/clock.js';
-import type { Catalogue } from '../catalogue/model.js';
+import type { Catalogue } from '../carrier-catalogue/model.js';
 import type { Random } from '../random/random.js';
 import type { CarrierConnection, CarrierDefinitionRef } from './connection.js';
 import type { CarrierInterceptors } from './interceptors.js';

@@ -1,8 +1,8 @@
 import type { Clock } from '../clock/clock.js';
-import type { Carrier, CarrierEntry, Catalogue, ServiceEntry } from '../catalogue/model.js';
+import type { Carrier, CarrierEntry, Catalogue, ServiceEntry } from '../carrier-catalogue/model.js';
 import { hashString, type Random } from '../random/random.js';
 import { CarrierError } from './carrier-error.js';
-import { generateSerial } from '../catalogue/serial-numbers.js';
+import { generateSerial } from '../carrier-catalogue/serial-numbers.js';
 
 /**
  * One simulated carrier, built from its catalogue entry (one generic adapter parameterised by

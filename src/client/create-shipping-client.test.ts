@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createShippingClient, type ShippingClientOptions } from './create-shipping-client.js';
 import { ShippingApiError } from './errors.js';
-import { retryDelayMs } from './retry-after.js';
+import { retryDelayMs } from './retry-on-429.js';
 
 const COMPANY = '5f0c6a3e-1d2b-4c8e-9a7f-3b2d1e0c9a84';
 const ACCOUNT = '0b6f5f0e-2a7c-4c43-9a57-3f0d4d6a2b11';

@@ -1,5 +1,5 @@
 import createClient, { type Client } from 'openapi-fetch';
-import { withRetryAfter } from './retry-after.js';
+import { withRetryAfter } from './retry-on-429.js';
 import type { paths } from './schema.js';
 import { createTokenManager, type TokenManager, type TokenScope } from './token-manager.js';
 

@@ -2,7 +2,7 @@ import type { EventEnvelope } from './event-bus.js';
 
 /**
  * Where webhook delivery gets the channels of an event from. The Event Channels family
- * implements it over its own collections (src/resources/event-channels/channel-source.ts); the
+ * implements it over its own collections (src/resources/event-channels/subscribed-channels.ts); the
  * dispatcher only asks.
  */
 

@@ -3,7 +3,7 @@ import { createClock } from '../clock/clock.js';
 import { createLogger } from '../logging/logger.js';
 import { createRandom } from '../random/random.js';
 import { createStore } from '../store/store.js';
-import { createChannelSource, EVENT_CHANNELS, type SubscribedChannel } from '../resources/event-channels/channel-source.js';
+import { createChannelSource, EVENT_CHANNELS, type SubscribedChannel } from '../resources/event-channels/subscribed-channels.js';
 import { createEventBus, type EventTopic } from './event-bus.js';
 import { createWebhookDispatcher } from './webhook-dispatcher.js';
 import { resolveWebhookOptions, type WebhookOptions } from './webhook-options.js';

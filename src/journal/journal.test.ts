@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createJournal, SUCCESSFUL_EXCHANGES_PER_SECOND, type JournalEntry } from './journal.js';
-import { assertHonouredRetryAfter, checkRetryAfter } from './retry-after.js';
+import { assertHonouredRetryAfter, checkRetryAfter } from './retry-after-report.js';
 
 const entry = (overrides: Partial<JournalEntry> = {}): Omit<JournalEntry, 'seq'> => ({
   requestId: 'r',

@@ -1,15 +1,15 @@
 import { BUILT_IN_CREDENTIALS_PATH, createCredentialRegistry, readCredentialsFile, type CompanyCredentials, type CredentialRegistry } from '../auth/credentials.js';
 import { createTokenService, type TokenService } from '../auth/tokens.js';
 import { createCarrierInterceptors, type CarrierInterceptors } from '../carriers/interceptors.js';
-import { loadCatalogue } from '../catalogue/load-catalogue.js';
-import type { Catalogue } from '../catalogue/model.js';
+import { loadCatalogue } from '../carrier-catalogue/load-catalogue.js';
+import type { Catalogue } from '../carrier-catalogue/model.js';
 import { createClock, type Clock } from '../clock/clock.js';
 import { resolveOptions, type MockOptions, type ResolvedOptions } from '../config/options.js';
 import { loadCompiledContract } from '../contract/compiled-contract.js';
 import type { Contract } from '../contract/load-contract.js';
 import { createValidators, type ContractValidators } from '../contract/validators.js';
 import { createRouteMatcher, type RouteMatcher } from '../contract/route-matcher.js';
-import { createChannelSource } from '../resources/event-channels/channel-source.js';
+import { createChannelSource } from '../resources/event-channels/subscribed-channels.js';
 import { createEventBus, type EventBus } from '../events/event-bus.js';
 import type { Delivery } from '../events/delivery-log.js';
 import { startDeliveryTakeover } from '../events/delivery-takeover.js';

@@ -2,7 +2,7 @@ import type { ControlPlane, CredentialsView, NewCompany } from '../admin/control
 import type { MockState } from '../admin/state.js';
 import type { CompanyCredentials } from '../auth/credentials.js';
 import type { JournalEntry, JournalFilter } from '../journal/journal.js';
-import type { RetryAfterReport } from '../journal/retry-after.js';
+import type { RetryAfterReport } from '../journal/retry-after-report.js';
 import type { ActivationView } from '../scenarios/engine.js';
 import type { ParameterValues } from '../scenarios/scenario-file.js';
 

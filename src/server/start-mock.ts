@@ -9,7 +9,8 @@ import type { Logger } from '../logging/logger.js';
 import type { Services } from '../resources/index.js';
 import { applyConnectionLimits, resolveConnectionLimits, serverOptionsOf, type ConnectionLimits } from './connection-limits.js';
 import { createMockHandles, type MockHandles } from './mock-handles.js';
-import { openDataFile, readStateFile, writeStateFile } from './state-file.js';
+import { openDataStore } from './data-store.js';
+import { readStateFile, writeStateFile } from './state-file.js';
 import { resolveTls, type TlsOptions } from './tls.js';
 
 export interface StartOptions extends MockOptions, TlsOptions {
@@ -59,7 +60,7 @@ export async function startMock(options: StartOptions = {}): Promise<RunningMock
   const saved = options.stateFile ? readStateFile(options.stateFile, options.tokenSecret) : undefined;
   let runtime: MockRuntime | undefined;
   const durable = options.data
-    ? await openDataFile(options.data, { tokenSecret: options.tokenSecret, shared: options.sharedData, onError: (error) => runtime?.logger.error({ err: error }, 'background commit failed') })
+    ? await openDataStore(options.data, { tokenSecret: options.tokenSecret, shared: options.sharedData, onError: (error) => runtime?.logger.error({ err: error }, 'background commit failed') })
     : undefined;
   const tokenSecret = durable?.tokenSecret ?? saved?.tokenSecret;
   try {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalogueIds } from '../../src/catalogue/load-catalogue.js';
+import { catalogueIds } from '../../src/carrier-catalogue/load-catalogue.js';
 import type { EventEnvelope } from '../../src/events/event-bus.js';
 import { createHarness, newAccount, twoAccounts, type Harness, type TestAccount } from '../support/harness.js';
 

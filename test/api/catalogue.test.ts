@@ -1,6 +1,6 @@
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalogueIds } from '../../src/catalogue/load-catalogue.js';
+import { catalogueIds } from '../../src/carrier-catalogue/load-catalogue.js';
 import { companyToken, createHarness, newAccount, type TestAccount } from '../support/harness.js';
 
 const DHL_PARCEL = catalogueIds.carrier('DHL_PARCEL');

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { catalogueIds } from '../../src/catalogue/load-catalogue.js';
+import { catalogueIds } from '../../src/carrier-catalogue/load-catalogue.js';
 import { loadAdminContract } from '../../src/admin/admin-contract.js';
 import { companyToken, createHarness, newAccount, type Harness } from '../support/harness.js';
 import { deliveriesOf, startWebhookReceiver, waitUntil } from '../support/webhook-receiver.js';

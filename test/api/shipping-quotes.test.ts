@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ProblemError } from '../../src/errors/problem.js';
-import { catalogueIds } from '../../src/catalogue/load-catalogue.js';
+import { catalogueIds } from '../../src/carrier-catalogue/load-catalogue.js';
 import { createHarness, newAccount, twoAccounts, type TestAccount } from '../support/harness.js';
 import { berlin, captureEvents, createAddress, createServiceDefinition, createVia, ids, munich, renewToken, vienna } from '../support/shipping-fixtures.js';
 

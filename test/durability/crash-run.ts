@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { catalogueIds } from '../../src/catalogue/load-catalogue.js';
+import { catalogueIds } from '../../src/carrier-catalogue/load-catalogue.js';
 import { createRandom } from '../../src/random/random.js';
 import { bookingBody, call, companyAuth, expectStatus, startChild, type BookingKit, type ChildMock } from './child-mock.js';
 

@@ -81,7 +81,7 @@ describe('--data: the rows of issue 13', () => {
     const first = await start(['--data', data, '--seed', '3']);
     const account = await newAccount(first);
     const create = async (path: string, body: unknown) => (await expectStatus(call(first.url, 'POST', path, { auth: account.auth, body }), 201, path)).id as string;
-    const { catalogueIds } = await import('../../src/catalogue/load-catalogue.js');
+    const { catalogueIds } = await import('../../src/carrier-catalogue/load-catalogue.js');
     const carrierDefinitionId = await create('/v1/carrier-definitions', { carrierId: catalogueIds.carrier('DHL_PARCEL'), name: 'DHL', mode: 'PRODUCTION' });
     const kit = {
       serviceDefinitionId: await create('/v1/service-definitions', { carrierDefinitionId, serviceId: catalogueIds.service('DHL_PARCEL', 'DHL_PAKET'), name: 'Paket' }),

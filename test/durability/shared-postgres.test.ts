@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalogueIds } from '../../src/catalogue/load-catalogue.js';
+import { catalogueIds } from '../../src/carrier-catalogue/load-catalogue.js';
 import { startThrowawayPostgres, type ThrowawayPostgres } from '../support/postgres.js';
 import { call, companyAuth, expectStatus, newAccount, runToExit, startChild, until, type ChildMock } from './child-mock.js';
 import { CRASH_SEED, crashRun, KILLS } from './crash-run.js';

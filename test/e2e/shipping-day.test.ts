@@ -1,7 +1,7 @@
 import { PDFParse } from 'pdf-parse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalogueIds } from '../../src/catalogue/load-catalogue.js';
-import { isStagingSerial, isValidSerial } from '../../src/catalogue/serial-numbers.js';
+import { catalogueIds } from '../../src/carrier-catalogue/load-catalogue.js';
+import { isStagingSerial, isValidSerial } from '../../src/carrier-catalogue/serial-numbers.js';
 import { startMock, type RunningMock } from '../../src/index.js';
 
 /**

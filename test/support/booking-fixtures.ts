@@ -1,6 +1,6 @@
 import { PDFParse } from 'pdf-parse';
-import { catalogueIds } from '../../src/catalogue/load-catalogue.js';
-import { isStagingSerial, isValidSerial } from '../../src/catalogue/serial-numbers.js';
+import { catalogueIds } from '../../src/carrier-catalogue/load-catalogue.js';
+import { isStagingSerial, isValidSerial } from '../../src/carrier-catalogue/serial-numbers.js';
 import type { Harness, TestAccount } from './harness.js';
 import { berlin, createVia, munich } from './shipping-fixtures.js';
 

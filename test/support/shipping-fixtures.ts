@@ -2,7 +2,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { addContractFormats } from '../../src/contract/formats.js';
 import type { EventEnvelope } from '../../src/events/event-bus.js';
-import { catalogueIds } from '../../src/catalogue/load-catalogue.js';
+import { catalogueIds } from '../../src/carrier-catalogue/load-catalogue.js';
 import type { Harness, TestAccount } from './harness.js';
 
 /** Every event the mock publishes from now on, for assertions on topics, types and payloads. */

@@ -1,6 +1,6 @@
 import type { DomainDeps } from '../shared/domain-deps.js';
-import { renderLogo, type RenderedLogo } from '../../documents/logo.js';
-import type { Carrier, CarrierEntry, Service, ServiceEntry, ServiceRouteEntry } from '../../catalogue/model.js';
+import { renderLogo, type RenderedLogo } from '../../rendering/logo.js';
+import type { Carrier, CarrierEntry, Service, ServiceEntry, ServiceRouteEntry } from '../../carrier-catalogue/model.js';
 import { ProblemError, type Violation } from '../../errors/problem.js';
 import { Collection, type Entity, type Page, type PageRequest } from '../../store/collection.js';
 

@@ -4,7 +4,7 @@ import type {
   LabelContent,
   LabelRendering,
   ManifestContent,
-} from '../../documents/model.js';
+} from '../../rendering/model.js';
 
 export type DocumentKind = 'LABEL' | 'INVOICE' | 'WAYBILL' | 'CUSTOMS' | 'MANIFEST' | 'DANGEROUS_GOODS' | 'RETURN_LABEL';
 export type DocumentGroupType = 'SHIPMENT_BOOKING' | 'SHIPMENT_MANIFEST' | 'CUSTOMS_DECLARATION' | 'PARCEL';

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { ResourceDeps } from '../shared/domain-deps.js';
-import { renderCustomsForm } from '../../documents/customs-form.js';
-import { renderDangerousGoodsForm } from '../../documents/dangerous-goods-form.js';
-import { renderLabel } from '../../documents/label.js';
-import { renderManifest } from '../../documents/manifest.js';
-import { FILE_FORMATS, type FileFormat, type RenderedDocument } from '../../documents/model.js';
-import { createGlyphCache } from '../../documents/raster.js';
+import { renderCustomsForm } from '../../rendering/customs-form.js';
+import { renderDangerousGoodsForm } from '../../rendering/dangerous-goods-form.js';
+import { renderLabel } from '../../rendering/label.js';
+import { renderManifest } from '../../rendering/manifest.js';
+import { FILE_FORMATS, type FileFormat, type RenderedDocument } from '../../rendering/model.js';
+import { createGlyphCache } from '../../rendering/raster.js';
 import { notFound, ProblemError } from '../../errors/problem.js';
 import type { Page, PageRequest } from '../../store/collection.js';
 import { compact } from '../../util/compact.js';

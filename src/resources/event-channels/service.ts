@@ -1,6 +1,6 @@
 import type { DomainDeps, ResourceDeps } from '../shared/domain-deps.js';
 import { ruleViolation } from '../../errors/problem.js';
-import { EVENT_CHANNEL_SECRETS, EVENT_CHANNELS, type ChannelSecret } from './channel-source.js';
+import { EVENT_CHANNEL_SECRETS, EVENT_CHANNELS, type ChannelSecret } from './subscribed-channels.js';
 import type { HostAllowlist } from '../../events/host-allowlist.js';
 import { SAFE_HEADER_VALUE, webhookTargetProblem, type TargetGuards } from '../../events/webhook-target.js';
 import type { Page, PageRequest } from '../../store/collection.js';

@@ -1,4 +1,4 @@
-import type { Catalogue } from '../../catalogue/model.js';
+import type { Catalogue } from '../../carrier-catalogue/model.js';
 
 /**
  * The part of the carrier catalogue the operational families validate against (spec: carrier

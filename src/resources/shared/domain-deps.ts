@@ -1,7 +1,7 @@
 import type { CredentialRegistry } from '../../auth/credentials.js';
 import type { TokenService } from '../../auth/tokens.js';
 import type { CarrierInterceptors } from '../../carriers/interceptors.js';
-import type { Catalogue } from '../../catalogue/model.js';
+import type { Catalogue } from '../../carrier-catalogue/model.js';
 import type { Clock } from '../../clock/clock.js';
 import type { EventBus } from '../../events/event-bus.js';
 import type { WebhookDispatcher } from '../../events/webhook-dispatcher.js';

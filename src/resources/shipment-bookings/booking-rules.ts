@@ -1,5 +1,5 @@
-import type { Carrier, Catalogue, ServiceEntry, ServiceRouteEntry } from '../../catalogue/model.js';
-import type { DocumentParty } from '../../documents/model.js';
+import type { Carrier, Catalogue, ServiceEntry, ServiceRouteEntry } from '../../carrier-catalogue/model.js';
+import type { DocumentParty } from '../../rendering/model.js';
 import { ruleViolation } from '../../errors/problem.js';
 import type { Address } from '../addresses/model.js';
 import type { AddressService } from '../addresses/service.js';

@@ -1,7 +1,7 @@
 import type { DomainDeps } from '../shared/domain-deps.js';
 import type { UsageLedger } from '../../billing/usage.js';
 import { CarrierError, type CarrierBookingResult, type CarrierDefinitionRef, type CarrierLocation, type Carriers } from '../../carriers/index.js';
-import type { DocumentParty } from '../../documents/model.js';
+import type { DocumentParty } from '../../rendering/model.js';
 import type { DomainFacts } from '../../scenarios/model.js';
 import { compact } from '../../util/compact.js';
 import type { CustomsDeclarationService } from '../customs-declarations/service.js';

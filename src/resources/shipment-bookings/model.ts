@@ -1,5 +1,5 @@
 import type { components } from '../../client/schema.js';
-import type { DocumentParty } from '../../documents/model.js';
+import type { DocumentParty } from '../../rendering/model.js';
 import type { AddressInput } from '../addresses/model.js';
 import type { CarrierDefinitionInput } from '../carrier-definitions/model.js';
 import type { CustomsDeclarationInput } from '../customs-declarations/model.js';

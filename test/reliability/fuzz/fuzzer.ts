@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { createTokenService } from '../../../src/auth/tokens.js';
-import { catalogueIds } from '../../../src/catalogue/load-catalogue.js';
+import { catalogueIds } from '../../../src/carrier-catalogue/load-catalogue.js';
 import type { Contract, ContractOperation, SecuritySchemeName } from '../../../src/contract/load-contract.js';
 import { createRouteMatcher } from '../../../src/contract/route-matcher.js';
 import type { ContractValidators } from '../../../src/contract/validators.js';

@@ -112,7 +112,7 @@ export interface DangerousGoodsDeclarationType {
   description?: string;
 }
 
-/** How a carrier's logo is drawn (fixture data; drawn by src/documents/logo.ts). */
+/** How a carrier's logo is drawn (fixture data; drawn by src/rendering/logo.ts). */
 export interface LogoDesign {
   background: string;
   foreground: string;

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
 import { BUILT_IN_CATALOGUE_PATH, catalogueIds, expandRoutes, loadCatalogue, type CatalogueFile } from './load-catalogue.js';
-import { renderLogo } from '../documents/logo.js';
+import { renderLogo } from '../rendering/logo.js';
 
 const raw = (): CatalogueFile => JSON.parse(readFileSync(BUILT_IN_CATALOGUE_PATH, 'utf8'));
 

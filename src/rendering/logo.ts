@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { LogoDesign } from '../catalogue/model.js';
+import type { LogoDesign } from '../carrier-catalogue/model.js';
 import { encodePng } from './barcode.js';
 import { createCanvas } from './raster.js';
 
