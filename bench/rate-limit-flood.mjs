@@ -5,10 +5,11 @@
 //   node --expose-gc --import tsx bench/rate-limit-flood.mjs
 import { Agent, request } from 'node:http';
 
-const { startMock } = await import('../src/server/start-mock.ts');
+const { startMock, internalsOf } = await import('../src/server/start-mock.ts');
 const { createLogger } = await import('../src/logging/logger.ts');
 const mock = await startMock({ port: 0, clock: { mode: 'manual' }, logger: createLogger({ level: 'silent', format: 'json' }) });
-const limiter = mock.runtime.rateLimiter;
+// The limiter itself: its key counts are what this measures (not part of the public handles).
+const limiter = internalsOf(mock).runtime.rateLimiter;
 const b64url = (value) => Buffer.from(JSON.stringify(value)).toString('base64url');
 const forged = (i) => `${b64url({ alg: 'HS256', typ: 'JWT' })}.${b64url({ lvl: 'ACCOUNT', aid: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, sub: 'x', expMs: 9e12 })}.c2ln`;
 

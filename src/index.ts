@@ -10,8 +10,7 @@
 
 // Running a mock
 export { startMock, type StartOptions, type RunningMock } from './server/start-mock.js';
-export { createRuntime, type MockRuntime } from './runtime/runtime.js';
-export { createApp, type MockApp } from './app/create-app.js';
+// Without a socket of its own: the middleware is also a plain (req, res) listener, e.g. http.createServer(shipmockMiddleware()).
 export { shipmockMiddleware, type MiddlewareOptions, type ShipmockMiddleware } from './server/express-middleware.js';
 export type { MockOptions } from './config/options.js';
 export type { LogLevel } from './logging/logger.js';
@@ -45,14 +44,13 @@ export { formatCanIDeploy, type ReportFormat as CanIDeployFormat } from './can-i
 export { readPactFiles, type PactFile } from './verify/pact-files.js';
 export type { paths as ShippingApiPaths, components as ShippingApiComponents, operations as ShippingApiOperations } from './client/schema.js';
 
-// Webhooks: verify deliveries in your receiver; read the delivery log in-process (mock.runtime.webhooks)
+// Webhooks: verify deliveries in your receiver; read the delivery log in-process (mock.webhooks)
 export { verifySignature as verifyWebhookSignature, signatureHeader as webhookSignatureHeader } from './events/webhook-signature.js';
 export type { WebhookOptions } from './events/webhook-options.js';
 export type { Delivery, DeliveryAttempt, DeliveryStatus, DeliveryPage, DeliveryQuery } from './events/delivery-log.js';
-export type { WebhookDispatcher } from './events/webhook-dispatcher.js';
-export type { EventEnvelope } from './events/event-bus.js';
+export type { EventEnvelope, EventInput, EventTopic } from './events/event-bus.js';
 
-// Simulated carriers: inject faults into PRODUCTION carrier calls (mock.runtime.carrierInterceptors)
+// Simulated carriers: inject faults into PRODUCTION carrier calls (mock.carriers.intercept), read their call log (mock.carriers.calls)
 export { carrierLatency, carrierOutage, carrierRejection, carrierTimeout, type CarrierMatch } from './carriers/faults.js';
 export { CarrierError, type CarrierErrorKind, type CarrierCall, type CarrierInterceptor, type CarrierInterceptors, type CarrierCallRecord } from './carriers/index.js';
 export { isValidSerial, computeCheckDigit, type CheckDigitAlgorithm, type SerialFormat } from './carrier-catalogue/serial-numbers.js';
@@ -62,9 +60,12 @@ export type { Catalogue } from './carrier-catalogue/model.js';
 export type { Clock } from './clock/clock.js';
 export { parseDuration } from './clock/duration.js';
 
-// QA control plane: the handles startMock() returns (mock.reset, mock.clock, mock.scenarios, mock.journal, mock.state), README section qa
-export type { MockHandles, ScenarioActivation } from './server/mock-handles.js';
-export { createControlPlane, type ControlPlane, type ClockView, type CredentialsView, type NewCompany } from './admin/control-plane.js';
+// QA control plane: the handles startMock() and shipmockMiddleware() return (mock.reset, mock.clock, mock.scenarios, mock.journal,
+// mock.state, mock.companies, mock.webhooks, mock.events, mock.carriers, mock.rateLimits, mock.tokens, mock.usage), README section qa
+export type { MockHandles, MockTokenClaims, ScenarioActivation } from './server/mock-handles.js';
+export type { ClockView, CredentialsView, NewCompany } from './admin/control-plane.js';
+export type { RateLimitConfig, RateLimitState } from './rate-limit/rate-limiter.js';
+export type { UsageRecord } from './billing/model.js';
 export type { MockState } from './admin/state.js';
 export type { ScenarioActivationInput } from './config/options.js';
 export type { ActivationView, RuleView, ActivationSource } from './scenarios/engine.js';

@@ -238,7 +238,7 @@ async function serveWith(parsed: ParsedFlags<typeof SERVE_FLAGS>, warnings: stri
     adminKey: controlPlane.adminKey,
     adminKeyGenerated,
     adminOrigins: controlPlane.adminOrigins,
-    clockMode: mock.runtime.clock.mode,
+    clockMode: mock.clock.mode,
     scenarios: mock.scenarios.list().map((s) => s.name),
     stateFile: controlPlane.stateFile,
     data: controlPlane.data,

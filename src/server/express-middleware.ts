@@ -1,13 +1,11 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { ControlPlane } from '../admin/control-plane.js';
 import { createApp } from '../app/create-app.js';
-import { createRuntime, type MockRuntime } from '../runtime/runtime.js';
+import { createRuntime } from '../runtime/runtime.js';
 import type { CompanyCredentials } from '../auth/credentials.js';
 import type { MockOptions } from '../config/options.js';
 import { setMountContext } from '../http/request-state.js';
 import type { Logger } from '../logging/logger.js';
-import type { Services } from '../resources/index.js';
-import { createMockHandles, type MockHandles } from './mock-handles.js';
+import { createMockHandles, handlePartsOf, type MockHandles } from './mock-handles.js';
 
 export interface MiddlewareOptions extends MockOptions {
   /** A logger to use instead of one built from logLevel/logFormat. */
@@ -18,9 +16,6 @@ export interface MiddlewareOptions extends MockOptions {
 export interface ShipmockMiddleware extends RequestHandler, MockHandles {
   /** The seeded default company's credentials. */
   credentials: CompanyCredentials;
-  runtime: MockRuntime;
-  services: Services;
-  control: ControlPlane;
   /** Stops the mock's background work (webhook retries, clock timers); the handler is unusable after. */
   close(): void;
 }
@@ -51,10 +46,7 @@ export function shipmockMiddleware(options: MiddlewareOptions = {}): ShipmockMid
   };
   return Object.assign(handler, {
     credentials: runtime.credentials.defaultCompany,
-    runtime,
-    services,
-    control,
-    ...createMockHandles(control),
+    ...createMockHandles(control, handlePartsOf(runtime, services)),
     close: () => runtime.dispose(),
   });
 }

@@ -8,7 +8,7 @@ import type { MockOptions } from '../config/options.js';
 import type { Logger } from '../logging/logger.js';
 import type { Services } from '../resources/index.js';
 import { applyConnectionLimits, resolveConnectionLimits, serverOptionsOf, type ConnectionLimits } from './connection-limits.js';
-import { createMockHandles, type MockHandles } from './mock-handles.js';
+import { createMockHandles, handlePartsOf, type MockHandles } from './mock-handles.js';
 import { openDataStore } from './data-store.js';
 import { readStateFile, writeStateFile } from './state-file.js';
 import { resolveTls, type TlsOptions } from './tls.js';
@@ -40,10 +40,27 @@ export interface RunningMock extends MockHandles {
   host: string;
   /** The seeded default company's credentials. */
   credentials: CompanyCredentials;
-  runtime: MockRuntime;
-  services: Services;
   server: Server;
   close(): Promise<void>;
+}
+
+/** What the CLI and the verifier reach beyond the handles; not part of the public API (src/index.ts). */
+export interface MockInternals {
+  runtime: MockRuntime;
+  services: Services;
+}
+
+const internals = new WeakMap<RunningMock, MockInternals>();
+
+/**
+ * The runtime and services behind a mock startMock() started: for the CLI, the verifier and tests
+ * that seed state no request can make. Library users have the handles instead.
+ * @example internalsOf(mock).runtime.clock.mode
+ */
+export function internalsOf(mock: RunningMock): MockInternals {
+  const found = internals.get(mock);
+  if (!found) throw new Error('not a mock started by startMock()');
+  return found;
 }
 
 /**
@@ -104,15 +121,13 @@ export async function startMock(options: StartOptions = {}): Promise<RunningMock
   // A webhook to this port on this machine would be the mock posting to itself: refused (src/events/mock-endpoints.ts).
   runtime.webhooks.endpoints.note(port);
   const urlHost = host.includes(':') ? `[${host}]` : host;
-  return {
+  const mock: RunningMock = {
     url: `${tls ? 'https' : 'http'}://${urlHost}:${port}`,
     port,
     host,
     credentials: runtime.credentials.defaultCompany,
-    runtime,
-    services,
     server,
-    ...createMockHandles(control),
+    ...createMockHandles(control, handlePartsOf(runtime, services)),
     close: () =>
       new Promise<void>((resolve, reject) => {
         // Saved before anything stops, so the file has exactly what the last request left.
@@ -123,4 +138,6 @@ export async function startMock(options: StartOptions = {}): Promise<RunningMock
         server.closeAllConnections();
       }),
   };
+  internals.set(mock, { runtime, services });
+  return mock;
 }
