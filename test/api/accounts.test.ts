@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { accountBody, companyToken, createHarness, newAccount, type Harness } from '../support/harness.js';
+import { accountBody, companyToken, createHarness, newAccount, type Harness, harnessInternals } from '../support/harness.js';
 
 const DAY = 24 * 3_600_000;
 const GRANT = { grantType: 'client_credentials' };
@@ -32,7 +32,7 @@ describe('accounts', () => {
   it('publishes ACCOUNT events for create, replace and delete', async () => {
     const h = createHarness();
     const seen: string[] = [];
-    h.runtime.events.subscribe((e) => seen.push(`${e.topic}:${e.type}:${e.accountId === undefined ? '-' : 'id'}`));
+    h.events.subscribe((e) => seen.push(`${e.topic}:${e.type}:${e.accountId === undefined ? '-' : 'id'}`));
     const auth = await companyToken(h);
     const id = await createAccount(h, auth);
     await h.http.put(`/v1/accounts/${id}`).set('Authorization', auth).send(accountBody({ alias: 'Renamed' }));
@@ -58,7 +58,7 @@ describe('accounts', () => {
     const h = createHarness();
     const auth = await companyToken(h);
     const id = await createAccount(h, auth, { meta: { shop: 'x' }, sources: ['ERP'], type: 'SHARED', enabled: false });
-    h.runtime.clock.advance(1000);
+    h.clock.advance(1000);
     const put = await h.http.put(`/v1/accounts/${id}`).set('Authorization', auth).send(accountBody({ alias: undefined }));
     expect(put.status).toBe(204);
     const res = await h.http.get(`/v1/accounts/${id}`).set('Authorization', auth);
@@ -100,10 +100,10 @@ describe('accounts', () => {
       .set('Authorization', account.auth)
       .send({ name: 'A', street: 'Hauptstrasse 5', city: 'Berlin', postalCode: '10115', countryCode: 'DE' });
     expect(address.status).toBe(201);
-    expect(h.services.addresses.all(account.accountId)).toHaveLength(1);
+    expect(harnessInternals(h).services.addresses.all(account.accountId)).toHaveLength(1);
 
     expect((await h.http.delete(`/v1/accounts/${account.accountId}`).set('Authorization', account.companyAuth)).status).toBe(204);
-    expect(h.services.addresses.all(account.accountId)).toHaveLength(0);
+    expect(harnessInternals(h).services.addresses.all(account.accountId)).toHaveLength(0);
     expect((await h.http.get(`/v1/accounts/${account.accountId}`).set('Authorization', account.companyAuth)).status).toBe(404);
     expect((await h.http.delete(`/v1/accounts/${account.accountId}`).set('Authorization', account.companyAuth)).status).toBe(404);
     const use = await h.http.get('/v1/addresses').set('Authorization', account.auth);
@@ -130,15 +130,15 @@ describe('temporary accounts', () => {
   it('expire 30 days after creation on the virtual clock, like a delete', async () => {
     const h = createHarness();
     const deleted: string[] = [];
-    h.runtime.events.subscribe((e) => e.type === 'DELETED' && deleted.push(e.accountId!));
+    h.events.subscribe((e) => e.type === 'DELETED' && deleted.push(e.accountId!));
     const account = await newAccount(h, { persistence: { type: 'TEMPORARY' } });
     const got = await h.http.get(`/v1/accounts/${account.accountId}`).set('Authorization', account.companyAuth);
     expect(got.body.persistence).toEqual({ type: 'TEMPORARY', expiresAt: '2026-01-31T00:00:00.000Z' });
 
-    h.runtime.clock.advance(30 * DAY - 1);
+    h.clock.advance(30 * DAY - 1);
     const fresh = await h.http.post(`/v1/accounts/${account.accountId}/tokens`).set('Authorization', h.basic).send(GRANT);
     expect(fresh.status).toBe(200);
-    h.runtime.clock.advance(1);
+    h.clock.advance(1);
     expect(deleted).toEqual([account.accountId]);
     const company = await companyToken(h);
     expect((await h.http.get(`/v1/accounts/${account.accountId}`).set('Authorization', company)).status).toBe(404);
@@ -154,7 +154,7 @@ describe('temporary accounts', () => {
     const get = async () => h.http.get(`/v1/accounts/${id}`).set('Authorization', await companyToken(h));
     const put = async (body: object) => h.http.put(`/v1/accounts/${id}`).set('Authorization', await companyToken(h)).send(body);
     const expiry = async () => (await get()).body.persistence;
-    h.runtime.clock.advance(DAY);
+    h.clock.advance(DAY);
     await put(accountBody({ persistence: { type: 'TEMPORARY' } }));
     expect(await expiry()).toEqual({ type: 'TEMPORARY', expiresAt: '2026-01-31T00:00:00.000Z' });
     await put(accountBody());
@@ -162,9 +162,9 @@ describe('temporary accounts', () => {
     await put(accountBody({ persistence: { type: 'TEMPORARY' } }));
     expect(await expiry()).toEqual({ type: 'TEMPORARY', expiresAt: '2026-02-01T00:00:00.000Z' });
     // The first schedule (Jan 31) must not remove an account whose expiry moved.
-    h.runtime.clock.set(Date.parse('2026-01-31T12:00:00.000Z'));
+    h.clock.set(Date.parse('2026-01-31T12:00:00.000Z'));
     expect((await get()).status).toBe(200);
-    h.runtime.clock.set(Date.parse('2026-02-01T00:00:00.000Z'));
+    h.clock.set(Date.parse('2026-02-01T00:00:00.000Z'));
     expect((await get()).status).toBe(404);
   });
 
@@ -173,8 +173,8 @@ describe('temporary accounts', () => {
     const auth = await companyToken(h);
     const id = await createAccount(h, auth, { persistence: { type: 'TEMPORARY' } });
     const restored = createHarness();
-    restored.runtime.store.restore(h.runtime.store.snapshot());
-    restored.runtime.clock.advance(31 * DAY);
+    harnessInternals(restored).runtime.store.restore(harnessInternals(h).runtime.store.snapshot());
+    restored.clock.advance(31 * DAY);
     const company = await companyToken(restored);
     expect((await restored.http.get(`/v1/accounts/${id}`).set('Authorization', company)).status).toBe(404);
     expect((await restored.http.get('/v1/accounts').set('Authorization', company)).body.items).toEqual([]);

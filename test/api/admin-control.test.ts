@@ -4,7 +4,7 @@ import { createAdminRouter } from '../../src/admin/admin-router.js';
 import { loadAdminContract } from '../../src/admin/admin-contract.js';
 import { createControlPlane } from '../../src/admin/control-plane.js';
 import { ADDRESS } from '../support/live-mock.js';
-import { createHarness, newAccount, type Harness } from '../support/harness.js';
+import { createHarness, newAccount, type Harness, harnessInternals } from '../support/harness.js';
 
 /**
  * The control plane (/__admin) over HTTP. Every answer is also checked here against
@@ -50,7 +50,7 @@ function routesOf(router: Router): string[] {
 describe('control plane routes and contract/admin.yaml', () => {
   it('describes every route of the admin router, and routes every operation it describes', () => {
     const h = createHarness();
-    const routes = routesOf(createAdminRouter(h.runtime, createControlPlane(h.runtime)))
+    const routes = routesOf(createAdminRouter(harnessInternals(h).runtime, createControlPlane(harnessInternals(h).runtime)))
       .map((r) => r.replace('{id}', '{delivery-id}'))
       .sort();
     const documented = admin.contract.operations.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort();
@@ -92,7 +92,7 @@ describe('clock', () => {
     expect((await adminCall(h, 'post', '/__admin/clock/advance', { ms: 60_000 })).body.now).toBe('2026-01-01T04:00:00.000Z');
     expect((await h.http.get('/v1/addresses').set('Authorization', account.auth)).status).toBe(401);
     expect((await adminCall(h, 'put', '/__admin/clock', { now: '2026-06-01T12:00:00Z' })).body.now).toBe('2026-06-01T12:00:00.000Z');
-    expect(h.runtime.clock.nowIso()).toBe('2026-06-01T12:00:00.000Z');
+    expect(h.clock.now()).toBe('2026-06-01T12:00:00.000Z');
   });
 });
 
@@ -106,11 +106,11 @@ describe('reset', () => {
     expect((await adminCall(h, 'post', '/__admin/reset', { accountId: a.accountId })).status).toBe(204);
     expect((await h.http.get('/v1/addresses').set('Authorization', a.auth)).body.items).toEqual([]);
     expect((await h.http.get('/v1/addresses').set('Authorization', b.auth)).body.items).toHaveLength(1);
-    expect(h.runtime.journal.find({ accountId: a.accountId })).toHaveLength(1);
+    expect(h.journal.find({ accountId: a.accountId })).toHaveLength(1);
 
     expect((await adminCall(h, 'post', '/__admin/reset')).status).toBe(204);
     expect((await h.http.get('/v1/accounts').set('Authorization', a.companyAuth)).body.items).toEqual([]);
-    expect(h.runtime.journal.find()).toHaveLength(1);
+    expect(h.journal.find()).toHaveLength(1);
   });
 
   it('restarts the seeded ids: the same steps after a reset give the same ids', async () => {
@@ -127,16 +127,16 @@ describe('state export and import', () => {
     const h = createHarness();
     const account = await newAccount(h);
     const created = await h.http.post('/v1/addresses').set('Authorization', account.auth).send(ADDRESS);
-    h.runtime.clock.advance(90_000);
-    h.runtime.scenarios.activate('fail-twice-then-succeed', { accountId: account.accountId, source: 'api', params: { path: '/v1/addresses' } });
+    h.clock.advance(90_000);
+    h.scenarios.activate('fail-twice-then-succeed', { accountId: account.accountId, params: { path: '/v1/addresses' } });
     expect((await h.http.get('/v1/addresses').set('Authorization', account.auth)).status).toBe(503);
     const exported = await adminCall(h, 'get', '/__admin/state');
     expect(exported.status).toBe(200);
 
     const other = createHarness({ tokenSecret: 'x'.repeat(32) });
     expect((await adminCall(other, 'put', '/__admin/state', exported.body)).status).toBe(204);
-    expect(other.runtime.clock.nowIso()).toBe('2026-01-01T00:01:30.000Z');
-    const [activation] = other.runtime.scenarios.list();
+    expect(other.clock.now()).toBe('2026-01-01T00:01:30.000Z');
+    const [activation] = other.scenarios.list();
     expect(activation).toMatchObject({ name: 'fail-twice-then-succeed', accountId: account.accountId, hits: 1 });
 
     const token = await other.http.post(`/v1/accounts/${account.accountId}/tokens`).set('Authorization', other.basic).send({ grantType: 'client_credentials' });
@@ -145,7 +145,7 @@ describe('state export and import', () => {
     const list = await other.http.get('/v1/addresses').set('Authorization', auth);
     expect(list.body.items.map((x: { id: string }) => x.id)).toEqual([created.body.id]);
 
-    h.runtime.scenarios.deactivate('fail-twice-then-succeed');
+    h.scenarios.deactivate('fail-twice-then-succeed');
     const next = await h.http.post('/v1/addresses').set('Authorization', account.auth).send(ADDRESS);
     const imported = await other.http.post('/v1/addresses').set('Authorization', auth).send(ADDRESS);
     expect(imported.status).toBe(201);
@@ -172,7 +172,7 @@ describe('journal', () => {
     const a = await newAccount(h);
     const b = await newAccount(h);
     await h.http.post('/v1/addresses').set('Authorization', a.auth).send(ADDRESS);
-    h.runtime.clock.advance(1000);
+    h.clock.advance(1000);
     await h.http.get('/v1/addresses/0b6f5f0e-2a7c-4c43-9a57-3f0d4d6a2b11').set('Authorization', a.auth);
     await h.http.get('/v1/addresses').set('Authorization', b.auth);
     await h.http.get('/__admin/clock');
@@ -207,10 +207,10 @@ describe('journal', () => {
   it('reports over HTTP whether Retry-After was honoured', async () => {
     const h = createHarness();
     const account = await newAccount(h);
-    h.runtime.scenarios.activate('rate-limit-burst', { accountId: account.accountId, params: { limit: 1, window: 'PT2S' } });
+    h.scenarios.activate('rate-limit-burst', { accountId: account.accountId, params: { limit: 1, window: 'PT2S' } });
     await h.http.get('/v1/addresses').set('Authorization', account.auth);
     await h.http.get('/v1/addresses').set('Authorization', account.auth);
-    h.runtime.clock.advance(2000);
+    h.clock.advance(2000);
     await h.http.get('/v1/addresses').set('Authorization', account.auth);
     expect((await adminCall(h, 'get', `/__admin/journal/retry-after?account_id=${account.accountId}`)).body).toEqual({ ok: true, checked: 1, violations: [] });
   });
@@ -285,7 +285,7 @@ describe('scenarios over the control API', () => {
     const res = await adminCall(h, 'post', '/__admin/scenarios', body);
     expect(res.status).toBe(400);
     expect(res.body.properties.violations.map((v: { field: string }) => v.field)).toContain(field);
-    expect(h.runtime.scenarios.list()).toEqual([]);
+    expect(h.scenarios.list()).toEqual([]);
   });
 
   it('answers 404 for an unknown scenario name', async () => {

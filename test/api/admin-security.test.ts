@@ -39,11 +39,11 @@ describe('a web page cannot use the control plane', () => {
     const h = createHarness();
     const res = await h.http.get('/__admin/credentials').set(BROWSER);
     refusedWith(res, 'GET', '/__admin/credentials', 'control-plane-refused', 403);
-    expect(JSON.stringify(res.body)).not.toContain(h.runtime.credentials.defaultCompany.clientSecret);
+    expect(JSON.stringify(res.body)).not.toContain(h.credentials.clientSecret);
     // Neither with a no-cors request that names no origin (an <img>, a <script>).
     const noCors = await h.http.get('/__admin/state').set({ 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'no-cors' });
     refusedWith(noCors, 'GET', '/__admin/state', 'control-plane-refused', 403);
-    expect(noCors.text).not.toContain(h.runtime.credentials.defaultCompany.clientSecret);
+    expect(noCors.text).not.toContain(h.credentials.clientSecret);
   });
 
   it('cannot wipe the state with a body-less POST /__admin/reset', async () => {
@@ -161,7 +161,7 @@ describe('allowed origins (adminOrigins / --admin-origin)', () => {
       refusedWith(res, method, path, 'control-plane-refused', 403, APP);
       expect(res.body.detail).toContain('secrets');
     }
-    expect(h.runtime.credentials.companies).toHaveLength(1);
+    expect(h.companies.list().companies).toHaveLength(1);
   });
 });
 

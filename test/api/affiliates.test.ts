@@ -49,7 +49,7 @@ describe('affiliate configuration', () => {
     const path = `/v1/affiliates/${OWN.affiliateId}`;
     expect((await h.http.put(path).set('Authorization', auth).send(CONFIG)).status).toBe(204);
     expect((await h.http.get(path).set('Authorization', auth)).body).toEqual({ id: OWN.affiliateId, ...CONFIG, updatedAt: '2026-01-01T00:00:00.000Z' });
-    h.runtime.clock.advance(60_000);
+    h.clock.advance(60_000);
     expect((await h.http.put(path).set('Authorization', auth).send({ checkoutUrlSuccess: CONFIG.checkoutUrlSuccess })).status).toBe(204);
     expect((await h.http.get(path).set('Authorization', auth)).body).toEqual({
       id: OWN.affiliateId,
@@ -75,7 +75,7 @@ describe('affiliate configuration', () => {
   it('publishes an AFFILIATE event on replace', async () => {
     const h = harness();
     const seen: string[] = [];
-    h.runtime.events.subscribe((e) => seen.push(`${e.topic}:${e.type}`));
+    h.events.subscribe((e) => seen.push(`${e.topic}:${e.type}`));
     await h.http.put(`/v1/affiliates/${OWN.affiliateId}`).set('Authorization', await affiliateToken(h)).send(CONFIG);
     expect(seen).toEqual(['AFFILIATE:UPDATED']);
   });
@@ -125,10 +125,10 @@ describe('admin tokens from the control plane', () => {
   it('mints an ADMIN token valid 1 h on the virtual clock', async () => {
     const h = harness();
     const res = await h.http.post('/__admin/tokens').send({ level: 'ADMIN' });
-    expect(res.body).toEqual({ accessToken: expect.any(String), expiresAt: h.runtime.clock.now() + 3_600_000, tokenType: 'Bearer' });
+    expect(res.body).toEqual({ accessToken: expect.any(String), expiresAt: h.clock.epochMs() + 3_600_000, tokenType: 'Bearer' });
     const auth = `Bearer ${res.body.accessToken}`;
     expect((await h.http.get(`/v1/affiliates/${OTHER.affiliateId}`).set('Authorization', auth)).status).toBe(200);
-    h.runtime.clock.advance(3_600_000);
+    h.clock.advance(3_600_000);
     expect((await h.http.get(`/v1/affiliates/${OTHER.affiliateId}`).set('Authorization', auth)).status).toBe(401);
   });
 

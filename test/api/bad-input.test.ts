@@ -125,7 +125,7 @@ describe('bad input gets a precise problem and changes no state', () => {
     const local = createHarness();
     const account = await newAccount(local);
     expect((await local.http.get('/v1/addresses').set('Authorization', account.auth)).status).toBe(200);
-    local.runtime.clock.advance(4 * 3600_000 + 1000);
+    local.clock.advance(4 * 3600_000 + 1000);
     const res = await local.http.get('/v1/addresses').set('Authorization', account.auth);
     expect(res.status).toBe(401);
     expect(res.body.detail).toMatch(/expired/);

@@ -25,7 +25,7 @@ describe('carrier catalogue', () => {
     account = await newAccount(h);
     company = await companyToken(h);
   });
-  afterAll(() => h.runtime.dispose());
+  afterAll(() => h.dispose());
 
   const get = (path: string, auth = account.auth) => h.http.get(path).set('Authorization', auth);
 
@@ -307,7 +307,7 @@ describe('carrier catalogue', () => {
       expect(res.body.items.map((s: { id: string }) => s.id)).toEqual(mine.slice(0, 100).map((s) => s.id));
       expect(mine.find((s) => s.code === 'DHL_PAKET')?.id).toBe(DHL_PAKET);
     } finally {
-      other.runtime.dispose();
+      other.dispose();
     }
   });
 });

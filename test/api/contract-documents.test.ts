@@ -4,7 +4,7 @@ import { createHarness } from '../support/harness.js';
 
 describe('the served contract: GET /openapi.yaml and /openapi.json', () => {
   const h = createHarness();
-  const document = h.runtime.contract.document;
+  const document = h.contract.document;
 
   it('serves the contract this mock runs, as JSON and as YAML, to any origin', async () => {
     const json = await h.http.get('/openapi.json');
@@ -39,6 +39,6 @@ describe('the served contract: GET /openapi.yaml and /openapi.json', () => {
     expect(res.status).toBe(405);
     expect(res.headers.allow).toBe('GET, HEAD');
     expect(res.body.type).toBe('https://shipmock.dev/problems/method-not-allowed');
-    expect(h.runtime.journal.find({ path: '/openapi.json' })).toEqual([]);
+    expect(h.journal.find({ path: '/openapi.json' })).toEqual([]);
   });
 });

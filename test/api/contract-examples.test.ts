@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ContractOperation } from '../../src/contract/load-contract.js';
 import { createHarness, newAccount, type Harness, type TestAccount } from '../support/harness.js';
+import { loadCatalogue } from '../../src/carrier-catalogue/load-catalogue.js';
 
 /**
  * Every request example of the contract, replayed against a fresh mock: what the contract shows
@@ -18,7 +19,7 @@ interface RequestExample {
 }
 
 const reader = createHarness();
-const { contract } = reader.runtime;
+const { contract } = reader;
 const nodeOf = (op: ContractOperation) => contract.document.paths[op.path][op.method];
 
 function requestExamples(): RequestExample[] {
@@ -65,7 +66,7 @@ function createReplayer(h: Harness, account: TestAccount) {
     if (op.security.includes('AccountToken')) return account.auth;
     if (op.security.includes('CompanyToken')) return account.companyAuth;
     if (op.security.includes('ClientCredentials') && op.path.startsWith('/v1/affiliates')) {
-      const affiliate = h.runtime.credentials.affiliates[0];
+      const affiliate = h.companies.list().affiliates[0];
       return `Basic ${Buffer.from(`${affiliate.clientId}:${affiliate.clientSecret}`).toString('base64')}`;
     }
     if (op.security.includes('ClientCredentials')) return h.basic;
@@ -154,7 +155,7 @@ function createReplayer(h: Harness, account: TestAccount) {
           : name === 'company-id'
             ? h.companyId
             : name === 'affiliate-id'
-              ? h.runtime.credentials.affiliates[0].affiliateId
+              ? h.companies.list().affiliates[0].affiliateId
               : await idIn(before.replace(/\/v0\//, '/v1/'));
       path = path.replace(placeholder, value);
     }
@@ -179,7 +180,7 @@ describe('the contract’s request examples, replayed', () => {
   });
 
   it('names only real catalogue ids (carriers, services, packing and declaration types) in request examples', () => {
-    const { catalogue } = reader.runtime;
+    const catalogue = loadCatalogue();
     const lookups: Record<string, (id: string) => unknown> = {
       carrierId: catalogue.carrier,
       serviceId: catalogue.service,

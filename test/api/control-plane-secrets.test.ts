@@ -40,7 +40,7 @@ async function mockWithSecrets(): Promise<{ h: Harness; accountId: string; secre
   const account = await newAccount(h);
   const token = account.auth.slice('Bearer '.length);
   const companyAuth = await companyToken(h);
-  const clientSecret = h.runtime.credentials.defaultCompany.clientSecret;
+  const clientSecret = h.credentials.clientSecret;
   const channel = await h.http
     .post('/v1/event-channels')
     .set('Authorization', account.auth)
@@ -168,7 +168,7 @@ describe('an --admin-origin page reading the control plane', () => {
       expect(carrier.status).toBe(201);
       const [hit] = await receiver.waitFor(() => true);
       expect(hit.headers['x-api-key']).toBe(HEADER_VALUE);
-      await waitUntil(() => deliveriesOf(h.runtime, channel.body.id)[0]?.status === 'DELIVERED');
+      await waitUntil(() => deliveriesOf(h, channel.body.id)[0]?.status === 'DELIVERED');
       const secrets = [HEADER_VALUE, WEBHOOK_SECRET, CARRIER_PASSWORD];
       const list = await h.http.get('/__admin/deliveries').set(PAGE);
       expect(list.status).toBe(200);

@@ -10,9 +10,8 @@ import { preferredScheme, sampleRequest } from '../support/contract-samples.js';
  * violations name the offending field. Stateful behaviour is tested per resource family.
  */
 const h = createHarness({ stateful: false });
-const { contract, tokens, credentials } = h.runtime;
-const company = credentials.defaultCompany;
-const affiliate = credentials.affiliates[0];
+const { contract, tokens, credentials: company } = h;
+const affiliate = h.companies.list().affiliates[0];
 
 function authFor(scheme: SecuritySchemeName | undefined): string | undefined {
   const hour = 3_600_000;

@@ -39,7 +39,7 @@ describe('inline shipment bookings', () => {
     const a = await newAccount(h);
     const booking = await book(h, a, embedded(), INLINE);
     expect(booking).toMatchObject({ status: 'BOOKED', mode: 'STAGING', carrierId: carriers.dhl, serviceId: carriers.dhlPaket, reference: 'ORDER-INLINE' });
-    expect(booking.trackingNumbers.every((n: string) => isCarrierNumber(h, carriers.dhlPaket, n, 'STAGING'))).toBe(true);
+    expect(booking.trackingNumbers.every((n: string) => isCarrierNumber(carriers.dhlPaket, n, 'STAGING'))).toBe(true);
 
     const definition = await h.http.get(`/v1/carrier-definitions/${booking.carrierDefinitionId}`).set('Authorization', a.auth);
     expect(definition.body).toMatchObject({ carrierId: carriers.dhl, name: 'DHL via inline', mode: 'STAGING' });
@@ -84,8 +84,8 @@ describe('inline shipment bookings', () => {
     const a = await newAccount(h);
     const booking = await book(h, a, embedded({ carrierDefinition: { carrierId: carriers.dhl, name: 'live', mode: 'PRODUCTION' } }), INLINE);
     expect(booking.mode).toBe('PRODUCTION');
-    expect(isCarrierNumber(h, carriers.dhlPaket, booking.trackingNumbers[0], 'PRODUCTION')).toBe(true);
-    expect(h.services.carriers.network.history().filter((c) => c.operation === 'BOOK')).toHaveLength(1);
+    expect(isCarrierNumber(carriers.dhlPaket, booking.trackingNumbers[0], 'PRODUCTION')).toBe(true);
+    expect(h.carriers.calls().filter((c) => c.operation === 'BOOK')).toHaveLength(1);
   });
 
   it('delivers to a PUDO point given by receiverPudoPointId', async () => {
@@ -149,7 +149,7 @@ describe('inline shipment bookings', () => {
   it('creates nothing when the PRODUCTION carrier is down (500 carrier-unavailable)', async () => {
     const h = createHarness();
     const a = await newAccount(h);
-    h.runtime.carrierInterceptors.add(carrierOutage({ carrierCode: 'DHL_PARCEL' }));
+    h.carriers.intercept(carrierOutage({ carrierCode: 'DHL_PARCEL' }));
     const events = captureEvents(h);
     const before = await inventory(h, a);
     const res = await h.http.post(INLINE).set('Authorization', a.auth).send(embedded({ carrierDefinition: { carrierId: carriers.dhl, name: 'live', mode: 'PRODUCTION' } }));

@@ -12,13 +12,13 @@ import { preferredScheme, resolveSchema, sampleRequest } from '../support/contra
  * sample's made-up path id), an invalid one never does.
  */
 const h = createHarness();
-const { contract, credentials } = h.runtime;
+const { contract } = h;
 let account: TestAccount;
 let affiliateAuth: string;
 
 beforeAll(async () => {
   account = await newAccount(h);
-  const affiliate = credentials.affiliates[0];
+  const affiliate = h.companies.list().affiliates[0];
   const basic = `Basic ${Buffer.from(`${affiliate.clientId}:${affiliate.clientSecret}`).toString('base64')}`;
   const res = await h.http.post('/v1/affiliates/tokens').set('Authorization', basic).send({ grantType: 'client_credentials' });
   affiliateAuth = `Bearer ${res.body.accessToken}`;

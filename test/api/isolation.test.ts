@@ -34,7 +34,7 @@ interface Outcome {
 class Skip extends Error {}
 
 const reader = createHarness();
-const contract = reader.runtime.contract;
+const contract = reader.contract;
 const isAccountOnly = (op: ContractOperation) => op.security.length === 1 && op.security[0] === 'AccountToken';
 /** Reference data every account reads alike: isolation does not apply (checked separately below). */
 const SHARED_REFERENCE_DATA = ['/v1/pudo-points/{pudo-point-id}'];

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ContractOperation } from '../../src/contract/load-contract.js';
 import { createOperationHandlers } from '../../src/resources/index.js';
-import { createHarness, newAccount, type Harness, type TestAccount } from '../support/harness.js';
+import { createHarness, newAccount, type Harness, type TestAccount, harnessInternals } from '../support/harness.js';
 import { sampleRequest } from '../support/contract-samples.js';
 
 /**
@@ -11,11 +11,11 @@ import { sampleRequest } from '../support/contract-samples.js';
  * request) never gets an answer marked `X-Shipmock-Source: prism`, nor a 5xx.
  */
 const h = createHarness();
-const accountOperations = h.runtime.contract.operations.filter((op) => op.security.includes('AccountToken'));
+const accountOperations = h.contract.operations.filter((op) => op.security.includes('AccountToken'));
 const label = (op: ContractOperation) => `${op.method.toUpperCase()} ${op.path} (${op.operationId})`;
 
 async function probe(harness: Harness, account: TestAccount, op: ContractOperation) {
-  const sample = sampleRequest(harness.runtime.contract, op);
+  const sample = sampleRequest(harness.contract, op);
   let req = (harness.http as any)[op.method](sample.path).query(sample.query).set('Authorization', account.auth);
   if (sample.body !== undefined) req = req.send(sample.body);
   return req;
@@ -32,7 +32,7 @@ describe('no Prism fallback for account-level operations', () => {
   });
 
   it('has a stateful handler for every operation that accepts an Account token', () => {
-    const handlers = createOperationHandlers(h.services);
+    const handlers = createOperationHandlers(harnessInternals(h).services);
     expect(accountOperations.filter((op) => !handlers[op.operationId]).map(label)).toEqual([]);
   });
 
@@ -44,9 +44,9 @@ describe('no Prism fallback for account-level operations', () => {
 
   it('would notice a Prism answer (contract-only mode marks every answer)', async () => {
     const contractOnly = createHarness({ stateful: false });
-    const { companyId, clientId } = contractOnly.runtime.credentials.defaultCompany;
+    const { companyId, clientId } = contractOnly.credentials;
     // Contract-only mode keeps no accounts: a correctly signed Account token is all it checks.
-    const token = contractOnly.runtime.tokens.sign({ lvl: 'ACCOUNT', cid: companyId, aid: account.accountId, sub: clientId }, 3_600_000).token;
+    const token = contractOnly.tokens.sign({ lvl: 'ACCOUNT', cid: companyId, aid: account.accountId, sub: clientId }, 3_600_000).token;
     const op = accountOperations.find((o) => o.operationId === 'listShipmentBookings')!;
     const res = await probe(contractOnly, { ...account, auth: `Bearer ${token}` }, op);
     expect(res.status).toBe(200);

@@ -44,7 +44,7 @@ describe('Prefer: code= and example=', () => {
 
   it('answers a success code with the contract example', async () => {
     const account = await newAccount(h);
-    const example = h.runtime.contract.document.paths['/v1/addresses/{address-id}'].get.responses['200'].content['application/json'].example;
+    const example = h.contract.document.paths['/v1/addresses/{address-id}'].get.responses['200'].content['application/json'].example;
     const res = await h.http.get('/v1/addresses/0b6f5f0e-2a7c-4c43-9a57-3f0d4d6a2b11').set('Authorization', account.auth).set('Prefer', 'code=200');
     expect(res.status).toBe(200);
     expect(res.body).toEqual(example);
@@ -75,7 +75,7 @@ describe('Prefer: code= and example=', () => {
   });
 
   it('picks a named example with example=name', async () => {
-    const document = structuredClone(h.runtime.contract.document);
+    const document = structuredClone(h.contract.document);
     const media = document.paths['/v1/addresses/{address-id}'].get.responses['200'].content['application/json'];
     media.examples = { berlin: { value: media.example }, paris: { value: { ...media.example, city: 'Paris', countryCode: 'FR' } } };
     delete media.example;

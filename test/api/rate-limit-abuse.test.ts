@@ -1,7 +1,7 @@
 import { Agent, request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTokenService } from '../../src/auth/tokens.js';
-import type { RunningMock } from '../../src/server/start-mock.js';
+import { internalsOf, type RunningMock } from '../../src/server/start-mock.js';
 import { createHarness, newAccount, type Harness } from '../support/harness.js';
 import { startLiveMock } from '../support/live-mock.js';
 
@@ -35,17 +35,17 @@ describe('a forged credential never counts against the principal it names', () =
     ['an unsigned token naming the account', (h, aid) => `Bearer ${unsignedToken({ lvl: 'ACCOUNT', cid: h.companyId, aid, sub: 'shipmock-demo-client' })}`],
     [
       'a token signed by another instance naming the account',
-      (h, aid) => `Bearer ${createTokenService({ secret: 'someone else', now: h.runtime.clock.now }).sign({ lvl: 'ACCOUNT', cid: h.companyId, aid, sub: 'shipmock-demo-client' }, 3_600_000).token}`,
+      (h, aid) => `Bearer ${createTokenService({ secret: 'someone else', now: () => h.clock.epochMs() }).sign({ lvl: 'ACCOUNT', cid: h.companyId, aid, sub: 'shipmock-demo-client' }, 3_600_000).token}`,
     ],
     [
       'an expired real token of the account',
-      (h, aid) => `Bearer ${h.runtime.tokens.sign({ lvl: 'ACCOUNT', cid: h.companyId, aid, sub: 'shipmock-demo-client' }, 1).token}`,
+      (h, aid) => `Bearer ${h.tokens.sign({ lvl: 'ACCOUNT', cid: h.companyId, aid, sub: 'shipmock-demo-client' }, 1).token}`,
     ],
   ];
 
   it.each(forgeries)('%s: 401 then 429 on the address window; the real token keeps its whole window', async (_label, forge) => {
     const forged = forge(h, victim.accountId);
-    h.runtime.clock.advance(1); // the 1 ms token has expired; no window ends
+    h.clock.advance(1); // the 1 ms token has expired; no window ends
     const statuses: number[] = [];
     for (let i = 0; i < LIMIT + 5; i++) {
       const res = await h.http.get('/v1/addresses').set('Authorization', forged);
@@ -58,7 +58,7 @@ describe('a forged credential never counts against the principal it names', () =
     const real = await h.http.get('/v1/addresses').set('Authorization', victim.auth);
     expect(real.status).toBe(200);
     expect(limits(real)).toEqual([String(LIMIT), String(LIMIT - 1), '60']);
-    expect(h.runtime.rateLimiter.peek(`account:${victim.accountId}`).remaining).toBe(LIMIT - 1);
+    expect(h.rateLimits.peek(`account:${victim.accountId}`).remaining).toBe(LIMIT - 1);
   });
 
   it('a forged Company token naming the company leaves the real company token its window', async () => {
@@ -71,13 +71,13 @@ describe('a forged credential never counts against the principal it names', () =
   });
 
   it('wrong secrets for the client id count against the address, not the client; the client still gets tokens', async () => {
-    const clientId = h.runtime.credentials.defaultCompany.clientId;
-    const before = h.runtime.rateLimiter.peek(`client:${clientId}`).remaining;
+    const clientId = h.credentials.clientId;
+    const before = h.rateLimits.peek(`client:${clientId}`).remaining;
     for (let i = 0; i < 5; i++) {
       const res = await h.http.post(`/v1/companies/${h.companyId}/tokens`).set('Authorization', basic(clientId, `guess-${i}`)).send(GRANT);
       expect(res.status).toBe(i < 2 ? 401 : 429);
     }
-    expect(h.runtime.rateLimiter.peek(`client:${clientId}`).remaining).toBe(before);
+    expect(h.rateLimits.peek(`client:${clientId}`).remaining).toBe(before);
   });
 });
 
@@ -102,7 +102,7 @@ describe('limiter maps stay bounded', () => {
         req.on('error', reject);
         req.end();
       });
-    const limiter = mock.runtime.rateLimiter;
+    const limiter = internalsOf(mock).runtime.rateLimiter;
     let next = 0;
     const statuses = new Map<number, number>();
     const worker = async () => {
@@ -123,7 +123,7 @@ describe('limiter maps stay bounded', () => {
 
     // The window ends with no new hit: the next use of the limiter drops it.
     mock.clock.advance(60_000);
-    const token = mock.runtime.tokens.sign({ lvl: 'COMPANY', cid: mock.credentials.companyId, sub: mock.credentials.clientId }, 3_600_000).token;
+    const token = mock.tokens.sign({ lvl: 'COMPANY', cid: mock.credentials.companyId, sub: mock.credentials.clientId }, 3_600_000).token;
     expect(await get(`Bearer ${token}`, '/v1/accounts')).toBe(200);
     expect(limiter.addresses.size).toBe(0);
     expect(limiter.principals.size).toBe(1);
@@ -165,8 +165,8 @@ describe('client-credential guessing is locked per (client id, address)', () => 
   it('sees the caller address of a socket bound to another loopback address', async () => {
     const res = await callFrom(mock, '127.0.0.2', path, basic(clientId, 'wrong'));
     expect(res.status).toBe(401);
-    expect(mock.runtime.rateLimiter.peek('ip:127.0.0.2').remaining).toBe(599);
-    expect(mock.runtime.rateLimiter.peek('ip:127.0.0.1').remaining).toBe(600);
+    expect(mock.rateLimits.peek('ip:127.0.0.2').remaining).toBe(599);
+    expect(mock.rateLimits.peek('ip:127.0.0.1').remaining).toBe(600);
   });
 
   it('locks the attacker address after 10 wrong secrets (429 + Retry-After, even for the right one); the real client elsewhere still gets tokens', async () => {
@@ -219,7 +219,7 @@ describe('a forged token naming an account cannot aim that account\'s scenarios 
   });
 
   it('does not use up a rule scoped to the account', async () => {
-    h.runtime.scenarios.activate({ name: 'one-failure', rules: [{ match: { path: '/v1/addresses' }, when: { times: 1 }, effect: { respond: { status: 503 } } }] }, { accountId: victim.accountId });
+    h.scenarios.activate({ name: 'one-failure', rules: [{ match: { path: '/v1/addresses' }, when: { times: 1 }, effect: { respond: { status: 503 } } }] }, { accountId: victim.accountId });
     for (let i = 0; i < 3; i++) expect((await h.http.get('/v1/addresses').set('Authorization', forged)).status).toBe(401);
     // The victim's own first request still meets the failure it scripted.
     expect((await h.http.get('/v1/addresses').set('Authorization', victim.auth)).status).toBe(503);
@@ -227,16 +227,16 @@ describe('a forged token naming an account cannot aim that account\'s scenarios 
   });
 
   it('does not expire the account\'s real tokens through an expireToken rule', async () => {
-    h.runtime.scenarios.activate({ name: 'expire-all', rules: [{ match: { path: '/v1/addresses' }, effect: { expireToken: true } }] }, { accountId: victim.accountId });
+    h.scenarios.activate({ name: 'expire-all', rules: [{ match: { path: '/v1/addresses' }, effect: { expireToken: true } }] }, { accountId: victim.accountId });
     expect((await h.http.get('/v1/addresses').set('Authorization', forged)).status).toBe(401);
-    h.runtime.scenarios.deactivate('expire-all');
+    h.scenarios.deactivate('expire-all');
     expect((await h.http.get('/v1/addresses').set('Authorization', victim.auth)).status).toBe(200);
   });
 
   it('is not journaled as the account\'s request', async () => {
     await h.http.get('/v1/addresses').set('Authorization', forged);
     await h.http.get('/v1/addresses').set('Authorization', victim.auth);
-    const entries = h.runtime.journal.find({ accountId: victim.accountId, path: '/v1/addresses' });
+    const entries = h.journal.find({ accountId: victim.accountId, path: '/v1/addresses' });
     expect(entries.map((e) => e.status)).toEqual([200]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createHarness, newAccount } from '../support/harness.js';
+import { createHarness, newAccount, harnessInternals } from '../support/harness.js';
 
 const ADDRESS = { name: 'A', street: 'Hauptstrasse 5', city: 'Berlin', postalCode: '10115', countryCode: 'DE' };
 const limits = (res: { headers: Record<string, string> }) => [
@@ -24,7 +24,7 @@ describe('rate limits', () => {
       ['3', '0', '60'],
     ]);
 
-    h.runtime.clock.advance(10_500);
+    h.clock.advance(10_500);
     const limited = await h.http.post('/v1/addresses').set('Authorization', a.auth).send(ADDRESS);
     expect(limited.status).toBe(429);
     expect(limited.headers['content-type']).toMatch(/^application\/problem\+json/);
@@ -33,11 +33,11 @@ describe('rate limits', () => {
     expect(limited.body.detail).toBe('Rate limit of 3 requests per window exceeded; retry after 50 s. Start shipmock with --rate-limit N/DUR (e.g. 100000/60s) or --rate-limit off to change it (startMock({ rateLimit })).');
     expect(limits(limited)).toEqual(['3', '0', '50']);
     expect(limited.headers['retry-after']).toBe(limited.headers['x-ratelimit-reset']);
-    expect(h.services.addresses.all(a.accountId)).toEqual([]);
+    expect(harnessInternals(h).services.addresses.all(a.accountId)).toEqual([]);
 
-    h.runtime.clock.advance(49_499);
+    h.clock.advance(49_499);
     expect((await h.http.get('/v1/addresses').set('Authorization', a.auth)).status).toBe(429);
-    h.runtime.clock.advance(1);
+    h.clock.advance(1);
     const fresh = await h.http.post('/v1/addresses').set('Authorization', a.auth).send(ADDRESS);
     expect(fresh.status).toBe(201);
     expect(limits(fresh)).toEqual(['3', '2', '60']);
@@ -58,7 +58,7 @@ describe('rate limits', () => {
   it('names the scenario when its own window refused the request', async () => {
     const h = createHarness();
     const a = await newAccount(h);
-    h.runtime.scenarios.activate('rate-limit-burst', { accountId: a.accountId, params: { limit: 1, window: 'PT30S' }, source: 'api' });
+    h.scenarios.activate('rate-limit-burst', { accountId: a.accountId, params: { limit: 1, window: 'PT30S' } });
     await h.http.get('/v1/addresses').set('Authorization', a.auth);
     const limited = await h.http.get('/v1/addresses').set('Authorization', a.auth);
     expect(limited.status).toBe(429);
@@ -69,7 +69,7 @@ describe('rate limits', () => {
     const h = createHarness();
     const a = await newAccount(h);
     const b = await newAccount(h);
-    h.runtime.rateLimiter.configure({ limit: 2, windowMs: 60_000 });
+    h.rateLimits.configure({ limit: 2, windowMs: 60_000 });
     for (let i = 0; i < 3; i++) await h.http.get('/v1/addresses').set('Authorization', a.auth);
     expect((await h.http.get('/v1/addresses').set('Authorization', a.auth)).status).toBe(429);
     const other = await h.http.get('/v1/addresses').set('Authorization', b.auth);
@@ -98,7 +98,7 @@ describe('rate limits', () => {
   it('leaves every X-RateLimit-* header off a 500', async () => {
     const h = createHarness();
     const a = await newAccount(h);
-    vi.spyOn(h.services.addresses, 'list').mockImplementation(() => {
+    vi.spyOn(harnessInternals(h).services.addresses, 'list').mockImplementation(() => {
       throw new Error('boom');
     });
     const res = await h.http.get('/v1/addresses').set('Authorization', a.auth);

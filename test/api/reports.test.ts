@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { companyToken, createHarness, newAccount, type Harness, type TestAccount } from '../support/harness.js';
+import { companyToken, createHarness, newAccount, type Harness, type TestAccount, harnessInternals } from '../support/harness.js';
 import { renewToken } from '../support/shipping-fixtures.js';
 
 const DAY = 24 * 3600_000;
@@ -12,7 +12,7 @@ async function pudoQuery(h: Harness, account: TestAccount) {
 
 /** Books N parcels the way the bookings service will: one CONSUME/PARCEL token per parcel. */
 function bookParcels(h: Harness, account: TestAccount, parcels: number, bookingId = '9e5b6a7c-8f9d-4e0f-8a1b-3c4d5e6f7a8b') {
-  h.services.usage.recordUsage({ accountId: account.accountId, companyId: h.companyId, operation: 'CONSUME', topic: 'PARCEL', tokens: parcels, reference: bookingId });
+  harnessInternals(h).services.usage.recordUsage({ accountId: account.accountId, companyId: h.companyId, operation: 'CONSUME', topic: 'PARCEL', tokens: parcels, reference: bookingId });
 }
 
 const lines = (consume: number, query: number) => [
@@ -60,9 +60,9 @@ describe('usage reports', () => {
     const h = createHarness();
     let a = await newAccount(h);
     await pudoQuery(h, a); // 2026-01-01T00:00:00Z, the first instant of January
-    h.runtime.clock.advance(30 * DAY + 23 * 3600_000); // 2026-01-31T23:00
+    h.clock.advance(30 * DAY + 23 * 3600_000); // 2026-01-31T23:00
     bookParcels(h, a, 2);
-    h.runtime.clock.advance(3600_000); // 2026-02-01T00:00, the first instant of February
+    h.clock.advance(3600_000); // 2026-02-01T00:00, the first instant of February
     a = await renewToken(h, a);
     bookParcels(h, a, 7);
     await pudoQuery(h, a);

@@ -1,10 +1,7 @@
 import { Writable } from 'node:stream';
-import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { createApp } from '../../src/app/create-app.js';
-import { createRuntime } from '../../src/runtime/runtime.js';
 import { createLogger } from '../../src/logging/logger.js';
-import { createHarness, newAccount, type Harness } from '../support/harness.js';
+import { createHarness, newAccount, type Harness, harnessInternals } from '../support/harness.js';
 
 /**
  * A handler that answers something the contract does not allow is a bug: the client gets a
@@ -15,7 +12,7 @@ import { createHarness, newAccount, type Harness } from '../support/harness.js';
 async function plantBrokenAddress(h: Harness) {
   const account = await newAccount(h);
   const id = '0b6f5f0e-2a7c-4c43-9a57-3f0d4d6a2b11';
-  h.runtime.store.account(account.accountId).collection('addresses').insert({
+  harnessInternals(h).runtime.store.account(account.accountId).collection('addresses').insert({
     id, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
     name: 'No City', street: 'Hauptstrasse 5', postalCode: '10115', countryCode: 'DE', secret: 'leaked',
   });
@@ -45,12 +42,7 @@ describe('response validation', () => {
   it('passes the body and logs the violation in warn mode', async () => {
     const lines: string[] = [];
     const sink = new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) });
-    const runtime = createRuntime({ seed: 1, clock: { mode: 'manual' }, responseValidation: 'warn' }, createLogger({ level: 'warn', format: 'json', destination: sink }));
-    const { app, services } = createApp(runtime);
-    const h: Harness = {
-      runtime, app, services, http: request(app), companyId: runtime.credentials.defaultCompany.companyId,
-      basic: `Basic ${Buffer.from(`${runtime.credentials.defaultCompany.clientId}:${runtime.credentials.defaultCompany.clientSecret}`).toString('base64')}`,
-    };
+    const h = createHarness({ responseValidation: 'warn' }, createLogger({ level: 'warn', format: 'json', destination: sink }));
     const { account, id } = await plantBrokenAddress(h);
     const res = await h.http.get(`/v1/addresses/${id}`).set('Authorization', account.auth);
     expect(res.status).toBe(200);

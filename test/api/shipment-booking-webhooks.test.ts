@@ -41,7 +41,7 @@ describe('SHIPMENT_BOOKING webhooks', () => {
     expect(bookingHooks.map((r) => r.body.payload.code)).toEqual(['CREATED', 'DISPATCHED', 'MANIFESTED']);
     for (const hook of bookingHooks) expect(schemaErrors(h, 'ShipmentBookingEvent', hook.body)).toEqual([]);
 
-    h.runtime.clock.advance(30 * 24 * 3_600_000);
+    h.clock.advance(30 * 24 * 3_600_000);
     const trackerHooks = await receiver.waitFor((r) => r.body?.topic === 'TRACKER' && r.body.type === 'UPDATED', { count: 4 });
     expect(trackerHooks.map((r) => r.body.payload.status)).toEqual(['PICKED_UP', 'IN_TRANSIT', 'OUT_FOR_DELIVERY', 'DELIVERED']);
   });

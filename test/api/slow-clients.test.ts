@@ -67,7 +67,7 @@ describe('slow clients', () => {
     const mock = await mockWith({ headersTimeoutMs: 200, requestTimeoutMs: 500, checkIntervalMs: 50 });
     const client = open(mock);
     await client.connected;
-    const token = mock.runtime.tokens.sign({ lvl: 'COMPANY', cid: mock.credentials.companyId, sub: mock.credentials.clientId }, 3_600_000).token;
+    const token = mock.tokens.sign({ lvl: 'COMPANY', cid: mock.credentials.companyId, sub: mock.credentials.clientId }, 3_600_000).token;
     client.socket.write(`POST /v1/accounts HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"alias":`);
     const elapsed = await client.closed;
     expect(client.received()).toMatch(/^HTTP\/1\.1 408 /);

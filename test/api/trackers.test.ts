@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { carrierRejection } from '../../src/carriers/faults.js';
 import { createApp } from '../../src/app/create-app.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
-import { exportState, importState } from '../../src/admin/state.js';
+import { importState } from '../../src/admin/state.js';
 import { createLogger } from '../../src/logging/logger.js';
 import type { EventEnvelope } from '../../src/events/event-bus.js';
 import { createHarness, newAccount, type Harness, type TestAccount } from '../support/harness.js';
@@ -29,7 +29,7 @@ const trackerSteps = (events: EventEnvelope[], trackerId?: string) =>
 
 /** Moves the virtual clock and renews the account's token (4 h lifetime) in place. */
 async function advance(h: Harness, account: TestAccount, ms: number) {
-  h.runtime.clock.advance(ms);
+  h.clock.advance(ms);
   account.auth = (await renewToken(h, account)).auth;
 }
 
@@ -70,7 +70,7 @@ describe('trackers', () => {
     expect(trackerSteps(events, trackerId)).toEqual(['PICKED_UP', 'IN_TRANSIT']);
     expect((await h.http.get(`/v1/trackers/${trackerId}`).set('Authorization', account.auth)).body.status).toBe('IN_TRANSIT');
 
-    await advance(h, account, deliveredAt - h.runtime.clock.now());
+    await advance(h, account, deliveredAt - h.clock.epochMs());
     expect(trackerSteps(events, trackerId)).toEqual(JOURNEY.slice(1));
     const tracker = await h.http.get(`/v1/trackers/${trackerId}`).set('Authorization', account.auth);
     expect(tracker.body).toMatchObject({ status: 'DELIVERED', deliveredAt: plan.body.estimatedDeliveryAt, updatedAt: plan.body.estimatedDeliveryAt });
@@ -99,9 +99,9 @@ describe('trackers', () => {
 
   it('keeps the recorded history when the clock is set back', async () => {
     const { h, events, account, booking } = await booked();
-    const start = h.runtime.clock.now();
+    const start = h.clock.epochMs();
     await advance(h, account, 12 * HOUR);
-    h.runtime.clock.set(start + HOUR);
+    h.clock.set(start + HOUR);
     const tracker = await h.http.get(`/v1/trackers/${booking.trackerIds[0]}`).set('Authorization', account.auth);
     expect(tracker.body.status).toBe('IN_TRANSIT');
     expect(trackerSteps(events)).toEqual(['PICKED_UP', 'IN_TRANSIT']);
@@ -112,7 +112,7 @@ describe('trackers', () => {
     const silent = createLogger({ level: 'silent', format: 'json' });
     const runtime = createRuntime({ seed: 1, clock: { mode: 'manual' }, responseValidation: 'error' }, silent);
     const { app } = createApp(runtime);
-    importState(runtime, exportState(h.runtime));
+    importState(runtime, h.state.export());
     const seen: EventEnvelope[] = [];
     runtime.events.subscribe((e) => seen.push(e));
     runtime.clock.advance(11 * HOUR);
@@ -132,14 +132,14 @@ describe('trackers', () => {
     const exported = await h.http.get('/__admin/state').expect(200);
     const other = createHarness();
     const seen: EventEnvelope[] = [];
-    other.runtime.events.subscribe((e) => seen.push(e));
+    other.events.subscribe((e) => seen.push(e));
     await other.http.put('/__admin/state').set('X-Shipmock-Admin', '1').send(exported.body).expect(204);
     await other.http.post('/__admin/clock/advance').set('X-Shipmock-Admin', '1').send({ duration: 'PT11H' }).expect(200);
     expect(trackerSteps(seen)).toEqual(['PICKED_UP', 'IN_TRANSIT']);
     await other.http.post('/__admin/clock/advance').set('X-Shipmock-Admin', '1').send({ duration: 'P30D' }).expect(200);
     expect(trackerSteps(seen)).toEqual(JOURNEY.slice(1));
-    other.runtime.dispose();
-    h.runtime.dispose();
+    other.dispose();
+    h.dispose();
   });
 
   it('creates trackers by tracking number: existing → same id, unknown or foreign → 400, wrong carrier → 400', async () => {
@@ -203,9 +203,9 @@ describe('trackers', () => {
     const events = captureEvents(h);
     const account = await newAccount(h);
     const kit = await bookingKit(h, account);
-    h.runtime.scenarios.activate('tracker-exception', { accountId: account.accountId, params: { outcome } });
+    h.scenarios.activate('tracker-exception', { accountId: account.accountId, params: { outcome } });
     const unlucky = await book(h, account, kit.body(await kit.parcels(1)));
-    h.runtime.scenarios.deactivate('tracker-exception');
+    h.scenarios.deactivate('tracker-exception');
     const lucky = await book(h, account, kit.body(await kit.parcels(1)));
     await advance(h, account, 30 * DAY);
     const tracker = await h.http.get(`/v1/trackers/${unlucky.trackerIds[0]}`).set('Authorization', account.auth);
@@ -220,7 +220,7 @@ describe('trackers', () => {
     const h = createHarness();
     const account = await newAccount(h);
     const kit = await bookingKit(h, account, { mode: 'PRODUCTION' });
-    h.runtime.carrierInterceptors.add(carrierRejection('no'));
+    h.carriers.intercept(carrierRejection('no'));
     const failed = await book(h, account, kit.body(await kit.parcels(1)));
     expect(failed.status).toBe('FAILED');
     expect((await h.http.get('/v1/trackers').set('Authorization', account.auth)).body.items).toEqual([]);

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Delivery } from '../../src/events/delivery-log.js';
 import { backoffDelay } from '../../src/events/retry-schedule.js';
 import { startMock } from '../../src/server/start-mock.js';
-import { companyToken, createHarness, harnessWithAccount, newAccount, type Harness, type TestAccount } from '../support/harness.js';
+import { companyToken, createHarness, harnessWithAccount, newAccount, type Harness, type TestAccount, harnessInternals } from '../support/harness.js';
 import { schemaErrors } from '../support/shipping-fixtures.js';
 import {
   deliveriesSettled,
@@ -68,11 +68,11 @@ describe('webhook delivery', () => {
   }
 
   const finished = (channelId: string, count: number) => () => {
-    const list = deliveriesOf(h.runtime, channelId);
+    const list = deliveriesOf(h, channelId);
     return list.length >= count && list.every((d) => FINISHED.has(d.status));
   };
 
-  const nowSeconds = () => h.runtime.clock.now() / 1000;
+  const nowSeconds = () => h.clock.epochMs() / 1000;
 
   it('delivers a state change made through the API, signed, with the contract envelope and headers', async () => {
     await setUp();
@@ -102,7 +102,7 @@ describe('webhook delivery', () => {
     expect(verify(SECRET, hit.headers['shipmock-signature'] as string, hit.rawBody, nowSeconds() + 301)).toBe(false);
 
     await waitUntil(finished(channelId, 1));
-    const [delivery] = deliveriesOf(h.runtime, channelId);
+    const [delivery] = deliveriesOf(h, channelId);
     expect(delivery).toMatchObject({ status: 'DELIVERED', eventId: hit.body.id, topic: 'ADDRESS', type: 'CREATED', accountId: account.accountId });
     expect(hit.headers['shipmock-delivery-id']).toBe(delivery.id);
     // The marker every request a shipmock sends carries (a mock refuses it: no webhook loops).
@@ -146,10 +146,10 @@ describe('webhook delivery', () => {
     const r = await startWebhookReceiver(behaviours.always(500));
     const channelId = await channel(r.url);
     await createAddress();
-    await waitUntil(() => deliveriesOf(h.runtime, channelId)[0]?.status === 'RETRYING');
-    h.runtime.clock.advance(86_400_000);
-    await waitUntil(() => deliveriesOf(h.runtime, channelId)[0]?.status === 'FAILED', 5_000, 'the delivery to use up its attempts');
-    const [delivery] = deliveriesOf(h.runtime, channelId);
+    await waitUntil(() => deliveriesOf(h, channelId)[0]?.status === 'RETRYING');
+    h.clock.advance(86_400_000);
+    await waitUntil(() => deliveriesOf(h, channelId)[0]?.status === 'FAILED', 5_000, 'the delivery to use up its attempts');
+    const [delivery] = deliveriesOf(h, channelId);
     expect(delivery.attempts.map((a) => a.attempt)).toEqual([1, 2, 3, 4]);
     expect(r.received).toHaveLength(4);
   });
@@ -164,11 +164,11 @@ describe('webhook delivery', () => {
 
     // Nothing moves past the first failure until the clock does: the retry waits on it.
     await r.waitFor(() => true);
-    await waitUntil(() => deliveriesOf(h.runtime, channelId)[0].status === 'RETRYING');
-    await deliveriesSettled(h.runtime);
+    await waitUntil(() => deliveriesOf(h, channelId)[0].status === 'RETRYING');
+    await deliveriesSettled(h);
     expect(r.received).toHaveLength(1);
 
-    await driveDeliveries(h.runtime, finished(channelId, 3));
+    await driveDeliveries(h, finished(channelId, 3));
     const names = r.received.map((x) => x.body.payload.name);
     expect(names).toEqual([...Array(4).fill('first'), ...Array(4).fill('second'), ...Array(4).fill('third')]);
     expect(r.received.map((x) => x.attempt)).toEqual([1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4]);
@@ -177,7 +177,7 @@ describe('webhook delivery', () => {
       expect(verify(SECRET, hit.headers['shipmock-signature'] as string, hit.rawBody, Number(/t=(\d+)/.exec(hit.headers['shipmock-signature'] as string)![1]))).toBe(true);
     }
 
-    for (const delivery of deliveriesOf(h.runtime, channelId)) {
+    for (const delivery of deliveriesOf(h, channelId)) {
       expect(delivery.status).toBe('DELIVERED');
       expect(delivery.attempts.map((a) => a.statusCode)).toEqual([500, 500, 500, 200]);
       const times = delivery.attempts.map((a) => Date.parse(a.at));
@@ -195,8 +195,8 @@ describe('webhook delivery', () => {
     const r = await startWebhookReceiver(behaviours.slowTimes(2, 2_000));
     const channelId = await channel(r.url);
     await createAddress();
-    await driveDeliveries(h.runtime, finished(channelId, 1));
-    const [delivery] = deliveriesOf(h.runtime, channelId);
+    await driveDeliveries(h, finished(channelId, 1));
+    const [delivery] = deliveriesOf(h, channelId);
     expect(delivery.status).toBe('DELIVERED');
     expect(delivery.attempts.map((a) => a.errorCode ?? a.statusCode)).toEqual(['TIMEOUT', 'TIMEOUT', 200]);
     for (const a of delivery.attempts.slice(0, 2)) expect(a.latencyMs).toBeGreaterThanOrEqual(390);
@@ -208,8 +208,8 @@ describe('webhook delivery', () => {
     const dead = await closedPortUrl();
     const channelId = await channel(dead);
     await createAddress();
-    await driveDeliveries(h.runtime, finished(channelId, 1));
-    const [delivery] = deliveriesOf(h.runtime, channelId);
+    await driveDeliveries(h, finished(channelId, 1));
+    const [delivery] = deliveriesOf(h, channelId);
     expect(delivery.status).toBe('FAILED');
     expect(delivery.nextAttemptAt).toBeUndefined();
     expect(delivery.attempts).toHaveLength(6);
@@ -243,14 +243,14 @@ describe('webhook delivery', () => {
     const channelId = await channel(r.url);
     await createAddress('first');
     await createAddress('second');
-    await waitUntil(() => deliveriesOf(h.runtime, channelId)[0]?.status === 'RETRYING');
+    await waitUntil(() => deliveriesOf(h, channelId)[0]?.status === 'RETRYING');
     expect((await h.http.delete(`/v1/event-channels/${channelId}`).set('Authorization', account.auth)).status).toBe(204);
-    const [first, second] = deliveriesOf(h.runtime, channelId);
+    const [first, second] = deliveriesOf(h, channelId);
     expect(first).toMatchObject({ status: 'CANCELLED', reason: 'the Event Channel was deleted' });
     expect(first.attempts).toHaveLength(1);
     expect(second).toMatchObject({ status: 'CANCELLED', attempts: [] });
-    h.runtime.clock.advance(3_600_000);
-    await deliveriesSettled(h.runtime);
+    h.clock.advance(3_600_000);
+    await deliveriesSettled(h);
     expect(r.received).toHaveLength(1);
     // a cancelled delivery of a deleted channel cannot be redelivered
     expect((await h.http.post(`/__admin/deliveries/${first.id}/redeliver`).set('X-Shipmock-Admin', '1')).status).toBe(409);
@@ -261,10 +261,10 @@ describe('webhook delivery', () => {
     const r = await startWebhookReceiver(behaviours.always(500));
     const channelId = await channel(r.url);
     await createAddress();
-    await waitUntil(() => deliveriesOf(h.runtime, channelId)[0]?.status === 'RETRYING');
+    await waitUntil(() => deliveriesOf(h, channelId)[0]?.status === 'RETRYING');
     expect((await h.http.delete(`/v1/accounts/${account.accountId}`).set('Authorization', account.companyAuth)).status).toBe(204);
-    expect(deliveriesOf(h.runtime, channelId)[0]).toMatchObject({ status: 'CANCELLED', reason: 'the Account was deleted' });
-    expect(h.runtime.store.hasAccount(account.accountId)).toBe(false);
+    expect(deliveriesOf(h, channelId)[0]).toMatchObject({ status: 'CANCELLED', reason: 'the Account was deleted' });
+    expect(harnessInternals(h).runtime.store.hasAccount(account.accountId)).toBe(false);
   });
 
   it.each([
@@ -275,15 +275,15 @@ describe('webhook delivery', () => {
     const r = await startWebhookReceiver(behaviours.always(status, 800));
     const channelId = await channel(r.url);
     await createAddress();
-    await waitUntil(() => deliveriesOf(h.runtime, channelId)[0]?.status === 'IN_FLIGHT' && r.received.length === 1);
+    await waitUntil(() => deliveriesOf(h, channelId)[0]?.status === 'IN_FLIGHT' && r.received.length === 1);
     await h.http.delete(`/v1/event-channels/${channelId}`).set('Authorization', account.auth);
-    expect(deliveriesOf(h.runtime, channelId)[0].status).toBe('IN_FLIGHT');
+    expect(deliveriesOf(h, channelId)[0].status).toBe('IN_FLIGHT');
     await waitUntil(finished(channelId, 1), 3_000);
-    const [delivery] = deliveriesOf(h.runtime, channelId);
+    const [delivery] = deliveriesOf(h, channelId);
     expect(delivery.status).toBe(outcome);
     expect(delivery.attempts).toHaveLength(1);
-    h.runtime.clock.advance(3_600_000);
-    await deliveriesSettled(h.runtime);
+    h.clock.advance(3_600_000);
+    await deliveriesSettled(h);
     expect(r.received).toHaveLength(1);
   });
 
@@ -298,19 +298,19 @@ describe('webhook delivery', () => {
     const otherTopic = await channel(r.url, ['TRACKER']);
     await createAddress();
     const [hit] = await r.waitFor(() => true);
-    await deliveriesSettled(h.runtime);
+    await deliveriesSettled(h);
     expect(r.received).toHaveLength(1);
     expect(hit.headers['shipmock-signature']).toBeUndefined();
-    expect(hit.headers['shipmock-delivery-id']).toBe(deliveriesOf(h.runtime, unsigned.body.id)[0].id);
-    expect(deliveriesOf(h.runtime, disabled)).toEqual([]);
-    expect(deliveriesOf(h.runtime, otherTopic)).toEqual([]);
+    expect(hit.headers['shipmock-delivery-id']).toBe(deliveriesOf(h, unsigned.body.id)[0].id);
+    expect(deliveriesOf(h, disabled)).toEqual([]);
+    expect(deliveriesOf(h, otherTopic)).toEqual([]);
   });
 
   it('delivers a billing USAGE event published on the bus to a channel subscribed to its topic', async () => {
     await setUp();
     const r = await startWebhookReceiver();
     await channel(r.url, ['PARCEL']);
-    const event = h.runtime.events.publish({
+    const event = h.events.publish({
       topic: 'PARCEL',
       type: 'USAGE',
       accountId: account.accountId,
@@ -345,9 +345,9 @@ describe('webhook delivery', () => {
     expect(company.status).toBe(201);
     const hits = await r.waitFor((x: ReceivedRequest) => x.body.topic === 'CARRIER', { count: 2 });
     expect(hits.map((x) => x.body)).toEqual([company.body, company.body]);
-    await waitUntil(() => [mine, theirs].every((c) => deliveriesOf(h.runtime, c).some((d) => d.topic === 'CARRIER' && d.status === 'DELIVERED')));
-    expect(deliveriesOf(h.runtime, theirs)[0].accountId).toBe(other.accountId);
-    expect(deliveriesOf(h.runtime, unrelated)).toEqual([]);
+    await waitUntil(() => [mine, theirs].every((c) => deliveriesOf(h, c).some((d) => d.topic === 'CARRIER' && d.status === 'DELIVERED')));
+    expect(deliveriesOf(h, theirs)[0].accountId).toBe(other.accountId);
+    expect(deliveriesOf(h, unrelated)).toEqual([]);
   });
 
   it('serves the delivery log over /__admin with filters, newest first, paged', async () => {
@@ -356,7 +356,7 @@ describe('webhook delivery', () => {
     const a = await channel(r.url, ['ADDRESS']);
     const b = await channel(r.url, ['ADDRESS', 'EVENT_CHANNEL']);
     for (let i = 0; i < 3; i++) {
-      h.runtime.clock.advance(1_000);
+      h.clock.advance(1_000);
       await createAddress(`n${i}`);
     }
     // b also hears its own EVENT_CHANNEL CREATED: 3 deliveries to a, 4 to b
@@ -378,7 +378,7 @@ describe('webhook delivery', () => {
     const page2 = await h.http.get(`/__admin/deliveries?channel_id=${a}&limit=2&cursor=${byChannel.body.nextCursor}`);
     expect(page2.body.items).toHaveLength(1);
     expect(page2.body.nextCursor).toBeUndefined();
-    const names = [...byChannel.body.items, ...page2.body.items].map((d: Delivery) => h.runtime.webhooks.get(d.id)!.event.payload.name);
+    const names = [...byChannel.body.items, ...page2.body.items].map((d: Delivery) => h.webhooks.delivery(d.id)!.event.payload.name);
     expect(names).toEqual(['n2', 'n1', 'n0']);
 
     expect((await h.http.get(`/__admin/deliveries?account_id=${account.accountId}&topic=ADDRESS&status=DELIVERED`)).body.items).toHaveLength(6);
@@ -402,14 +402,14 @@ describe('webhook delivery', () => {
     const r = await startWebhookReceiver(behaviours.always(500));
     const channelId = await channel(r.url);
     await createAddress();
-    await waitUntil(() => deliveriesOf(h.runtime, channelId)[0]?.status === 'RETRYING');
-    const [delivery] = deliveriesOf(h.runtime, channelId);
+    await waitUntil(() => deliveriesOf(h, channelId)[0]?.status === 'RETRYING');
+    const [delivery] = deliveriesOf(h, channelId);
     const refused = await h.http.post(`/__admin/deliveries/${delivery.id}/redeliver`).set('X-Shipmock-Admin', '1');
     expect(refused.status).toBe(409);
     expect(refused.body.type).toBe('https://shipmock.dev/problems/conflict');
     expect(refused.body.detail).toContain('RETRYING');
     r.behaviour = behaviours.succeed();
-    await driveDeliveries(h.runtime, finished(channelId, 1));
+    await driveDeliveries(h, finished(channelId, 1));
     expect((await h.http.post(`/__admin/deliveries/${delivery.id}/redeliver`).set('X-Shipmock-Admin', '1')).status).toBe(202);
     await waitUntil(() => r.acknowledged().length === 2);
     expect(r.acknowledged().map((x) => x.eventId)).toEqual([delivery.eventId, delivery.eventId]);
@@ -431,15 +431,15 @@ describe('webhook delivery under load', () => {
       channelIds.push(res.body.id);
     }
     const events = Array.from({ length: 1000 }, (_, i) =>
-      h.runtime.events.publish({ topic: 'PARCEL', type: 'USAGE', accountId: account.accountId, payload: { operation: 'CONSUME', topic: 'PARCEL', tokens: 1, n: i } }),
+      h.events.publish({ topic: 'PARCEL', type: 'USAGE', accountId: account.accountId, payload: { operation: 'CONSUME', topic: 'PARCEL', tokens: 1, n: i } }),
     );
     const started = Date.now();
     const cpu0 = process.cpuUsage();
     // Each retry's backoff is skipped by jumping the clock to its due time the moment it is set.
-    const restoreClock = autoAdvanceClock(h.runtime);
+    const restoreClock = autoAdvanceClock(harnessInternals(h).runtime.clock);
     await waitUntil(
       () => channelIds.every((id) => {
-        const page = h.runtime.webhooks.list({ channelId: id, limit: 1 });
+        const page = h.webhooks.deliveries({ channelId: id, limit: 1 });
         return page.counts.DELIVERED + page.counts.FAILED + page.counts.CANCELLED === 1000;
       }),
       // about 3–4 s on an idle 2-core machine; the margin is for a machine busy with other suites
@@ -453,7 +453,7 @@ describe('webhook delivery under load', () => {
 
     const eventIds = events.map((e) => e.id);
     for (const [i, id] of channelIds.entries()) {
-      const deliveries = deliveriesOf(h.runtime, id);
+      const deliveries = deliveriesOf(h, id);
       expect(deliveries.map((d) => d.eventId)).toEqual(eventIds);
       for (const d of deliveries) {
         if (d.status === 'FAILED') expect(d.attempts).toHaveLength(6);
@@ -465,15 +465,15 @@ describe('webhook delivery under load', () => {
       const delivered = deliveries.filter((d) => d.status === 'DELIVERED').map((d) => d.eventId);
       expect(receiver.acknowledged().map((x) => x.eventId)).toEqual(delivered);
     }
-    const flakyDeliveries = deliveriesOf(h.runtime, channelIds[4]);
+    const flakyDeliveries = deliveriesOf(h, channelIds[4]);
     const retried = flakyDeliveries.filter((d) => d.attempts.length > 1).length;
     expect(retried).toBeGreaterThan(200);
     // the retries really waited on the mock clock: it moved by at least the sum of the backoffs
-    expect(h.runtime.clock.now() - Date.parse('2026-01-01T00:00:00.000Z')).toBeGreaterThanOrEqual(retried * 800);
+    expect(h.clock.epochMs() - Date.parse('2026-01-01T00:00:00.000Z')).toBeGreaterThanOrEqual(retried * 800);
     expect(flaky.received.length).toBe(flakyDeliveries.reduce((sum, d) => sum + d.attempts.length, 0));
     console.info(`load: 5,000 deliveries (${flaky.received.length} attempts on the flaky channel, ${retried} retried, ${flakyDeliveries.filter((d) => d.status === 'FAILED').length} failed) in ${elapsed} ms wall, ${Math.round((cpu.user + cpu.system) / 1000)} ms CPU`);
 
-    h.runtime.dispose();
+    h.dispose();
     await Promise.all([...steady, flaky].map((r) => r.close()));
   }, 90_000);
 });
@@ -495,9 +495,9 @@ describe('shutdown', () => {
     })();
     const res = await h.http.post('/v1/event-channels').set('Authorization', auth).send({ name: 'x', topics: ['ADDRESS'], webhook: { url: await closedPortUrl() } });
     await h.http.post('/v1/addresses').set('Authorization', auth).send(addressBody('A'));
-    await waitUntil(() => mock.runtime.webhooks.list({ channelId: res.body.id, limit: 1 }).items[0]?.status === 'RETRYING');
+    await waitUntil(() => mock.webhooks.deliveries({ channelId: res.body.id, limit: 1 }).items[0]?.status === 'RETRYING');
     await mock.close();
-    const [delivery] = mock.runtime.webhooks.list({ channelId: res.body.id, limit: 1 }).items;
+    const [delivery] = mock.webhooks.deliveries({ channelId: res.body.id, limit: 1 }).items;
     expect(delivery).toMatchObject({ status: 'CANCELLED', reason: 'the mock shut down' });
     // The retry's timer goes with the mock (the check waits for it, bounded, instead of sleeping).
     const timers = () => process.getActiveResourcesInfo().filter((x) => x === 'Timeout').length;

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHarness, harnessWithAccount, type Harness, type TestAccount } from '../support/harness.js';
+import { createHarness, harnessWithAccount, type Harness, type TestAccount, harnessInternals } from '../support/harness.js';
 import { closedPortUrl, driveDeliveries, startWebhookReceiver } from '../support/webhook-receiver.js';
 import { recordEscapedErrors } from '../support/escaped-errors.js';
 
@@ -28,7 +28,7 @@ describe('webhook robustness', () => {
     expect(res.status).toBe(201);
   };
   const allFinished = () => {
-    const items = h.runtime.webhooks.list({ limit: 1000 }).items;
+    const items = h.webhooks.deliveries({ limit: 1000 }).items;
     return items.length > 0 && items.every((d) => FINISHED.has(d.status));
   };
 
@@ -90,7 +90,7 @@ describe('webhook robustness', () => {
     expect((await createChannel(good)).status).toBe(201);
     await plant(good, 'http://127.0.0.1:99999/x');
     await createAddress();
-    await driveDeliveries(h.runtime, allFinished);
+    await driveDeliveries(h, allFinished);
 
     const list = await h.http.get('/__admin/deliveries?status=FAILED');
     expect(list.status).toBe(200);
@@ -112,8 +112,8 @@ describe('webhook robustness', () => {
     // As JSON text: the imported value holds a real CR LF.
     await plant('planted-value', 'a\\r\\nX-Injected: 1');
     await createAddress();
-    await driveDeliveries(h.runtime, allFinished);
-    const [delivery] = h.runtime.webhooks.list({ limit: 10 }).items;
+    await driveDeliveries(h, allFinished);
+    const [delivery] = h.webhooks.deliveries({ limit: 10 }).items;
     expect(delivery).toMatchObject({ status: 'FAILED', attempts: [{ errorCode: 'INVALID_HEADER' }] });
     expect(r.received).toHaveLength(0);
     expect(escaped).toEqual([]);
@@ -139,8 +139,8 @@ describe('webhook robustness', () => {
       expect((await createChannel('http://allowed.test/x')).status).toBe(201);
       await plant('http://allowed.test/x', 'http://127.0.0.1:9/x');
       await createAddress();
-      await driveDeliveries(h.runtime, allFinished);
-      const [delivery] = h.runtime.webhooks.list({ limit: 10 }).items;
+      await driveDeliveries(h, allFinished);
+      const [delivery] = h.webhooks.deliveries({ limit: 10 }).items;
       expect(delivery.status).toBe('FAILED');
       expect(delivery.attempts.map((a) => a.errorCode)).toEqual(['HOST_NOT_ALLOWED', 'HOST_NOT_ALLOWED']);
       expect(delivery.attempts[0].error).toBe('host 127.0.0.1:9 is not in --webhook-hosts (allowed.test)');
@@ -160,12 +160,12 @@ describe('webhook robustness', () => {
       await setUp({ webhooks: { maxAttempts: 1 } });
       const dead = await createChannel(await closedPortUrl());
       expect(dead.status).toBe(201);
-      for (let i = 0; i < 1100; i++) h.runtime.events.publish({ topic: 'ADDRESS', type: 'CREATED', accountId: account.accountId, payload: { i } });
-      await driveDeliveries(h.runtime, () => h.runtime.webhooks.list({ status: 'FAILED', limit: 1 }).counts.FAILED === 1100, 60_000);
+      for (let i = 0; i < 1100; i++) h.events.publish({ topic: 'ADDRESS', type: 'CREATED', accountId: account.accountId, payload: { i } });
+      await driveDeliveries(h, () => h.webhooks.deliveries({ status: 'FAILED', limit: 1 }).counts.FAILED === 1100, 60_000);
 
       const page = await h.http.get(`/__admin/deliveries?channel_id=${dead.body.id}&status=FAILED&limit=1000`);
       expect(page.body).toMatchObject({ counts: { FAILED: 1100 }, evicted: 0, deadLettersEvicted: 0 });
-      const oldest = h.runtime.webhooks.list({ status: 'FAILED', limit: 1000, cursor: page.body.nextCursor }).items.at(-1)!;
+      const oldest = h.webhooks.deliveries({ status: 'FAILED', limit: 1000, cursor: page.body.nextCursor }).items.at(-1)!;
       expect(oldest.event.payload).toEqual({ i: 0 });
       // A POST without a body needs the header that no browser form can send (admin-access.ts).
     const again = await h.http.post(`/__admin/deliveries/${oldest.id}/redeliver`).set('X-Shipmock-Admin', '1');
@@ -173,7 +173,7 @@ describe('webhook robustness', () => {
 
       expect((await h.http.delete('/__admin/deliveries')).status).toBe(400);
       expect((await h.http.delete('/__admin/deliveries?status=PENDING')).status).toBe(400);
-      await driveDeliveries(h.runtime, allFinished, 10_000);
+      await driveDeliveries(h, allFinished, 10_000);
       const purged = await h.http.delete(`/__admin/deliveries?status=FAILED&channel_id=${dead.body.id}`);
       expect(purged.status).toBe(200);
       expect(purged.body).toEqual({ purged: 1100 });
@@ -186,25 +186,25 @@ describe('webhook robustness', () => {
       const r = await startWebhookReceiver();
       const live = (await createChannel(r.url)).body.id as string;
       const dead = (await createChannel(await closedPortUrl())).body.id as string;
-      for (let i = 0; i < 25; i++) h.runtime.events.publish({ topic: 'ADDRESS', type: 'CREATED', accountId: account.accountId, payload: { i } });
-      await driveDeliveries(h.runtime, () => h.runtime.webhooks.list({ limit: 1 }).counts.PENDING + h.runtime.webhooks.list({ limit: 1 }).counts.IN_FLIGHT === 0 && allFinished(), 20_000);
+      for (let i = 0; i < 25; i++) h.events.publish({ topic: 'ADDRESS', type: 'CREATED', accountId: account.accountId, payload: { i } });
+      await driveDeliveries(h, () => h.webhooks.deliveries({ limit: 1 }).counts.PENDING + h.webhooks.deliveries({ limit: 1 }).counts.IN_FLIGHT === 0 && allFinished(), 20_000);
 
       const page = (await h.http.get('/__admin/deliveries?limit=1000')).body;
       expect(page.counts).toMatchObject({ DELIVERED: 10, FAILED: 20 });
       expect(page).toMatchObject({ evicted: 15, deadLettersEvicted: 5 });
-      const kept = h.runtime.webhooks.list({ channelId: dead, limit: 100 }).items.map((d) => (d.event.payload as { i: number }).i);
+      const kept = h.webhooks.deliveries({ channelId: dead, limit: 100 }).items.map((d) => (d.event.payload as { i: number }).i);
       expect(kept.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 5));
-      expect(h.runtime.webhooks.list({ channelId: live, limit: 100 }).items).toHaveLength(10);
+      expect(h.webhooks.deliveries({ channelId: live, limit: 100 }).items).toHaveLength(10);
     });
   });
 
   it('a background timer that throws is caught, the others still fire, and GET /__admin/clock shows it', async () => {
     await setUp();
     const fired: string[] = [];
-    h.runtime.clock.setTimer(h.runtime.clock.now() + 1_000, () => {
+    harnessInternals(h).runtime.clock.setTimer(h.clock.epochMs() + 1_000, () => {
       throw new Error('tracker step broke');
     });
-    h.runtime.clock.setTimer(h.runtime.clock.now() + 2_000, () => fired.push('later'));
+    harnessInternals(h).runtime.clock.setTimer(h.clock.epochMs() + 2_000, () => fired.push('later'));
     const advanced = await h.http.post('/__admin/clock/advance').send({ duration: 'PT1M' });
     expect(advanced.status).toBe(200);
     expect(fired).toEqual(['later']);

@@ -1,5 +1,6 @@
 import { PDFParse } from 'pdf-parse';
-import { catalogueIds } from '../../src/carrier-catalogue/load-catalogue.js';
+import { catalogueIds, loadCatalogue } from '../../src/carrier-catalogue/load-catalogue.js';
+import type { Catalogue } from '../../src/carrier-catalogue/model.js';
 import { isStagingSerial, isValidSerial } from '../../src/carrier-catalogue/serial-numbers.js';
 import type { Harness, TestAccount } from './harness.js';
 import { berlin, createVia, munich } from './shipping-fixtures.js';
@@ -134,10 +135,14 @@ export async function pdfText(bytes: Buffer): Promise<string> {
   }
 }
 
+/** The built-in catalogue (the one every harness serves), loaded on first use. */
+let catalogue: Catalogue | undefined;
+
 /** Whether a tracking number has the service's serial format and a valid check digit (and, for STAGING, the test prefix). */
-export function isCarrierNumber(h: Harness, serviceId: string, trackingNumber: string, mode: 'STAGING' | 'PRODUCTION'): boolean {
-  const service = h.runtime.catalogue.service(serviceId)!;
-  const format = h.runtime.catalogue.serialType(service.serialTypeId)!.format;
+export function isCarrierNumber(serviceId: string, trackingNumber: string, mode: 'STAGING' | 'PRODUCTION'): boolean {
+  catalogue ??= loadCatalogue();
+  const service = catalogue.service(serviceId)!;
+  const format = catalogue.serialType(service.serialTypeId)!.format;
   return mode === 'STAGING' ? isStagingSerial(format, trackingNumber) : isValidSerial(format, trackingNumber) && !isStagingSerial(format, trackingNumber);
 }
 

@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { beforeAll } from 'vitest';
 import type { RequestListener } from 'node:http';
 import { createApp } from '../../src/app/create-app.js';
 import { createRuntime, type MockRuntime } from '../../src/runtime/runtime.js';
@@ -8,24 +9,43 @@ import { join } from 'node:path';
 import type { MockOptions } from '../../src/config/options.js';
 import { openSqliteStore } from '../../src/store/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
-import { createLogger } from '../../src/logging/logger.js';
+import { createLogger, type Logger } from '../../src/logging/logger.js';
 import type { Services } from '../../src/resources/index.js';
+import type { CompanyCredentials } from '../../src/auth/credentials.js';
+import type { Contract } from '../../src/contract/load-contract.js';
+import type { ContractValidators } from '../../src/contract/validators.js';
+import { createMockHandles, handlePartsOf, type MockHandles } from '../../src/server/mock-handles.js';
 import { releaseWhenDone } from './lifetime.js';
 
 /**
  * An in-process mock for API tests: the real app (response validation on, 'error' mode, so a
  * handler answering outside the contract fails the test with a 500), a manual clock, seed 1.
+ * It has the handles a running mock has (h.clock, h.scenarios, h.webhooks, h.events, h.carriers …).
  */
-export interface Harness {
-  runtime: MockRuntime;
+export interface Harness extends MockHandles {
   app: RequestListener;
-  services: Services;
   http: ReturnType<typeof request>;
+  /** The contract this mock serves, and its compiled validators. */
+  contract: Contract;
+  validators: ContractValidators;
+  /** The seeded default company's credentials. */
+  credentials: CompanyCredentials;
   /** Basic header of the default company's client credentials. */
   basic: string;
   companyId: string;
   /** Stops the mock's timers and webhook deliveries and removes its data file; done for you (support/lifetime.ts). */
   dispose(): void;
+}
+
+const internals = new WeakMap<Harness, { runtime: MockRuntime; services: Services }>();
+
+/**
+ * The runtime and services behind a harness, for the few API tests that seed a state no request
+ * can make (a parcel marked booked without a booking, a stored record outside the contract) or
+ * that test the wiring itself. Everything else goes through HTTP and the handles.
+ */
+export function harnessInternals(h: Harness): { runtime: MockRuntime; services: Services } {
+  return internals.get(h)!;
 }
 
 const silent = createLogger({ level: 'silent', format: 'json' });
@@ -40,10 +60,11 @@ function testStore(): { store: Store; dir: string } | undefined {
   return { store: openSqliteStore(join(dir, 'mock.db')), dir };
 }
 
-export function createHarness(options: MockOptions = {}): Harness {
+/** @example const h = createHarness({ webhooks: { maxAttempts: 2 } }); // a logger of its own: createHarness(options, logger) */
+export function createHarness(options: MockOptions = {}, logger: Logger = silent): Harness {
   const durable = testStore();
-  const runtime = createRuntime({ seed: 1, clock: { mode: 'manual' }, responseValidation: 'error', ...options }, silent, { store: durable?.store });
-  const { app, services } = createApp(runtime);
+  const runtime = createRuntime({ seed: 1, clock: { mode: 'manual' }, responseValidation: 'error', ...options }, logger, { store: durable?.store });
+  const { app, services, control } = createApp(runtime);
   const company = runtime.credentials.defaultCompany;
   let disposed = false;
   const dispose = () => {
@@ -53,15 +74,19 @@ export function createHarness(options: MockOptions = {}): Harness {
     if (durable) rmSync(durable.dir, { recursive: true, force: true });
   };
   releaseWhenDone(dispose);
-  return {
-    runtime,
+  const h: Harness = {
+    ...createMockHandles(control, handlePartsOf(runtime, services)),
     app,
-    services,
     http: request(app),
+    contract: runtime.contract,
+    validators: runtime.validators,
+    credentials: company,
     basic: `Basic ${Buffer.from(`${company.clientId}:${company.clientSecret}`).toString('base64')}`,
     companyId: company.companyId,
     dispose,
   };
+  internals.set(h, { runtime, services });
+  return h;
 }
 
 /**
@@ -70,6 +95,21 @@ export function createHarness(options: MockOptions = {}): Harness {
  */
 export async function twoAccounts(h: Harness = createHarness(), aliases: [string, string] = ['A', 'B']): Promise<{ h: Harness; a: TestAccount; b: TestAccount }> {
   return { h, a: await newAccount(h, { alias: aliases[0] }), b: await newAccount(h, { alias: aliases[1] }) };
+}
+
+/**
+ * Two accounts for a describe block, made before its first test (beforeAll): the objects are
+ * returned at once and filled in then, so a suite reads them like any other constant.
+ * @example const { a, b } = suiteAccounts(h, ['Warehouse Berlin', 'B']);
+ */
+export function suiteAccounts(h: Harness, aliases: [string, string] = ['A', 'B']): { a: TestAccount; b: TestAccount } {
+  const a = {} as TestAccount;
+  const b = {} as TestAccount;
+  beforeAll(async () => {
+    Object.assign(a, await newAccount(h, { alias: aliases[0] }));
+    Object.assign(b, await newAccount(h, { alias: aliases[1] }));
+  });
+  return { a, b };
 }
 
 /** Default AccountRequest body; override fields per test. */

@@ -8,7 +8,7 @@ import type { Harness, TestAccount } from './harness.js';
 /** Every event the mock publishes from now on, for assertions on topics, types and payloads. */
 export function captureEvents(h: Harness): EventEnvelope[] {
   const seen: EventEnvelope[] = [];
-  h.runtime.events.subscribe((event) => seen.push(event));
+  h.events.subscribe((event) => seen.push(event));
   return seen;
 }
 
@@ -53,7 +53,7 @@ export function schemaErrors(h: Harness, name: string, value: unknown): unknown[
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   (addFormats as unknown as { default: (ajv: Ajv2020) => void }).default(ajv);
   addContractFormats(ajv);
-  ajv.addSchema({ ...(h.runtime.contract.document as object), $id: 'contract' });
+  ajv.addSchema({ ...(h.contract.document as object), $id: 'contract' });
   const validate = ajv.getSchema(`contract#/components/schemas/${name}`)!;
   return validate(value) ? [] : (validate.errors ?? []);
 }

@@ -1,7 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { MockRuntime } from '../../src/runtime/runtime.js';
+import type { Clock } from '../../src/clock/clock.js';
+import type { MockHandles } from '../../src/server/mock-handles.js';
 import type { Delivery } from '../../src/events/delivery-log.js';
 import { releaseWhenDone } from './lifetime.js';
 
@@ -147,8 +148,8 @@ export async function waitUntil(condition: () => boolean, timeoutMs = 5_000, wha
  * the receiver has seen every POST that was coming: the event a test asserting "nothing more
  * arrived" waits for, instead of sleeping.
  */
-export async function deliveriesSettled(runtime: MockRuntime, timeoutMs = 5_000): Promise<void> {
-  const unfinished = () => (['PENDING', 'IN_FLIGHT', 'RETRYING'] as const).flatMap((status) => runtime.webhooks.list({ status, limit: 1000 }).items);
+export async function deliveriesSettled(mock: Pick<MockHandles, 'webhooks'>, timeoutMs = 5_000): Promise<void> {
+  const unfinished = () => (['PENDING', 'IN_FLIGHT', 'RETRYING'] as const).flatMap((status) => mock.webhooks.deliveries({ status, limit: 1000 }).items);
   const settled = () => {
     const heads = new Map<string, Delivery>();
     for (const d of unfinished()) {
@@ -164,15 +165,15 @@ export async function deliveriesSettled(runtime: MockRuntime, timeoutMs = 5_000)
  * Drives a manual-clock mock through webhook retries: whenever a delivery waits out a backoff,
  * the clock jumps to its due time, until `done()` holds (bounded by real `timeoutMs`).
  */
-export async function driveDeliveries(runtime: MockRuntime, done: () => boolean, timeoutMs = 10_000): Promise<void> {
+export async function driveDeliveries(mock: Pick<MockHandles, 'webhooks' | 'clock'>, done: () => boolean, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!done()) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms driving webhook deliveries`);
-    const due = runtime.webhooks
-      .list({ status: 'RETRYING', limit: 1000 })
+    const due = mock.webhooks
+      .deliveries({ status: 'RETRYING', limit: 1000 })
       .items.map((d: Delivery) => Date.parse(d.nextAttemptAt!))
       .reduce((a, b) => Math.min(a, b), Infinity);
-    if (Number.isFinite(due)) runtime.clock.advance(Math.max(0, due - runtime.clock.now()));
+    if (Number.isFinite(due)) mock.clock.advance(Math.max(0, due - mock.clock.epochMs()));
     await new Promise((resolve) => setTimeout(resolve, 2));
   }
 }
@@ -182,8 +183,7 @@ export async function driveDeliveries(runtime: MockRuntime, done: () => boolean,
  * retries run back to back without a polling loop in between (used by the load test).
  * Returns a function that restores the clock.
  */
-export function autoAdvanceClock(runtime: MockRuntime): () => void {
-  const clock = runtime.clock;
+export function autoAdvanceClock(clock: Clock): () => void {
   const setTimer = clock.setTimer;
   clock.setTimer = (atMs, fn) => {
     const cancel = setTimer(atMs, fn);
@@ -196,8 +196,8 @@ export function autoAdvanceClock(runtime: MockRuntime): () => void {
 }
 
 /** Deliveries of one channel, oldest first. */
-export function deliveriesOf(runtime: MockRuntime, channelId: string): Delivery[] {
-  return runtime.webhooks.list({ channelId, limit: 1000 }).items.reverse();
+export function deliveriesOf(mock: Pick<MockHandles, 'webhooks'>, channelId: string): Delivery[] {
+  return mock.webhooks.deliveries({ channelId, limit: 1000 }).items.reverse();
 }
 
 /**

@@ -19,7 +19,7 @@ describe('quote-expiry', () => {
       const body = { senderAddressId: kit.senderId, receiverAddressId: kit.receiverId, parcels: [{ weight: 1 }] };
       return { kit, batch: (await h.http.post('/v1/shipping-quotes').set('Authorization', account.auth).send(body)).body };
     };
-    h.runtime.scenarios.activate('quote-expiry', { accountId: a.accountId, params: { validity: 'PT1M' } });
+    h.scenarios.activate('quote-expiry', { accountId: a.accountId, params: { validity: 'PT1M' } });
 
     const { kit, batch: short } = await quoteFor(a);
     expect(short).toMatchObject({ status: 'VALID', createdAt: '2026-01-01T00:00:00.000Z', expiresAt: '2026-01-01T00:01:00.000Z' });
@@ -27,9 +27,9 @@ describe('quote-expiry', () => {
     const normal = (await quoteFor(b)).batch;
     expect(normal.expiresAt).toBe('2026-01-02T00:00:00.000Z');
 
-    h.runtime.clock.advance(59_999);
+    h.clock.advance(59_999);
     expect((await h.http.get(`/v1/shipping-quotes/${short.purchaseId}`).set('Authorization', a.auth)).body.status).toBe('VALID');
-    h.runtime.clock.advance(1);
+    h.clock.advance(1);
     expect((await h.http.get(`/v1/shipping-quotes/${short.purchaseId}`).set('Authorization', a.auth)).body.status).toBe('EXPIRED');
     expect((await h.http.get(`/v1/shipping-quotes/${normal.purchaseId}`).set('Authorization', b.auth)).body.status).toBe('VALID');
 
@@ -50,18 +50,18 @@ describe('webhook-retry-storm', () => {
     const account = await newAccount(h);
     receiver = await startWebhookReceiver(behaviours.succeed());
     const channelId = await createVia(h, account, '/v1/event-channels', { name: 'hooks', topics: ['ADDRESS'], webhook: { url: receiver.url } });
-    h.runtime.scenarios.activate('webhook-retry-storm', { accountId: account.accountId });
+    h.scenarios.activate('webhook-retry-storm', { accountId: account.accountId });
     await createAddress(h, account, berlin);
     await createAddress(h, account, munich);
 
-    await driveDeliveries(h.runtime, () => deliveriesOf(h.runtime, channelId).filter((d) => d.status === 'DELIVERED').length === 2);
+    await driveDeliveries(h, () => deliveriesOf(h, channelId).filter((d) => d.status === 'DELIVERED').length === 2);
     const byEvent = new Map<string, number[]>();
     for (const hit of receiver.received) byEvent.set(hit.eventId, [...(byEvent.get(hit.eventId) ?? []), hit.attempt]);
     expect([...byEvent.values()]).toEqual([
       [1, 2, 3, 4],
       [1, 2, 3, 4],
     ]);
-    for (const delivery of deliveriesOf(h.runtime, channelId)) {
+    for (const delivery of deliveriesOf(h, channelId)) {
       expect(delivery.attempts.map((x) => x.errorCode ?? x.statusCode)).toEqual(['ACK_LOST', 'ACK_LOST', 'ACK_LOST', 200]);
       expect(delivery.attempts[0].error).toMatch(/answered 200; the acknowledgement is treated as lost \(scenario webhook-retry-storm/);
     }
@@ -83,7 +83,7 @@ describe('carrier scenarios (PRODUCTION bookings only)', () => {
 
   it('carrier-outage: PRODUCTION bookings with the carrier fail with a 500 and store nothing; STAGING and other carriers book', async () => {
     const { h, account, production, staging, otherCarrier } = await setUp();
-    h.runtime.scenarios.activate('carrier-outage', { accountId: account.accountId, params: { carrier: 'DHL_PARCEL' } });
+    h.scenarios.activate('carrier-outage', { accountId: account.accountId, params: { carrier: 'DHL_PARCEL' } });
     const [parcel] = await production.parcels(1);
     const failed = await post(h, account, production.body([parcel]));
     expect(failed.status).toBe(500);
@@ -93,25 +93,25 @@ describe('carrier scenarios (PRODUCTION bookings only)', () => {
     expect((await h.http.get('/v1/shipment-bookings').set('Authorization', account.auth)).body.items).toEqual([]);
     expect((await h.http.get(`/v1/parcels/${parcel}`).set('Authorization', account.auth)).body.shipmentBookingId).toBeUndefined();
 
-    const [entry] = h.runtime.journal.find({ operationId: 'createShipmentBooking', scenario: 'carrier-outage' });
+    const [entry] = h.journal.find({ operationId: 'createShipmentBooking', scenario: 'carrier-outage' });
     expect(entry).toMatchObject({ status: 500, problem: 'carrier-unavailable', scenarios: ['carrier-outage/outage'] });
 
     expect((await post(h, account, staging.body(await staging.parcels(1)))).status).toBe(201);
     expect((await post(h, account, otherCarrier.body(await otherCarrier.parcels(1)))).status).toBe(201);
-    expect(h.runtime.scenarios.list()[0].hits).toBe(1);
+    expect(h.scenarios.list()[0].hits).toBe(1);
   });
 
   it('carrier-outage for one account leaves the same carrier working for another', async () => {
     const { h, account } = await setUp();
     const other = await newAccount(h, { alias: 'Other' });
     const kit = await bookingKit(h, other, { mode: 'PRODUCTION' });
-    h.runtime.scenarios.activate('carrier-outage', { accountId: account.accountId, params: { carrier: 'DHL_PARCEL' } });
+    h.scenarios.activate('carrier-outage', { accountId: account.accountId, params: { carrier: 'DHL_PARCEL' } });
     expect((await post(h, other, kit.body(await kit.parcels(1)))).status).toBe(201);
   });
 
   it('carrier-rejects: the booking is stored FAILED with the reason, nothing booked or billed', async () => {
     const { h, account, production } = await setUp();
-    h.runtime.scenarios.activate('carrier-rejects', { accountId: account.accountId, params: { carrier: carriers.dhl, reason: 'Postal code not served' } });
+    h.scenarios.activate('carrier-rejects', { accountId: account.accountId, params: { carrier: carriers.dhl, reason: 'Postal code not served' } });
     const booking = await book(h, account, production.body(await production.parcels(1)));
     expect(booking).toMatchObject({ status: 'FAILED', failureReason: 'Postal code not served' });
     expect(booking.trackingNumbers).toBeUndefined();
@@ -119,11 +119,11 @@ describe('carrier scenarios (PRODUCTION bookings only)', () => {
 
   it('slow-carrier: PRODUCTION bookings wait for the carrier (real time), then succeed', async () => {
     const { h, account, production } = await setUp();
-    h.runtime.scenarios.activate('slow-carrier', { accountId: account.accountId, params: { carrier: 'DHL_PARCEL', delay: 300 } });
+    h.scenarios.activate('slow-carrier', { accountId: account.accountId, params: { carrier: 'DHL_PARCEL', delay: 300 } });
     const started = performance.now();
     const res = await post(h, account, production.body(await production.parcels(1)));
     expect(res.status).toBe(201);
-    const [entry] = h.runtime.journal.find({ operationId: 'createShipmentBooking', limit: 1 });
+    const [entry] = h.journal.find({ operationId: 'createShipmentBooking', limit: 1 });
     expect(entry.latencyMs).toBeGreaterThanOrEqual(295);
     expect(performance.now() - started).toBeGreaterThanOrEqual(295);
   });
@@ -134,14 +134,14 @@ describe('label-rendering-failure', () => {
     const h = createHarness();
     const account = await newAccount(h);
     const kit = await bookingKit(h, account);
-    h.runtime.scenarios.activate('label-rendering-failure', { accountId: account.accountId });
+    h.scenarios.activate('label-rendering-failure', { accountId: account.accountId });
     const [parcel] = await kit.parcels(1);
     const res = await h.http.post('/v1/shipment-bookings').set('Authorization', account.auth).send(kit.body([parcel]));
     expect(res.status).toBe(500);
     expect(res.body.type).toBe('https://shipmock.dev/problems/label-rendering-failed');
     expect((await h.http.get('/v1/shipment-bookings').set('Authorization', account.auth)).body.items).toEqual([]);
     expect((await h.http.get('/v1/documents').set('Authorization', account.auth)).body.items).toEqual([]);
-    h.runtime.scenarios.deactivate('label-rendering-failure');
+    h.scenarios.deactivate('label-rendering-failure');
     expect((await h.http.post('/v1/shipment-bookings').set('Authorization', account.auth).send(kit.body([parcel]))).status).toBe(201);
   });
 });
@@ -151,9 +151,9 @@ describe('tracker-exception', () => {
     const h = createHarness();
     const account = await newAccount(h);
     const kit = await bookingKit(h, account);
-    if (outcome) h.runtime.scenarios.activate('tracker-exception', { accountId: account.accountId, params: { outcome } });
+    if (outcome) h.scenarios.activate('tracker-exception', { accountId: account.accountId, params: { outcome } });
     const booking = await book(h, account, kit.body(await kit.parcels(1)));
-    h.runtime.clock.advance(14 * 86_400_000);
+    h.clock.advance(14 * 86_400_000);
     const [tracker] = (await h.http.get(`/v1/trackers?shipment_booking_id=${booking.id}`).set('Authorization', await renewed(h, account))).body.items;
     return tracker as { status: string; events: { status: string }[]; deliveredAt?: string };
   }

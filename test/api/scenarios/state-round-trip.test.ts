@@ -13,7 +13,7 @@ describe('state export/import of a shipping flow', () => {
     const account = await newAccount(h);
     const kit = await bookingKit(h, account, { mode: 'PRODUCTION' });
     const booking = await book(h, account, kit.body(await kit.parcels(2)));
-    h.runtime.clock.advance(86_400_000);
+    h.clock.advance(86_400_000);
     const label = await download(h, await renewToken(h, account), booking.documentIds[0]);
     expect(label.bytes.length).toBeGreaterThan(1000);
     const state = (await h.http.get('/__admin/state')).body;
@@ -30,7 +30,7 @@ describe('state export/import of a shipping flow', () => {
     const report = async (target: typeof h) => (await target.http.get('/v1/reports').set('Authorization', (await renewToken(target, account)).auth)).body.usage;
     expect(await report(other)).toEqual(await report(h));
 
-    for (const target of [h, other]) target.runtime.clock.advance(14 * 86_400_000);
+    for (const target of [h, other]) target.clock.advance(14 * 86_400_000);
     const trackerOf = async (target: typeof h) =>
       (await target.http.get(`/v1/trackers?shipment_booking_id=${booking.id}`).set('Authorization', (await renewToken(target, account)).auth)).body.items.map((t: { status: string; events: unknown[] }) => [t.status, t.events.length]);
     expect(await trackerOf(other)).toEqual(await trackerOf(h));
