@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogueIds } from '../../src/carrier-catalogue/load-catalogue.js';
-import type { EventEnvelope } from '../../src/events/event-bus.js';
-import { createHarness, newAccount, twoAccounts, type Harness, type TestAccount } from '../support/harness.js';
+
+import { createHarness, newAccount, type Harness, type TestAccount, suiteAccounts } from '../support/harness.js';
+import { captureEvents } from '../support/shipping-fixtures.js';
 
 const DHL_PARCEL = catalogueIds.carrier('DHL_PARCEL');
 const DPD = catalogueIds.carrier('DPD');
@@ -22,15 +23,8 @@ function definitionBody(overrides: Record<string, unknown> = {}) {
 
 describe('carrier definitions', () => {
   const h = createHarness();
-  const events: EventEnvelope[] = [];
-  let a: TestAccount;
-  let b: TestAccount;
-
-  beforeAll(async () => {
-    h.runtime.events.subscribe((event) => events.push(event));
-    ({ a, b } = await twoAccounts(h, ['Warehouse Berlin', 'Second warehouse']));
-  });
-  afterAll(() => h.runtime.dispose());
+  const events = captureEvents(h);
+  const { a, b } = suiteAccounts(h, ['Warehouse Berlin', 'Second warehouse']);
 
   async function create(account: TestAccount, body: Record<string, unknown> = definitionBody(), version: 'v0' | 'v1' = 'v1'): Promise<string> {
     const res = await h.http.post(`/${version}/carrier-definitions`).set('Authorization', account.auth).send(body);
@@ -83,7 +77,7 @@ describe('carrier definitions', () => {
     it('moves STAGING → PRODUCTION by replace (v0 and v1), bumping updatedAt', async () => {
       for (const version of ['v0', 'v1']) {
         const id = await create(a);
-        h.runtime.clock.advance(60_000);
+        h.clock.advance(60_000);
         const put = await h.http.put(`/${version}/carrier-definitions/${id}`).set('Authorization', a.auth).send(definitionBody({ mode: 'PRODUCTION', name: 'Live' }));
         expect(put.status).toBe(204);
         expect(put.text).toBe('');
@@ -164,7 +158,7 @@ describe('carrier definitions', () => {
         instance: `/v0/carrier-definitions/${UNKNOWN}`,
         errors: [{ status: '404', code: 'NOT_FOUND', title: 'Resource not found', detail: expect.stringContaining(UNKNOWN) }],
       });
-      expect(h.runtime.validators.validate('#/components/schemas/ProblemV0', res.body)).toEqual([]);
+      expect(h.validators.validate('#/components/schemas/ProblemV0', res.body)).toEqual([]);
     });
 
     it('v1 404s keep the plain problem body', async () => {
@@ -192,7 +186,7 @@ describe('carrier definitions', () => {
         ids.push(res.body.id);
       }
     });
-    afterAll(() => h2.runtime.dispose());
+    afterAll(() => h2.dispose());
 
     const list = (query: Record<string, unknown>) => h2.http.get('/v0/carrier-definitions').query(query).set('Authorization', owner.auth);
 

@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { EventEnvelope } from '../../src/events/event-bus.js';
-import { companyToken, createHarness, newAccount, twoAccounts, type TestAccount } from '../support/harness.js';
+import { companyToken, createHarness, newAccount, type TestAccount, suiteAccounts } from '../support/harness.js';
+import { captureEvents } from '../support/shipping-fixtures.js';
 
 const SECRET = 'whsec_0123456789abcdef';
 
@@ -15,15 +16,8 @@ function channelBody(overrides: Record<string, unknown> = {}) {
 
 describe('event channels', () => {
   const h = createHarness();
-  const published: EventEnvelope[] = [];
-  let a: TestAccount;
-  let b: TestAccount;
-
-  beforeAll(async () => {
-    h.runtime.events.subscribe((event) => published.push(event));
-    ({ a, b } = await twoAccounts(h, ['Warehouse Berlin', 'Second account']));
-  });
-  afterAll(() => h.runtime.dispose());
+  const published = captureEvents(h);
+  const { a, b } = suiteAccounts(h, ['Warehouse Berlin', 'Second account']);
 
   async function create(account: TestAccount, body: Record<string, unknown> = channelBody()) {
     const res = await h.http.post('/v1/event-channels').set('Authorization', account.auth).send(body);
@@ -58,7 +52,7 @@ describe('event channels', () => {
 
   it('replaces in full: an omitted secret removes signing, an omitted enabled becomes true', async () => {
     const id = await create(a, channelBody({ enabled: false }));
-    h.runtime.clock.advance(60_000);
+    h.clock.advance(60_000);
     const put = await h.http
       .put(`/v1/event-channels/${id}`)
       .set('Authorization', a.auth)
@@ -94,7 +88,7 @@ describe('event channels', () => {
     // the alias works as a filter too
     const booking = (await post(channelBody({ topics: ['SHIPMENT_BOOKING'] }))).body.id;
     expect(await list('?topic=SHIPMENT_BOOKING_EVENT')).toEqual([booking]);
-    h2.runtime.dispose();
+    h2.dispose();
   });
 
   it.each([
@@ -171,11 +165,10 @@ describe('mock events', () => {
   beforeAll(async () => {
     a = await newAccount(h);
   });
-  afterAll(() => h.runtime.dispose());
 
   it('returns the event (201) with an Account token, for any topic, and publishes it', async () => {
     const seen: EventEnvelope[] = [];
-    h.runtime.events.subscribe((e) => seen.push(e));
+    h.events.subscribe((e) => seen.push(e));
     const payload = { shipmentId: '7c9e6679-7425-40de-944b-e07fc1f90ae7', code: 'CREATED', createdAt: '2026-01-15T10:00:00.000Z', updatedAt: '2026-01-15T10:00:00.000Z' };
     const res = await h.http.post('/v1/event-channels/events').set('Authorization', a.auth).send({ topic: 'SHIPMENT_BOOKING_EVENT', type: 'CREATED', payload });
     expect(res.status).toBe(201);

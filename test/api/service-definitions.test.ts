@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { catalogueIds } from '../../src/carrier-catalogue/load-catalogue.js';
-import type { EventEnvelope } from '../../src/events/event-bus.js';
-import { createHarness, newAccount, twoAccounts, type TestAccount } from '../support/harness.js';
+
+import { createHarness, type TestAccount, suiteAccounts } from '../support/harness.js';
+import { captureEvents } from '../support/shipping-fixtures.js';
 
 const DHL_PARCEL = catalogueIds.carrier('DHL_PARCEL');
 const DPD = catalogueIds.carrier('DPD');
@@ -13,9 +14,8 @@ const UNKNOWN = '0b6f5f0e-2a7c-4c43-9a57-3f0d4d6a2b11';
 
 describe('service definitions', () => {
   const h = createHarness();
-  const events: EventEnvelope[] = [];
-  let a: TestAccount;
-  let b: TestAccount;
+  const events = captureEvents(h);
+  const { a, b } = suiteAccounts(h, ['Warehouse Berlin', 'Other merchant']);
   let dhlA: string;
   let dpdA: string;
   let dhlB: string;
@@ -27,13 +27,10 @@ describe('service definitions', () => {
   }
 
   beforeAll(async () => {
-    h.runtime.events.subscribe((event) => events.push(event));
-    ({ a, b } = await twoAccounts(h, ['Warehouse Berlin', 'Other merchant']));
     dhlA = await carrierDefinition(a, DHL_PARCEL);
     dpdA = await carrierDefinition(a, DPD);
     dhlB = await carrierDefinition(b, DHL_PARCEL);
   });
-  afterAll(() => h.runtime.dispose());
 
   const post = (account: TestAccount, body: Record<string, unknown>) => h.http.post('/v1/service-definitions').set('Authorization', account.auth).send(body);
 

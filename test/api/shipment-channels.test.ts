@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EventEnvelope } from '../../src/events/event-bus.js';
-import { createHarness, newAccount, twoAccounts, type TestAccount } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+
+import { createHarness, newAccount, type TestAccount, suiteAccounts } from '../support/harness.js';
+import { captureEvents } from '../support/shipping-fixtures.js';
 
 function channelBody(overrides: Record<string, unknown> = {}) {
   return {
@@ -14,15 +15,8 @@ function channelBody(overrides: Record<string, unknown> = {}) {
 
 describe('shipment channels', () => {
   const h = createHarness();
-  const events: EventEnvelope[] = [];
-  let a: TestAccount;
-  let b: TestAccount;
-
-  beforeAll(async () => {
-    h.runtime.events.subscribe((event) => events.push(event));
-    ({ a, b } = await twoAccounts(h, ['Warehouse Berlin', 'Other merchant']));
-  });
-  afterAll(() => h.runtime.dispose());
+  const events = captureEvents(h);
+  const { a, b } = suiteAccounts(h, ['Warehouse Berlin', 'Other merchant']);
 
   async function create(account: TestAccount, body: Record<string, unknown> = channelBody()): Promise<string> {
     const res = await h.http.post('/v1/shipment-channels').set('Authorization', account.auth).send(body);
