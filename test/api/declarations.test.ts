@@ -1,5 +1,5 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, newAccount, twoAccounts, type TestAccount } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { createHarness, harnessInternals, suiteAccounts } from '../support/harness.js';
 import { captureEvents, createVia, ids } from '../support/shipping-fixtures.js';
 
 const customsBody = {
@@ -24,11 +24,7 @@ const bookingId = '9e5b6a7c-8f9d-4e0f-8a1b-3c4d5e6f7a8b';
 describe('customs declarations', () => {
   const h = createHarness();
   const events = captureEvents(h);
-  let a: TestAccount;
-  let b: TestAccount;
-  beforeAll(async () => {
-    ({ a, b } = await twoAccounts(h, ['Warehouse Berlin', 'B']));
-  });
+  const { a, b } = suiteAccounts(h, ['Warehouse Berlin', 'B']);
 
   it('creates, reads, replaces and deletes with CUSTOMS_DECLARATION events', async () => {
     const id = await createVia(h, a, '/v1/customs-declarations', customsBody);
@@ -52,13 +48,13 @@ describe('customs declarations', () => {
 
   it('freezes a declaration a booking references, and thaws it when released', async () => {
     const id = await createVia(h, a, '/v1/customs-declarations', customsBody);
-    const declaration = h.services.customsDeclarations.assertUsable(a.accountId, id, 'body/customsDeclarationId');
-    h.services.customsDeclarations.markReferenced(a.accountId, declaration.id, bookingId);
+    const declaration = harnessInternals(h).services.customsDeclarations.assertUsable(a.accountId, id, 'body/customsDeclarationId');
+    harnessInternals(h).services.customsDeclarations.markReferenced(a.accountId, declaration.id, bookingId);
     const put = await h.http.put(`/v1/customs-declarations/${id}`).set('Authorization', a.auth).send(customsBody);
     const del = await h.http.delete(`/v1/customs-declarations/${id}`).set('Authorization', a.auth);
     expect([put.status, del.status]).toEqual([400, 400]);
     expect(put.body.detail).toContain(bookingId);
-    h.services.customsDeclarations.releaseReference(a.accountId, id, bookingId);
+    harnessInternals(h).services.customsDeclarations.releaseReference(a.accountId, id, bookingId);
     expect((await h.http.delete(`/v1/customs-declarations/${id}`).set('Authorization', a.auth)).status).toBe(204);
   });
 
@@ -70,18 +66,14 @@ describe('customs declarations', () => {
     expect((await h.http.delete(path).set('Authorization', b.auth)).status).toBe(404);
     const list = await h.http.get('/v1/customs-declarations?limit=100').set('Authorization', b.auth);
     expect(list.body.items.map((d: { id: string }) => d.id)).not.toContain(id);
-    expect(() => h.services.customsDeclarations.assertUsable(b.accountId, id, 'body/customsDeclarationId')).toThrow(/does not exist/);
+    expect(() => harnessInternals(h).services.customsDeclarations.assertUsable(b.accountId, id, 'body/customsDeclarationId')).toThrow(/does not exist/);
   });
 });
 
 describe('dangerous goods declarations', () => {
   const h = createHarness();
   const events = captureEvents(h);
-  let a: TestAccount;
-  let b: TestAccount;
-  beforeAll(async () => {
-    ({ a, b } = await twoAccounts(h, ['Warehouse Berlin', 'B']));
-  });
+  const { a, b } = suiteAccounts(h, ['Warehouse Berlin', 'B']);
 
   it('creates one attached to a parcel, filters by parcel_id, and publishes DANGEROUS_GOODS_DECLARATION', async () => {
     const parcelId = await createVia(h, a, '/v1/parcels', { weight: 1 });
@@ -105,7 +97,7 @@ describe('dangerous goods declarations', () => {
     const foreign = await createVia(h, b, '/v1/parcels', { weight: 1 });
     expect((await h.http.post('/v1/dangerous-goods-declarations').set('Authorization', a.auth).send(dgBody(foreign))).status).toBe(400);
     const booked = await createVia(h, a, '/v1/parcels', { weight: 1 });
-    h.services.parcels.markBooked(a.accountId, booked, { shipmentBookingId: bookingId, trackingNumber: '340434161094' });
+    harnessInternals(h).services.parcels.markBooked(a.accountId, booked, { shipmentBookingId: bookingId, trackingNumber: '340434161094' });
     const res = await h.http.post('/v1/dangerous-goods-declarations').set('Authorization', a.auth).send(dgBody(booked));
     expect(res.status).toBe(400);
     expect(res.body.detail).toMatch(/is used in Shipment Booking/);
@@ -123,10 +115,10 @@ describe('dangerous goods declarations', () => {
 
   it('freezes a declaration a booking references', async () => {
     const id = await createVia(h, a, '/v1/dangerous-goods-declarations', dgBody());
-    h.services.dangerousGoodsDeclarations.markReferenced(a.accountId, id, bookingId);
+    harnessInternals(h).services.dangerousGoodsDeclarations.markReferenced(a.accountId, id, bookingId);
     expect((await h.http.put(`/v1/dangerous-goods-declarations/${id}`).set('Authorization', a.auth).send(dgBody())).status).toBe(400);
     expect((await h.http.delete(`/v1/dangerous-goods-declarations/${id}`).set('Authorization', a.auth)).status).toBe(400);
-    expect(h.services.dangerousGoodsDeclarations.referencedBy(a.accountId, id)).toEqual([bookingId]);
+    expect(harnessInternals(h).services.dangerousGoodsDeclarations.referencedBy(a.accountId, id)).toEqual([bookingId]);
   });
 
   it('isolates accounts', async () => {

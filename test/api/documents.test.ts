@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { PDFParse } from 'pdf-parse';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { LabelDocumentRequest } from '../../src/resources/documents/model.js';
-import { createHarness, newAccount, twoAccounts, type TestAccount } from '../support/harness.js';
+import { createHarness, newAccount, harnessInternals, suiteAccounts } from '../support/harness.js';
 import { captureEvents } from '../support/shipping-fixtures.js';
 
 const bookingId = '9e5b6a7c-8f9d-4e0f-8a1b-3c4d5e6f7a8b';
@@ -31,14 +31,10 @@ const binary = (res: NodeJS.ReadableStream & { setEncoding(e: string): void }, d
 describe('documents', () => {
   const h = createHarness();
   const events = captureEvents(h);
-  let a: TestAccount;
-  let b: TestAccount;
-  beforeAll(async () => {
-    ({ a, b } = await twoAccounts(h, ['Warehouse Berlin', 'B']));
-  });
+  const { a, b } = suiteAccounts(h, ['Warehouse Berlin', 'B']);
 
   it('serves a label PDF: description, bytes with Content-Type and Content-Disposition, and metadata', async () => {
-    const created = h.services.documents.createLabel(a.accountId, label());
+    const created = harnessInternals(h).services.documents.createLabel(a.accountId, label());
     const doc = await h.http.get(`/v1/documents/${created.id}`).set('Authorization', a.auth);
     expect(doc.status).toBe(200);
     expect(doc.body).toMatchObject({
@@ -78,7 +74,7 @@ describe('documents', () => {
     ['PNG', 'image/png', '.png'],
     ['ZPL', 'application/x-zpl', '.zpl'],
   ] as const)('serves a %s label with its own media type', async (format, mediaType, extension) => {
-    const created = h.services.documents.createLabel(a.accountId, label({ format, size: 'LABEL_4X6', trackingNumber: `TN-${format}` }));
+    const created = harnessInternals(h).services.documents.createLabel(a.accountId, label({ format, size: 'LABEL_4X6', trackingNumber: `TN-${format}` }));
     const data = await h.http.get(`/v1/documents/${created.id}/data`).set('Authorization', a.auth).buffer(true).parse(binary);
     expect(data.status).toBe(200);
     expect(data.headers['content-type']).toBe(mediaType);
@@ -93,9 +89,9 @@ describe('documents', () => {
   it('lists with group_id and type filters', async () => {
     const c = await newAccount(h, { alias: 'C' });
     const otherBooking = '1b3d5f7a-9c1e-4b3d-8f7a-9c1e3b5d7f9a';
-    const l1 = h.services.documents.createLabel(c.accountId, label());
-    const l2 = h.services.documents.createLabel(c.accountId, label({ shipmentBookingId: otherBooking, trackingNumber: '2' }));
-    const customs = h.services.documents.createCustomsForm(c.accountId, {
+    const l1 = harnessInternals(h).services.documents.createLabel(c.accountId, label());
+    const l2 = harnessInternals(h).services.documents.createLabel(c.accountId, label({ shipmentBookingId: otherBooking, trackingNumber: '2' }));
+    const customs = harnessInternals(h).services.documents.createCustomsForm(c.accountId, {
       shipmentBookingId: bookingId,
       specimen: false,
       typeCodes: ['CN23'],
@@ -118,7 +114,7 @@ describe('documents', () => {
 
   it('files a manifest under its Shipment Manifest', async () => {
     const manifestId = 'f1e2d3c4-0000-4000-8000-000000000001';
-    const manifest = h.services.documents.createManifest(a.accountId, {
+    const manifest = harnessInternals(h).services.documents.createManifest(a.accountId, {
       specimen: false,
       carrier: { name: 'DHL Parcel' },
       shipmentManifestId: manifestId,
@@ -131,49 +127,49 @@ describe('documents', () => {
 
   it('gives the same bytes for the same seed and clock in two mocks', () => {
     const other = createHarness();
-    const one = h.services.documents.createLabel(a.accountId, label({ trackingNumber: 'SAME' }));
-    const two = other.services.documents.createLabel(a.accountId, label({ trackingNumber: 'SAME' }));
-    expect(h.services.documents.metaData(a.accountId, one.id).checksum).toBe(other.services.documents.metaData(a.accountId, two.id).checksum);
+    const one = harnessInternals(h).services.documents.createLabel(a.accountId, label({ trackingNumber: 'SAME' }));
+    const two = harnessInternals(other).services.documents.createLabel(a.accountId, label({ trackingNumber: 'SAME' }));
+    expect(harnessInternals(h).services.documents.metaData(a.accountId, one.id).checksum).toBe(harnessInternals(other).services.documents.metaData(a.accountId, two.id).checksum);
   });
 
   it('keeps what a document was rendered from, not its bytes, and renders it again byte for byte (after a state round trip too)', async () => {
     const formats = ['PDF', 'PNG', 'ZPL'] as const;
-    const created = formats.map((format) => h.services.documents.createLabel(a.accountId, label({ format, size: format === 'ZPL' ? 'LABEL_4X6' : 'A6', trackingNumber: `RE-${format}` })));
+    const created = formats.map((format) => harnessInternals(h).services.documents.createLabel(a.accountId, label({ format, size: format === 'ZPL' ? 'LABEL_4X6' : 'A6', trackingNumber: `RE-${format}` })));
     // More documents than the render cache holds, so the labels above must be rendered again.
-    for (let i = 0; i < 40; i++) h.services.documents.createLabel(a.accountId, label({ format: 'ZPL', size: 'LABEL_4X6', trackingNumber: `FILL-${i}` }));
-    const stored = h.runtime.store.account(a.accountId).collection<{ id: string; base64?: string; recipe?: unknown }>('document-contents');
+    for (let i = 0; i < 40; i++) harnessInternals(h).services.documents.createLabel(a.accountId, label({ format: 'ZPL', size: 'LABEL_4X6', trackingNumber: `FILL-${i}` }));
+    const stored = harnessInternals(h).runtime.store.account(a.accountId).collection<{ id: string; base64?: string; recipe?: unknown }>('document-contents');
     for (const document of created) {
       const content = stored.get(document.id)!;
       expect(content.base64).toBeUndefined();
       expect(JSON.stringify(content.recipe).length).toBeLessThan(2_000);
       const res = await h.http.get(`/v1/documents/${document.id}/data`).set('Authorization', a.auth).buffer(true).parse(binary);
-      const { checksum, size } = h.services.documents.metaData(a.accountId, document.id);
+      const { checksum, size } = harnessInternals(h).services.documents.metaData(a.accountId, document.id);
       expect(res.body.length).toBe(size);
       expect(createHash('sha256').update(res.body).digest('hex')).toBe(checksum);
     }
     // A mock that imports the state renders the same bytes.
     const other = createHarness();
-    other.runtime.store.restore(JSON.parse(JSON.stringify(h.runtime.store.snapshot())));
+    harnessInternals(other).runtime.store.restore(JSON.parse(JSON.stringify(harnessInternals(h).runtime.store.snapshot())));
     for (const document of created) {
-      const bytes = other.services.documents.data(a.accountId, document.id).bytes;
-      expect(createHash('sha256').update(bytes).digest('hex')).toBe(h.services.documents.metaData(a.accountId, document.id).checksum);
+      const bytes = harnessInternals(other).services.documents.data(a.accountId, document.id).bytes;
+      expect(createHash('sha256').update(bytes).digest('hex')).toBe(harnessInternals(h).services.documents.metaData(a.accountId, document.id).checksum);
     }
   });
 
   it('still serves documents stored with their bytes (state exported before documents kept recipes)', () => {
-    const document = h.services.documents.createLabel(a.accountId, label({ trackingNumber: 'OLD' }));
-    const contents = h.runtime.store.account(a.accountId).collection<{ id: string; base64?: string; recipe?: unknown }>('document-contents');
+    const document = harnessInternals(h).services.documents.createLabel(a.accountId, label({ trackingNumber: 'OLD' }));
+    const contents = harnessInternals(h).runtime.store.account(a.accountId).collection<{ id: string; base64?: string; recipe?: unknown }>('document-contents');
     contents.update({ id: document.id, base64: Buffer.from('%PDF-old bytes').toString('base64') });
-    expect(h.services.documents.data(a.accountId, document.id).bytes.toString()).toBe('%PDF-old bytes');
+    expect(harnessInternals(h).services.documents.data(a.accountId, document.id).bytes.toString()).toBe('%PDF-old bytes');
   });
 
   it('answers a recipe broken by a hand-edited state file with 404, not a 500', async () => {
-    const document = h.services.documents.createLabel(a.accountId, label({ trackingNumber: 'BROKEN' }));
-    const contents = h.runtime.store.account(a.accountId).collection<{ id: string; recipe?: unknown }>('document-contents');
+    const document = harnessInternals(h).services.documents.createLabel(a.accountId, label({ trackingNumber: 'BROKEN' }));
+    const contents = harnessInternals(h).runtime.store.account(a.accountId).collection<{ id: string; recipe?: unknown }>('document-contents');
     for (const recipe of [{ kind: 'label', request: { format: 'PDF' }, createdAt: 'x' }, { kind: 'poster', request: {}, createdAt: 'x' }]) {
       contents.update({ id: document.id, recipe });
       // 33 other documents push the broken one out of the render cache.
-      for (let i = 0; i < 33; i++) h.services.documents.createLabel(a.accountId, label({ format: 'ZPL', size: 'LABEL_4X6', trackingNumber: `PUSH-${i}` }));
+      for (let i = 0; i < 33; i++) harnessInternals(h).services.documents.createLabel(a.accountId, label({ format: 'ZPL', size: 'LABEL_4X6', trackingNumber: `PUSH-${i}` }));
       const res = await h.http.get(`/v1/documents/${document.id}/data`).set('Authorization', a.auth);
       expect(res.status).toBe(404);
       expect(res.body.detail).toContain('stored recipe is broken');
@@ -181,7 +177,7 @@ describe('documents', () => {
   });
 
   it('isolates accounts: 404 on every document path and absent from lists', async () => {
-    const created = h.services.documents.createLabel(a.accountId, label());
+    const created = harnessInternals(h).services.documents.createLabel(a.accountId, label());
     for (const suffix of ['', '/data', '/meta-data']) {
       const res = await h.http.get(`/v1/documents/${created.id}${suffix}`).set('Authorization', b.auth);
       expect(res.status).toBe(404);

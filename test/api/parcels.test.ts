@@ -1,5 +1,5 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, newAccount, twoAccounts, type TestAccount } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { createHarness, newAccount, harnessInternals, suiteAccounts } from '../support/harness.js';
 import { captureEvents, createVia, ids } from '../support/shipping-fixtures.js';
 
 const parcelBody = { weight: 2.5, dimensions: { length: 40, width: 30, height: 20, unit: 'CM' }, reference: 'ORDER-1' };
@@ -8,11 +8,7 @@ const itemBody = (parcelId: string) => ({ parcelId, description: 'Paperback nove
 describe('parcels and parcel items', () => {
   const h = createHarness();
   const events = captureEvents(h);
-  let a: TestAccount;
-  let b: TestAccount;
-  beforeAll(async () => {
-    ({ a, b } = await twoAccounts(h, ['Warehouse Berlin', 'Warehouse B']));
-  });
+  const { a, b } = suiteAccounts(h, ['Warehouse Berlin', 'Warehouse B']);
 
   it('creates a parcel with weightUnit defaulting to KG and publishes PARCEL CREATED', async () => {
     const id = await createVia(h, a, '/v1/parcels', { ...parcelBody, packingTypeId: ids.parcelPacking });
@@ -74,7 +70,7 @@ describe('parcels and parcel items', () => {
     const parcelId = await createVia(h, a, '/v1/parcels', parcelBody);
     const itemId = await createVia(h, a, '/v1/parcels/items', itemBody(parcelId));
     const bookingId = '9e5b6a7c-8f9d-4e0f-8a1b-3c4d5e6f7a8b';
-    h.services.parcels.markBooked(a.accountId, parcelId, { shipmentBookingId: bookingId, trackingNumber: '340434161094' });
+    harnessInternals(h).services.parcels.markBooked(a.accountId, parcelId, { shipmentBookingId: bookingId, trackingNumber: '340434161094' });
 
     const booked = await h.http.get(`/v1/parcels/${parcelId}`).set('Authorization', a.auth);
     expect(booked.body).toMatchObject({ shipmentBookingId: bookingId, trackingNumber: '340434161094' });
@@ -86,12 +82,12 @@ describe('parcels and parcel items', () => {
       h.http.delete(`/v1/parcels/items/${itemId}`).set('Authorization', a.auth),
     ];
     for (const res of await Promise.all(attempts)) expect([res.status, res.body.type]).toEqual([400, 'https://shipmock.dev/problems/rule-violation']);
-    expect(() => h.services.parcels.assertBookable(a.accountId, parcelId, 'body/parcelIds/0')).toThrow(/already booked/);
+    expect(() => harnessInternals(h).services.parcels.assertBookable(a.accountId, parcelId, 'body/parcelIds/0')).toThrow(/already booked/);
 
     const filtered = await h.http.get(`/v1/parcels?shipment_booking_id=${bookingId}`).set('Authorization', a.auth);
     expect(filtered.body.items.map((p: { id: string }) => p.id)).toEqual([parcelId]);
 
-    h.services.parcels.markUnbooked(a.accountId, parcelId);
+    harnessInternals(h).services.parcels.markUnbooked(a.accountId, parcelId);
     expect((await h.http.put(`/v1/parcels/${parcelId}`).set('Authorization', a.auth).send(parcelBody)).status).toBe(204);
   });
 

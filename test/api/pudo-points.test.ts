@@ -1,5 +1,5 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, newAccount, twoAccounts, type Harness, type TestAccount } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { createHarness, newAccount, type Harness, type TestAccount, suiteAccounts } from '../support/harness.js';
 import { berlin, captureEvents, createAddress, ids, schemaErrors } from '../support/shipping-fixtures.js';
 
 interface Point {
@@ -21,11 +21,7 @@ async function query(h: Harness, account: TestAccount, body: Record<string, unkn
 describe('PUDO points', () => {
   const h = createHarness();
   const events = captureEvents(h);
-  let a: TestAccount;
-  let b: TestAccount;
-  beforeAll(async () => {
-    ({ a, b } = await twoAccounts(h, ['Warehouse Berlin', 'B']));
-  });
+  const { a, b } = suiteAccounts(h, ['Warehouse Berlin', 'B']);
 
   it('finds plausible points near a postal code, nearest first, in the postal area', async () => {
     const res = await query(h, a, { postalCode: '10115', countryCode: 'DE', limit: 8 });
@@ -100,11 +96,11 @@ describe('PUDO points', () => {
     ['both origins', { addressId: '7c3f4e5a-6d7b-4c8d-8e9f-1a2b3c4d5e6f', postalCode: '10115', countryCode: 'DE' }, 'body/addressId'],
     ['an unknown carrier', { postalCode: '10115', countryCode: 'DE', carrierId: '7c3f4e5a-6d7b-4c8d-8e9f-1a2b3c4d5e6f' }, 'body/carrierId'],
   ])('refuses %s with 400 and bills nothing', async (_label, body, field) => {
-    const before = h.services.usage.records(a.accountId).length;
+    const before = h.usage.records(a.accountId).length;
     const res = await query(h, a, body);
     expect(res.status).toBe(400);
     expect(res.body.properties.violations[0].field).toBe(field);
-    expect(h.services.usage.records(a.accountId)).toHaveLength(before);
+    expect(h.usage.records(a.accountId)).toHaveLength(before);
   });
 
   it("refuses another account's address (isolation)", async () => {
@@ -120,7 +116,7 @@ describe('PUDO points', () => {
     expect(empty.status).toBe(200);
     expect(empty.body.items).toEqual([]);
     const full = await query(h, c, { postalCode: '10115', countryCode: 'DE', limit: 1 });
-    expect(h.services.usage.records(c.accountId).map((r) => [r.operation, r.topic, r.tokens, r.reference])).toEqual([
+    expect(h.usage.records(c.accountId).map((r) => [r.operation, r.topic, r.tokens, r.reference])).toEqual([
       ['QUERY', 'PUDO_POINT', 1, empty.body.queryId],
       ['QUERY', 'PUDO_POINT', 1, full.body.queryId],
     ]);

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, newAccount, twoAccounts, type TestAccount } from '../support/harness.js';
+import { createHarness, suiteAccounts } from '../support/harness.js';
 import { captureEvents, createServiceDefinition, createVia } from '../support/shipping-fixtures.js';
 
 const germany = { name: 'Germany', countryCodes: ['DE'] };
@@ -19,11 +19,7 @@ const option = (serviceDefinitionId: string, zoneIds: string[]) => ({
 describe('zones', () => {
   const h = createHarness();
   const events = captureEvents(h);
-  let a: TestAccount;
-  let b: TestAccount;
-  beforeAll(async () => {
-    ({ a, b } = await twoAccounts(h, ['Warehouse Berlin', 'B']));
-  });
+  const { a, b } = suiteAccounts(h, ['Warehouse Berlin', 'B']);
 
   it('CRUD with ZONE events and the country_code filter', async () => {
     const z1 = await createVia(h, a, '/v1/zones', germany);
@@ -58,12 +54,10 @@ describe('zones', () => {
 describe('delivery options', () => {
   const h = createHarness();
   const events = captureEvents(h);
-  let a: TestAccount;
-  let b: TestAccount;
+  const { a, b } = suiteAccounts(h, ['Warehouse Berlin', 'B']);
   let serviceDefinitionId: string;
   let zoneId: string;
   beforeAll(async () => {
-    ({ a, b } = await twoAccounts(h, ['Warehouse Berlin', 'B']));
     serviceDefinitionId = await createServiceDefinition(h, a);
     zoneId = await createVia(h, a, '/v1/zones', germany);
   });
