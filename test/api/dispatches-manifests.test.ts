@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { carrierRejection } from '../../src/carriers/faults.js';
-import { createHarness, newAccount, twoAccounts, type TestAccount } from '../support/harness.js';
+import { createHarness, suiteAccounts } from '../support/harness.js';
 import { book, bookingKit, download, pdfText, type BookingKit } from '../support/booking-fixtures.js';
 import { berlin, captureEvents, createVia } from '../support/shipping-fixtures.js';
 
@@ -9,13 +9,11 @@ const unknown = '00000000-0000-4000-8000-000000000000';
 describe('shipment dispatches and manifests', () => {
   const h = createHarness();
   const events = captureEvents(h);
-  let a: TestAccount;
-  let b: TestAccount;
+  const { a, b } = suiteAccounts(h, ['Warehouse Berlin', 'B']);
   let kit: BookingKit;
   let other: BookingKit;
   let pickupAddressId: string;
   beforeAll(async () => {
-    ({ a, b } = await twoAccounts(h, ['Warehouse Berlin', 'B']));
     kit = await bookingKit(h, a);
     other = await bookingKit(h, a);
     pickupAddressId = await createVia(h, a, '/v1/addresses', berlin);
@@ -55,7 +53,7 @@ describe('shipment dispatches and manifests', () => {
       const inOpen = await newBooking();
       await createVia(h, a, '/v1/shipment-dispatches', dispatchBody([inOpen.id]));
       const production = await bookingKit(h, a, { mode: 'PRODUCTION' });
-      const remove = h.runtime.carrierInterceptors.add(carrierRejection('no'));
+      const remove = h.carriers.intercept(carrierRejection('no'));
       const failed = await book(h, a, production.body(await production.parcels(1)));
       remove();
       const foreignKit = await bookingKit(h, b);

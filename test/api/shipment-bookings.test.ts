@@ -1,22 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { carrierLatency, carrierOutage, carrierRejection, carrierTimeout } from '../../src/carriers/faults.js';
-import { createHarness, newAccount, twoAccounts, type Harness, type TestAccount } from '../support/harness.js';
-import {
-  book,
-  bookingKit,
-  carriers,
-  customsBody,
-  dgBody,
-  download,
-  isCarrierNumber,
-  parcelTokens,
-  parties,
-  paris,
-  pdfText,
-  pudoPoints,
-  zurich,
-  type BookingKit,
-} from '../support/booking-fixtures.js';
+import { createHarness, newAccount, type Harness, suiteAccounts } from '../support/harness.js';
+import { book, bookingKit, carriers, customsBody, dgBody, download, isCarrierNumber, parcelTokens, parties, paris, pdfText, pudoPoints, zurich, type BookingKit } from '../support/booking-fixtures.js';
 import { berlin, captureEvents, createVia, renewToken, schemaErrors, vienna } from '../support/shipping-fixtures.js';
 
 const PROBLEM = 'https://shipmock.dev/problems/';
@@ -25,20 +10,18 @@ const DAY = 24 * 3_600_000;
 describe('shipment bookings', () => {
   const h = createHarness();
   const events = captureEvents(h);
-  let a: TestAccount;
-  let b: TestAccount;
+  const { a, b } = suiteAccounts(h, ['Warehouse Berlin', 'B']);
   let staging: BookingKit;
   let production: BookingKit;
   const removers: (() => void)[] = [];
   beforeAll(async () => {
-    ({ a, b } = await twoAccounts(h, ['Warehouse Berlin', 'B']));
     staging = await bookingKit(h, a);
     production = await bookingKit(h, a, { mode: 'PRODUCTION' });
   });
   afterEach(() => {
     while (removers.length) removers.pop()!();
   });
-  const bookCalls = () => h.services.carriers.network.history().filter((c) => c.operation === 'BOOK');
+  const bookCalls = () => h.carriers.calls().filter((c) => c.operation === 'BOOK');
 
   it('books in STAGING: test tracking numbers of the serial type, SPECIMEN labels, no carrier network call', async () => {
     const before = bookCalls().length;
@@ -59,7 +42,7 @@ describe('shipment bookings', () => {
     expect(booking.parcels.map((p: { parcelId: string }) => p.parcelId)).toEqual(parcelIds);
     expect(booking.trackingNumbers).toHaveLength(2);
     expect(new Set(booking.trackingNumbers).size).toBe(2);
-    for (const number of booking.trackingNumbers) expect(isCarrierNumber(h, carriers.dhlPaket, number, 'STAGING'), number).toBe(true);
+    for (const number of booking.trackingNumbers) expect(isCarrierNumber(carriers.dhlPaket, number, 'STAGING'), number).toBe(true);
     expect(booking.documentIds).toEqual(booking.parcels.map((p: { labelDocumentId: string }) => p.labelDocumentId));
     expect(booking.trackerIds).toHaveLength(2);
     expect(bookCalls().length).toBe(before);
@@ -84,7 +67,7 @@ describe('shipment bookings', () => {
     const [parcelId] = await production.parcels(1);
     const booking = await book(h, a, production.body([parcelId]));
     expect(booking).toMatchObject({ status: 'BOOKED', mode: 'PRODUCTION', carrierDefinitionId: production.carrierDefinitionId });
-    expect(isCarrierNumber(h, carriers.dhlPaket, booking.trackingNumbers[0], 'PRODUCTION')).toBe(true);
+    expect(isCarrierNumber(carriers.dhlPaket, booking.trackingNumbers[0], 'PRODUCTION')).toBe(true);
     const calls = bookCalls().slice(before);
     expect(calls).toEqual([expect.objectContaining({ operation: 'BOOK', carrierDefinitionId: production.carrierDefinitionId, accountId: a.accountId, outcome: 'OK' })]);
 
@@ -263,7 +246,7 @@ describe('shipment bookings', () => {
     expect(mismatch.status).toBe(400);
     expect(mismatch.body.properties.violations[0].field).toBe('body/shippingQuoteId');
 
-    h2.runtime.clock.advance(DAY);
+    h2.clock.advance(DAY);
     // The kit's helpers hold this account object: renew its token in place.
     x.auth = (await renewToken(h2, x)).auth;
     const expired = await h2.http.post('/v1/shipment-bookings').set('Authorization', x.auth).send(kit.body(await kit.parcels(1), { shippingQuoteId: quoteOf(kit.serviceDefinitionId) }));
@@ -273,7 +256,7 @@ describe('shipment bookings', () => {
   });
 
   it('stores a FAILED booking when the PRODUCTION carrier rejects it: 201, reason, nothing booked or billed', async () => {
-    removers.push(h.runtime.carrierInterceptors.add(carrierRejection('Receiver address not deliverable', { carrierDefinitionId: production.carrierDefinitionId })));
+    removers.push(h.carriers.intercept(carrierRejection('Receiver address not deliverable', { carrierDefinitionId: production.carrierDefinitionId })));
     const tokens = await parcelTokens(h, a);
     const [parcelId] = await production.parcels(1);
     const seen = events.length;
@@ -294,7 +277,7 @@ describe('shipment bookings', () => {
     ['outage', carrierOutage],
     ['timeout', carrierTimeout],
   ] as const)('answers a carrier %s with 500 carrier-unavailable and stores nothing; STAGING is unaffected', async (_kind, fault) => {
-    removers.push(h.runtime.carrierInterceptors.add(fault({ carrierCode: 'DHL_PARCEL' })));
+    removers.push(h.carriers.intercept(fault({ carrierCode: 'DHL_PARCEL' })));
     const tokens = await parcelTokens(h, a);
     const [parcelId] = await production.parcels(1);
     const seen = events.length;
@@ -313,7 +296,7 @@ describe('shipment bookings', () => {
   });
 
   it('answers the ready carrier-outage scenario with 500 on PRODUCTION bookings only', async () => {
-    h.runtime.scenarios.activate('carrier-outage', { accountId: a.accountId, params: { carrier: 'DHL_PARCEL' } });
+    h.scenarios.activate('carrier-outage', { accountId: a.accountId, params: { carrier: 'DHL_PARCEL' } });
     try {
       const res = await h.http.post('/v1/shipment-bookings').set('Authorization', a.auth).send(production.body(await production.parcels(1)));
       expect(res.status).toBe(500);
@@ -322,12 +305,12 @@ describe('shipment bookings', () => {
       const forB = await bookingKit(h, b, { mode: 'PRODUCTION' });
       expect((await book(h, b, forB.body(await forB.parcels(1)))).status).toBe('BOOKED');
     } finally {
-      h.runtime.scenarios.deactivate('carrier-outage');
+      h.scenarios.deactivate('carrier-outage');
     }
   });
 
   it('refuses every booking while the label-rendering-failure scenario is active (500, nothing stored)', async () => {
-    h.runtime.scenarios.activate('label-rendering-failure', { accountId: a.accountId });
+    h.scenarios.activate('label-rendering-failure', { accountId: a.accountId });
     try {
       const [parcelId] = await staging.parcels(1);
       const tokens = await parcelTokens(h, a);
@@ -339,12 +322,12 @@ describe('shipment bookings', () => {
       expect(await parcelTokens(h, a)).toBe(tokens);
       expect((await h.http.get(`/v1/parcels/${parcelId}`).set('Authorization', a.auth)).body).not.toHaveProperty('shipmentBookingId');
     } finally {
-      h.runtime.scenarios.deactivate('label-rendering-failure');
+      h.scenarios.deactivate('label-rendering-failure');
     }
   });
 
   it('books a parcel once when two requests race while the PRODUCTION carrier is slow', async () => {
-    removers.push(h.runtime.carrierInterceptors.add(carrierLatency(40, { carrierDefinitionId: production.carrierDefinitionId })));
+    removers.push(h.carriers.intercept(carrierLatency(40, { carrierDefinitionId: production.carrierDefinitionId })));
     const [parcelId] = await production.parcels(1);
     const send = () => h.http.post('/v1/shipment-bookings').set('Authorization', a.auth).send(production.body([parcelId]));
     const results = await Promise.all([send(), send()]);
@@ -380,7 +363,7 @@ describe('shipment bookings', () => {
     const kit = await bookingKit(h2, x, { mode: 'PRODUCTION' });
     await book(h2, x, kit.body(await kit.parcels(3)));
     await book(h2, x, kit.body(await kit.parcels(1)));
-    const remove = h2.runtime.carrierInterceptors.add(carrierRejection('no'));
+    const remove = h2.carriers.intercept(carrierRejection('no'));
     await book(h2, x, kit.body(await kit.parcels(2)));
     remove();
     expect(await parcelTokens(h2, x)).toBe(4);

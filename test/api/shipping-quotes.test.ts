@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ProblemError } from '../../src/errors/problem.js';
 import { catalogueIds } from '../../src/carrier-catalogue/load-catalogue.js';
-import { createHarness, newAccount, twoAccounts, type TestAccount } from '../support/harness.js';
+import { createHarness, newAccount, harnessInternals, suiteAccounts } from '../support/harness.js';
 import { berlin, captureEvents, createAddress, createServiceDefinition, createVia, ids, munich, renewToken, vienna } from '../support/shipping-fixtures.js';
 
 const eur = (amount: number) => ({ amount, currency: 'EUR' });
@@ -9,8 +9,7 @@ const eur = (amount: number) => ({ amount, currency: 'EUR' });
 describe('shipping quotes', () => {
   const h = createHarness();
   const events = captureEvents(h);
-  let a: TestAccount;
-  let b: TestAccount;
+  const { a, b } = suiteAccounts(h, ['Warehouse Berlin', 'B']);
   let dhl: string;
   let ups: string;
   let sender: string;
@@ -20,7 +19,6 @@ describe('shipping quotes', () => {
   const options: Record<string, string> = {};
 
   beforeAll(async () => {
-    ({ a, b } = await twoAccounts(h, ['Warehouse Berlin', 'B']));
     dhl = await createServiceDefinition(h, a);
     ups = await createServiceDefinition(h, a, catalogueIds.service('UPS', 'UPS_STANDARD'), ids.ups);
     const germany = await createVia(h, a, '/v1/zones', { name: 'Germany', countryCodes: ['DE'] });
@@ -100,11 +98,11 @@ describe('shipping quotes', () => {
     await createVia(h, c, '/v1/delivery-options', { name: 'Std', serviceDefinitionId: cDefinition, zoneIds: [zone], priceRules: [{ maxWeightKg: 10, price: eur(5) }] });
     const batch = (await h.http.post('/v1/shipping-quotes/inline').set('Authorization', c.auth).send({ sender: berlin, receiver: munich, parcels: [{ weight: 1 }] })).body;
     const quoteId = batch.quotes[0].id as string;
-    expect(h.services.shippingQuotes.assertUsable(c.accountId, quoteId)).toMatchObject({ purchaseId: batch.purchaseId, quote: { id: quoteId } });
+    expect(harnessInternals(h).services.shippingQuotes.assertUsable(c.accountId, quoteId)).toMatchObject({ purchaseId: batch.purchaseId, quote: { id: quoteId } });
 
-    h.runtime.clock.advance(24 * 3600_000 - 1);
-    expect(() => h.services.shippingQuotes.assertUsable(c.accountId, quoteId)).not.toThrow();
-    h.runtime.clock.advance(1);
+    h.clock.advance(24 * 3600_000 - 1);
+    expect(() => harnessInternals(h).services.shippingQuotes.assertUsable(c.accountId, quoteId)).not.toThrow();
+    h.clock.advance(1);
     const renewed = await renewToken(h, c);
     const expired = await h.http.get(`/v1/shipping-quotes/${batch.purchaseId}`).set('Authorization', renewed.auth);
     expect(expired.status).toBe(200);
@@ -112,7 +110,7 @@ describe('shipping quotes', () => {
 
     const error = (() => {
       try {
-        h.services.shippingQuotes.assertUsable(c.accountId, quoteId, 'body/shippingQuoteId');
+        harnessInternals(h).services.shippingQuotes.assertUsable(c.accountId, quoteId, 'body/shippingQuoteId');
       } catch (e) {
         return e;
       }
@@ -127,11 +125,11 @@ describe('shipping quotes', () => {
 
   it('isolates accounts: another account’s batch is 404 and its quotes are unknown to bookings', async () => {
     // The expiry test moved the clock past the tokens' 4 hours.
-    a = await renewToken(h, a);
-    b = await renewToken(h, b);
+    Object.assign(a, await renewToken(h, a));
+    Object.assign(b, await renewToken(h, b));
     const batch = (await h.http.post('/v1/shipping-quotes/inline').set('Authorization', a.auth).send({ sender: berlin, receiver: munich, parcels: [{ weight: 1 }] })).body;
     expect((await h.http.get(`/v1/shipping-quotes/${batch.purchaseId}`).set('Authorization', b.auth)).status).toBe(404);
-    expect(() => h.services.shippingQuotes.assertUsable(b.accountId, batch.quotes[0].id)).toThrow(/does not exist in this account/);
+    expect(() => harnessInternals(h).services.shippingQuotes.assertUsable(b.accountId, batch.quotes[0].id)).toThrow(/does not exist in this account/);
     expect((await h.http.get(`/v1/shipping-quotes/${batch.purchaseId}`).set('Authorization', a.auth)).status).toBe(200);
   });
 });
