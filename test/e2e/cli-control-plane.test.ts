@@ -1,43 +1,21 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { startServeCli } from '../support/serve-cli.js';
 
 /** The control-plane flags of the real `shipmock` command (bin/shipmock.js → dist/). */
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = fileURLToPath(new URL('../../bin/shipmock.js', import.meta.url));
-const children: ChildProcess[] = [];
-
-function startCli(args: string[]): Promise<{ child: ChildProcess; banner: string; url: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--log-level', 'warn', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-    children.push(child);
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`no start within 10 s:\n${out}`)), 10_000);
-    child.stdout!.on('data', (chunk) => {
-      out += chunk;
-      if (/company token/.test(out)) {
-        clearTimeout(timer);
-        resolve({ child, banner: out, url: /listening on (\S+)/.exec(out)![1] });
-      }
-    });
-    child.stderr!.on('data', (chunk) => (out += chunk));
-    child.on('exit', (code) => reject(new Error(`exited ${code} before listening:\n${out}`)));
-  });
-}
 
 const stop = (child: ChildProcess) =>
   new Promise<number | null>((resolve) => {
     child.once('exit', (code) => resolve(code));
     child.kill('SIGTERM');
   });
-
-afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
-});
 
 const basic = `Basic ${Buffer.from('shipmock-demo-client:shipmock-demo-secret').toString('base64')}`;
 async function post(url: string, auth: string, body: unknown) {
@@ -63,7 +41,7 @@ describe('shipmock serve: control-plane flags', () => {
     writeFileSync(scenario, 'name: slow-lists\nrules:\n  - match: { method: GET, path: /v1/addresses }\n    effect: { latency: 10 }\n');
     const args = ['--clock', 'manual', '--clock-start', '2026-05-01T00:00:00Z', '--scenario', scenario, '--state-file', stateFile];
 
-    const first = await startCli(args);
+    const first = await startServeCli(args);
     expect(first.banner).toMatch(/control plane +\/__admin open to this machine \(loopback\)/);
     expect(first.banner).toMatch(/clock +manual/);
     expect(first.banner).toMatch(/scenarios +slow-lists/);
@@ -89,7 +67,7 @@ describe('shipmock serve: control-plane flags', () => {
     expect(statSync(stateFile).mode & 0o777).toBe(0o600);
     expect(JSON.parse(readFileSync(stateFile, 'utf8'))).toMatchObject({ format: 'shipmock-state', clock: { now: '2026-05-01T01:00:00.000Z' }, tokenSecret: expect.any(String) });
 
-    const second = await startCli(args);
+    const second = await startServeCli(args);
     expect((await (await fetch(`${second.url}/__admin/clock`)).json()).now).toBe('2026-05-01T01:00:00.000Z');
     const list = await fetch(`${second.url}/v1/addresses`, { headers: { Authorization: auth } });
     expect(list.status).toBe(200);
@@ -98,7 +76,7 @@ describe('shipmock serve: control-plane flags', () => {
   });
 
   it('locks the control plane behind --admin-key', async () => {
-    const started = await startCli(['--admin-key', 'correct-horse-battery']);
+    const started = await startServeCli(['--admin-key', 'correct-horse-battery']);
     expect(started.banner).toMatch(/control plane +\/__admin requires X-Admin-Key/);
     expect((await fetch(`${started.url}/__admin/clock`)).status).toBe(401);
     expect((await fetch(`${started.url}/__admin/clock`, { headers: { 'X-Admin-Key': 'correct-horse-battery' } })).status).toBe(200);
@@ -106,7 +84,7 @@ describe('shipmock serve: control-plane flags', () => {
   });
 
   it('answers only the pages of --admin-origin, and the Host names of --admin-host', async () => {
-    const started = await startCli(['--admin-origin', 'http://localhost:3000,http://127.0.0.1:5173', '--admin-host', 'mock.test']);
+    const started = await startServeCli(['--admin-origin', 'http://localhost:3000,http://127.0.0.1:5173', '--admin-host', 'mock.test']);
     expect(started.banner).toMatch(/admin origins +http:\/\/localhost:3000, http:\/\/127\.0\.0\.1:5173/);
     const page = (origin: string) => ({ Origin: origin, 'Sec-Fetch-Site': 'same-site', 'Sec-Fetch-Mode': 'cors' });
     const allowed = await fetch(`${started.url}/__admin/clock`, { headers: page('http://127.0.0.1:5173') });
@@ -123,7 +101,7 @@ describe('shipmock serve: control-plane flags', () => {
   });
 
   it('holds the API and the control plane to one --body-limit', async () => {
-    const started = await startCli(['--body-limit', '2kb']);
+    const started = await startServeCli(['--body-limit', '2kb']);
     const body = JSON.stringify({ grantType: 'client_credentials', pad: 'x'.repeat(3000) });
     const json = { 'Content-Type': 'application/json' };
     const [company] = (await (await fetch(`${started.url}/__admin/credentials`)).json()).companies;
@@ -136,7 +114,7 @@ describe('shipmock serve: control-plane flags', () => {
   });
 
   it('says at start that a non-loopback bind without a key keeps the control plane local', async () => {
-    const started = await startCli(['--host', '0.0.0.0']);
+    const started = await startServeCli(['--host', '0.0.0.0']);
     expect(started.banner).toMatch(/answers only callers on this machine: bound to 0\.0\.0\.0 without --admin-key/);
   });
 

@@ -1,34 +1,12 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { get } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { startServeCli } from '../support/serve-cli.js';
 
 /** `--cors-origin` on the real `shipmock` command (bin/shipmock.js → dist/). */
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = fileURLToPath(new URL('../../bin/shipmock.js', import.meta.url));
-const children: ChildProcess[] = [];
-
-function startCli(args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--log-level', 'warn', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-    children.push(child);
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`no start within 10 s:\n${out}`)), 10_000);
-    child.stdout!.on('data', (chunk) => {
-      out += chunk;
-      if (/company token/.test(out)) {
-        clearTimeout(timer);
-        resolve(/listening on (\S+)/.exec(out)![1]);
-      }
-    });
-    child.stderr!.on('data', (chunk) => (out += chunk));
-    child.on('exit', (code) => reject(new Error(`exited ${code} before listening:\n${out}`)));
-  });
-}
-
-afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
-});
 
 /** Access-Control-Allow-Origin of an API answer to a page of `origin` (fetch would not send Origin as given). */
 function allowOriginFor(url: string, origin: string): Promise<string | undefined> {
@@ -42,15 +20,15 @@ function allowOriginFor(url: string, origin: string): Promise<string | undefined
 
 describe('shipmock serve --cors-origin', () => {
   it('allows pages of this machine by default and the named origins besides, no others', async () => {
-    const plain = await startCli([]);
+    const plain = (await startServeCli([])).url;
     expect(await allowOriginFor(plain, 'http://localhost:3000')).toBe('http://localhost:3000');
     expect(await allowOriginFor(plain, 'https://app.example')).toBe(plain);
 
-    const widened = await startCli(['--cors-origin', 'https://app.example,https://b.example', '--cors-origin=https://c.example']);
+    const widened = (await startServeCli(['--cors-origin', 'https://app.example,https://b.example', '--cors-origin=https://c.example'])).url;
     for (const origin of ['https://app.example', 'https://b.example', 'https://c.example', 'http://127.0.0.1:5173']) expect(await allowOriginFor(widened, origin)).toBe(origin);
     expect(await allowOriginFor(widened, 'https://evil.example')).toBe(widened);
 
-    const open = await startCli(['--cors-origin', '*']);
+    const open = (await startServeCli(['--cors-origin', '*'])).url;
     expect(await allowOriginFor(open, 'https://evil.example')).toBe('*');
   });
 

@@ -1,6 +1,6 @@
 import { PDFParse } from 'pdf-parse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalogueIds } from '../../src/carrier-catalogue/load-catalogue.js';
+import { catalogueIds, loadCatalogue } from '../../src/carrier-catalogue/load-catalogue.js';
 import { isStagingSerial, isValidSerial } from '../../src/carrier-catalogue/serial-numbers.js';
 import { startMock, type RunningMock } from '../../src/index.js';
 
@@ -56,8 +56,9 @@ describe('a shipping day, end to end over HTTP', () => {
     }
   }
   function serialFormat(serviceId: string) {
-    const service = mock.runtime.catalogue.service(serviceId)!;
-    return mock.runtime.catalogue.serialType(service.serialTypeId)!.format;
+    const catalogue = loadCatalogue();
+    const service = catalogue.service(serviceId)!;
+    return catalogue.serialType(service.serialTypeId)!.format;
   }
 
   it('runs from account token to a reconciled report', async () => {
@@ -162,7 +163,7 @@ describe('a shipping day, end to end over HTTP', () => {
     const customsForms = await call('GET', `/v1/documents?group_id=${second}&type=CUSTOMS`, 200);
     expect(await pdfTextOf(customsForms.items[0].id)).toContain(bookings[1].trackingNumbers[0]);
     // Only PRODUCTION bookings talked to the carrier.
-    expect(mock.services.carriers.network.history().filter((c) => c.operation === 'BOOK')).toHaveLength(3);
+    expect(mock.carriers.calls().filter((c) => c.operation === 'BOOK')).toHaveLength(3);
 
     // Afternoon: the STAGING bookings go into one pickup, closed into a manifest.
     const stagingBookings = bookings.filter((b) => b.carrierDefinitionId === staging).map((b) => b.id);

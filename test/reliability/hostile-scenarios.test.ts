@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunningMock } from '../../src/server/start-mock.js';
-import { ADDRESS, call, liveAccount, startLiveMock, type LiveAccount } from '../support/live-mock.js';
+import { ADDRESS, call, liveMockWithFreshAccount, type LiveAccount } from '../support/live-mock.js';
 
 /**
  * Scenario files are input too (issue 12): patterns that make a backtracking regex engine take
@@ -9,15 +9,7 @@ import { ADDRESS, call, liveAccount, startLiveMock, type LiveAccount } from '../
  */
 let mock: RunningMock;
 let account: LiveAccount;
-
-beforeAll(async () => {
-  mock = await startLiveMock();
-});
-afterAll(() => mock.close());
-beforeEach(async () => {
-  mock.reset();
-  account = await liveAccount(mock);
-});
+liveMockWithFreshAccount((live) => ({ mock, account } = live));
 
 /** POST /__admin/scenarios with a JSON definition, through the control plane's real socket. */
 const activate = (definition: object) => call(mock, 'POST', '/__admin/scenarios', { body: { definition } });

@@ -4,7 +4,7 @@ import { parseJsonBody } from '../../src/contract/gate.js';
 import { MAX_JSON_DEPTH, MAX_JSON_KEYS, MAX_JSON_VALUES } from '../../src/contract/bounds.js';
 import { atPointer } from '../../src/contract/json-pointer.js';
 import { FULL_VALIDATION_BYTES } from '../../src/contract/validators.js';
-import { createHarness, newAccount, type TestAccount } from '../support/harness.js';
+import { createHarness, newAccount, type TestAccount, harnessInternals } from '../support/harness.js';
 
 /**
  * Validation cost is bounded: no body under the body limit holds the event loop for long.
@@ -15,10 +15,10 @@ import { createHarness, newAccount, type TestAccount } from '../support/harness.
  * Before the fix, `parcelIds` with 25,000 uuids alone took 3.7 s (uniqueItems, O(n²)).
  */
 const h = createHarness();
-const LIMIT = h.runtime.options.bodyLimit;
+const LIMIT = harnessInternals(h).runtime.options.bodyLimit;
 /** Generous for a loaded 2-core CI machine; the worst measured here is reported in the log. */
 const BOUND_MS = 200;
-const doc = h.runtime.contract.document;
+const doc = h.contract.document;
 
 function resolve(schema: any): any {
   for (let hops = 0; schema?.$ref && hops < 20; hops++) schema = atPointer(doc, schema.$ref);
@@ -56,7 +56,7 @@ interface Case {
 function worstCases(): Case[] {
   const cases: Case[] = [];
   const budget = LIMIT - 4096;
-  for (const op of h.runtime.contract.operations) {
+  for (const op of h.contract.operations) {
     const pointer = op.requestBody?.schemaPointer;
     if (!pointer) continue;
     const props = propertiesOf(atPointer(doc, pointer));
@@ -90,7 +90,7 @@ function validateSync(operationId: string, raw: Buffer): { ms: number; refused: 
   let refused = false;
   try {
     const body = parseJsonBody(raw);
-    refused = (h.runtime.validators.forOperation(operationId).body?.(body, raw.length) ?? []).length > 0;
+    refused = (h.validators.forOperation(operationId).body?.(body, raw.length) ?? []).length > 0;
   } catch {
     refused = true;
   }

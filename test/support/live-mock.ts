@@ -1,3 +1,4 @@
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { startMock, type RunningMock, type StartOptions } from '../../src/server/start-mock.js';
 import { createLogger } from '../../src/logging/logger.js';
 
@@ -65,3 +66,20 @@ export async function liveAccount(mock: RunningMock): Promise<LiveAccount> {
 }
 
 export const ADDRESS = { name: 'Erika Mustermann', street: 'Hauptstrasse 5', city: 'Berlin', postalCode: '10115', countryCode: 'DE' };
+
+/**
+ * One live mock for a test file (started before its first test, closed after its last), reset
+ * before every test, with a fresh account each time; `use` receives both before each test.
+ * @example let mock: RunningMock; let account: LiveAccount; liveMockWithFreshAccount((live) => ({ mock, account } = live));
+ */
+export function liveMockWithFreshAccount(use: (live: { mock: RunningMock; account: LiveAccount }) => void, options: StartOptions = {}): void {
+  let mock: RunningMock;
+  beforeAll(async () => {
+    mock = await startLiveMock(options);
+  });
+  afterAll(() => mock?.close());
+  beforeEach(async () => {
+    mock.reset();
+    use({ mock, account: await liveAccount(mock) });
+  });
+}

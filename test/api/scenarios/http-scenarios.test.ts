@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunningMock } from '../../../src/server/start-mock.js';
 import { createHarness, newAccount } from '../../support/harness.js';
-import { ADDRESS, call, liveAccount, startLiveMock, type LiveAccount } from '../../support/live-mock.js';
+import { ADDRESS, call, liveAccount, liveMockWithFreshAccount, startLiveMock, type LiveAccount } from '../../support/live-mock.js';
 import { waitUntil } from '../../support/webhook-receiver.js';
+import { loadContract } from '../../../src/contract/load-contract.js';
 
 /**
  * The ready scenarios that act on requests (scenarios/*.yaml), each proved through real HTTP
@@ -10,15 +11,7 @@ import { waitUntil } from '../../support/webhook-receiver.js';
  */
 let mock: RunningMock;
 let account: LiveAccount;
-
-beforeAll(async () => {
-  mock = await startLiveMock();
-});
-afterAll(() => mock.close());
-beforeEach(async () => {
-  mock.reset();
-  account = await liveAccount(mock);
-});
+liveMockWithFreshAccount((live) => ({ mock, account } = live));
 
 const listAddresses = (auth = account.auth, headers: Record<string, string> = {}) => call(mock, 'GET', '/v1/addresses', { auth, headers });
 
@@ -181,7 +174,7 @@ describe('validation-strict', () => {
 
 describe('validation-strict on answers', () => {
   it('turns an answer that breaks the contract into a 500 and names the violation, even with response validation off', async () => {
-    const document = structuredClone(mock.runtime.contract.document);
+    const document = structuredClone(loadContract().document);
     const media = document.paths['/v1/addresses/{address-id}'].get.responses['200'].content['application/json'];
     media.schema = { type: 'object', required: ['nonexistent'], properties: { nonexistent: { type: 'string' } } };
     delete media.example;
