@@ -53,8 +53,8 @@ describe('the journal, entry by entry', () => {
   });
 });
 
-/** Reads server-sent events until `done` says enough; returns the parsed `entries` batches. */
-function readStream(url: string, headers: Record<string, string>, done: (entries: { seq: number; path: string }[]) => boolean) {
+/** Reads server-sent events until `done` says enough; returns the parsed `entries` batches. `onBatch` hears of each batch as it arrives. */
+function readStream(url: string, headers: Record<string, string>, done: (entries: { seq: number; path: string }[]) => boolean, onBatch: () => void = () => {}) {
   return new Promise<{ seqs: number[]; ids: string[]; contentType?: string }>((resolve, reject) => {
     const seen: { seq: number; path: string }[] = [];
     const ids: string[] = [];
@@ -72,6 +72,7 @@ function readStream(url: string, headers: Record<string, string>, done: (entries
           if (!data) continue;
           if (id) ids.push(id);
           seen.push(...(JSON.parse(data) as { entries: { seq: number; path: string }[] }).entries);
+          onBatch();
           if (done(seen)) {
             req.destroy();
             resolve({ seqs: seen.map((e) => e.seq), ids, contentType: res.headers['content-type'] });
@@ -88,8 +89,11 @@ describe('the journal, live', () => {
     const mock = await startLiveMock();
     releaseWhenDone(() => mock.close());
     await call(mock, 'GET', '/v1/accounts');
-    const live = readStream(`${mock.url}/__admin/journal/stream`, {}, (entries) => entries.length >= 4);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The stream sends what it holds as it subscribes: once that batch is here, new requests are streamed.
+    let subscribed!: () => void;
+    const listening = new Promise<void>((resolve) => (subscribed = resolve));
+    const live = readStream(`${mock.url}/__admin/journal/stream`, {}, (entries) => entries.length >= 4, subscribed);
+    await listening;
     for (let i = 0; i < 3; i++) await call(mock, 'GET', `/v1/addresses?n=${i}`);
     const { seqs, ids, contentType } = await live;
     expect(contentType).toBe('text/event-stream; charset=utf-8');

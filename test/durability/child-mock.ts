@@ -156,6 +156,19 @@ export async function until<T>(what: string, read: () => Promise<T> | T, done: (
   }
 }
 
+/**
+ * Polls (real time) for `durationMs` and fails as soon as `holds` is false: for a state that must
+ * not flap, e.g. a store that keeps refusing across its own retries.
+ */
+export async function holdsFor<T>(what: string, read: () => Promise<T> | T, holds: (value: T) => boolean, durationMs: number): Promise<void> {
+  const end = Date.now() + durationMs;
+  while (Date.now() < end) {
+    const value = await read();
+    if (!holds(value)) throw new Error(`${what}: stopped holding after ${durationMs - (end - Date.now())} ms; got ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 const ACCOUNT_BODY = {
   company: { name: 'Muster GmbH', vatNumber: 'DE123456789', countryCode: 'DE', city: 'Berlin', postalCode: '10115', address: 'Hauptstrasse 5' },
   contact: { name: 'Erika Mustermann', email: 'erika@example.com', phone: '+49301234567' },

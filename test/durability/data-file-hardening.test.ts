@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ADDRESS } from '../support/live-mock.js';
-import { call, expectStatus, newAccount, runToExit, startChild, until, type ChildMock } from './child-mock.js';
+import { call, expectStatus, newAccount, runToExit, startChild, holdsFor, until, type ChildMock } from './child-mock.js';
 
 /**
  * Issue 23, the rows about --data: one data file is one mock whatever path reaches it; a store
@@ -230,8 +230,8 @@ describe('a store that cannot write', () => {
     expect(health.headers.get('retry-after')).toBe('1');
     expect(await health.json()).toEqual({ status: 'store-unavailable', reason: expect.stringMatching(/SQLITE_IOERR_WRITE/) });
     expect((await call(mock.url, 'GET', '/v1/addresses', { auth: account.auth })).status).toBe(503);
-    // Still failing after the retry interval: health does not flap on a disk that takes only small writes.
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    // Still failing across the store's retries (one a second): health does not flap on a disk that takes only small writes.
+    await holdsFor('health stays 503', async () => (await fetch(`${mock.url}/__admin/health`)).status, (status) => status === 503, 2500);
     expect((await fetch(`${mock.url}/__admin/health`)).status).toBe(503);
 
     limit('unlimited:unlimited');

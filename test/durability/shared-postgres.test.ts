@@ -268,8 +268,16 @@ describe('three processes on one PostgreSQL behave as one mock', () => {
           (rows) => JSON.stringify(rows) === JSON.stringify([[waiting.id, 'DELIVERED', 2]]),
         );
       }
-      // Nothing more goes out later.
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // Nothing more goes out later: a day on the shared clock makes any retry due, and once no
+      // survivor has a delivery left to send, what the receiver got is all it gets.
+      await expectStatus(call(b.url, 'POST', '/__admin/clock/advance', { admin: true, body: { duration: 'P1D' } }), 200, 'advance clock a day');
+      for (const mock of [b, c]) {
+        await until(
+          'no survivor has a delivery left to send',
+          async () => (await expectStatus(call(mock.url, 'GET', '/__admin/deliveries?limit=1', { admin: true }), 200, 'deliveries')).counts,
+          (counts: any) => counts.PENDING + counts.IN_FLIGHT + counts.RETRYING === 0,
+        );
+      }
       expect(received).toHaveLength(2);
     } finally {
       await new Promise((resolve) => receiver.close(resolve));
