@@ -125,13 +125,6 @@ describe('documents', () => {
     expect(res.body).toMatchObject({ type: 'MANIFEST', groupType: 'SHIPMENT_MANIFEST', groupId: manifestId, specimen: false, fileName: `manifest-${manifestId}.pdf` });
   });
 
-  it('gives the same bytes for the same seed and clock in two mocks', () => {
-    const other = createHarness();
-    const one = harnessInternals(h).services.documents.createLabel(a.accountId, label({ trackingNumber: 'SAME' }));
-    const two = harnessInternals(other).services.documents.createLabel(a.accountId, label({ trackingNumber: 'SAME' }));
-    expect(harnessInternals(h).services.documents.metaData(a.accountId, one.id).checksum).toBe(harnessInternals(other).services.documents.metaData(a.accountId, two.id).checksum);
-  });
-
   it('keeps what a document was rendered from, not its bytes, and renders it again byte for byte (after a state round trip too)', async () => {
     const formats = ['PDF', 'PNG', 'ZPL'] as const;
     const created = formats.map((format) => harnessInternals(h).services.documents.createLabel(a.accountId, label({ format, size: format === 'ZPL' ? 'LABEL_4X6' : 'A6', trackingNumber: `RE-${format}` })));
@@ -154,13 +147,6 @@ describe('documents', () => {
       const bytes = harnessInternals(other).services.documents.data(a.accountId, document.id).bytes;
       expect(createHash('sha256').update(bytes).digest('hex')).toBe(harnessInternals(h).services.documents.metaData(a.accountId, document.id).checksum);
     }
-  });
-
-  it('still serves documents stored with their bytes (state exported before documents kept recipes)', () => {
-    const document = harnessInternals(h).services.documents.createLabel(a.accountId, label({ trackingNumber: 'OLD' }));
-    const contents = harnessInternals(h).runtime.store.account(a.accountId).collection<{ id: string; base64?: string; recipe?: unknown }>('document-contents');
-    contents.update({ id: document.id, base64: Buffer.from('%PDF-old bytes').toString('base64') });
-    expect(harnessInternals(h).services.documents.data(a.accountId, document.id).bytes.toString()).toBe('%PDF-old bytes');
   });
 
   it('answers a recipe broken by a hand-edited state file with 404, not a 500', async () => {
