@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { catalogueIds } from '../../src/carrier-catalogue/load-catalogue.js';
-import { startThrowawayPostgres, type ThrowawayPostgres } from '../support/postgres.js';
+import { throwawayPostgresForFile, type ThrowawayPostgres } from '../support/postgres.js';
 import { call, companyAuth, expectStatus, newAccount, runToExit, startChild, until, type ChildMock } from './child-mock.js';
 import { CRASH_SEED, crashRun, KILLS } from './crash-run.js';
 
@@ -20,15 +20,7 @@ const munich = { name: 'Max Muster', street: 'Marienplatz 1', city: 'München', 
 
 let cluster: ThrowawayPostgres;
 const running: ChildMock[] = [];
-
-beforeAll(async () => {
-  cluster = await startThrowawayPostgres();
-}, 60_000);
-
-afterAll(async () => {
-  await Promise.all(running.map((mock) => mock.kill().catch(() => {})));
-  cluster?.stop();
-});
+throwawayPostgresForFile(running, (started) => (cluster = started));
 
 /** Three processes on a new database. */
 async function threeProcesses(args: string[] = []): Promise<{ url: string; mocks: [ChildMock, ChildMock, ChildMock] }> {

@@ -2,9 +2,9 @@ import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ADDRESS } from '../support/live-mock.js';
-import { startThrowawayPostgres, type ThrowawayPostgres } from '../support/postgres.js';
+import { throwawayPostgresForFile, type ThrowawayPostgres } from '../support/postgres.js';
 import { call, newAccount, runToExit, startChild, type ChildMock } from './child-mock.js';
 
 /**
@@ -14,15 +14,7 @@ import { call, newAccount, runToExit, startChild, type ChildMock } from './child
  */
 let cluster: ThrowawayPostgres;
 const running: ChildMock[] = [];
-
-beforeAll(async () => {
-  cluster = await startThrowawayPostgres();
-}, 60_000);
-
-afterAll(async () => {
-  await Promise.all(running.map((mock) => mock.kill().catch(() => {})));
-  cluster?.stop();
-});
+throwawayPostgresForFile(running, (started) => (cluster = started));
 
 /** A port on loopback where nothing listens. */
 async function closedPort(): Promise<number> {
