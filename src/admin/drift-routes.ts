@@ -48,7 +48,7 @@ export function parseDriftQuery(url: string): DriftQuery | { field: string; mess
  */
 export function driftRoutes(runtime: MockRuntime): Router {
   const router = Router();
-  const drift = createDriftLog(() => runtime.store.global, () => runtime.clock.nowIso());
+  const drift = createDriftLog({ scope: () => runtime.store.global, now: () => runtime.clock.nowIso() });
   router.get('/drift', (req: Request, res: Response) => {
     const query = parseDriftQuery(req.url);
     if (Array.isArray(query)) {

@@ -101,12 +101,21 @@ export interface DriftLog {
   readonly size: number;
 }
 
+export interface DriftLogOptions {
+  /** The scope the records live in (the store's global scope), read on each use: a reset or an import replaces it. */
+  scope: () => Scope;
+  now: () => string;
+  /** Records kept at most (a writer sets it; kept in the scope, so the control plane reports the one in force). */
+  capacity?: number;
+  /** Asks the store for a commit (Store.touch): records are written outside any request of the mock. */
+  touch?: () => void;
+}
+
 /**
- * The drift records of a mock, in the scope given (the store's global scope). The capacity a
- * writer sets is kept in the scope too, so the control plane reports the one in force.
- * @example const drift = createDriftLog(store.global, clock.nowIso, 500); drift.record({ … });
+ * The drift records of a mock.
+ * @example const drift = createDriftLog({ scope: () => store.global, now: clock.nowIso, capacity: 500, touch: store.touch }); drift.record({ … });
  */
-export function createDriftLog(scope: () => Scope, now: () => string, capacity?: number): DriftLog {
+export function createDriftLog({ scope, now, capacity, touch }: DriftLogOptions): DriftLog {
   // Read through the function each time: a reset or an import replaces the scope.
   const records = (): Collection<DriftRecord> => scope().collection<DriftRecord>(COLLECTION);
   const capacityNow = (): number => {
@@ -129,6 +138,7 @@ export function createDriftLog(scope: () => Scope, now: () => string, capacity?:
     collection.insert(stored);
     const limit = capacityNow();
     while (collection.size > limit) collection.delete(collection.slice(0, 1)[0].id);
+    touch?.();
     return stored;
   }
 

@@ -1,12 +1,12 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDriftLog, type DriftPage } from '../../journal/drift-log.js';
-import type { RunningMock } from '../../server/start-mock.js';
-import { carriers } from '../../../test/support/booking-fixtures.js';
-import { startLiveMock } from '../../../test/support/live-mock.js';
-import { berlin, munich } from '../../../test/support/shipping-fixtures.js';
-import { DRIFT_COUNT_HEADER, formatDriftSummary, startCompareProxy, type RunningCompare } from './compare-proxy.js';
+import { createDriftLog, type DriftPage } from '../../src/journal/drift-log.js';
+import type { RunningMock } from '../../src/server/start-mock.js';
+import { carriers } from '../support/booking-fixtures.js';
+import { startLiveMock } from '../support/live-mock.js';
+import { berlin, munich } from '../support/shipping-fixtures.js';
+import { DRIFT_COUNT_HEADER, formatDriftSummary, startCompareProxy, type RunningCompare } from '../../src/proxy/compare/compare-proxy.js';
 
 /** The real service's own company: other ids and other client credentials than the mock's. */
 const REAL = { companyId: '0b6f1d2e-3c4a-4b5d-8e6f-7a8b9c0d1e2f', clientId: 'real-service-client', clientSecret: 'real-service-secret-0123456789' };
@@ -91,7 +91,7 @@ describe('shipmock compare against a second shipmock (another seed, clock, compa
   beforeAll(async () => {
     real = await startLiveMock({ seed: 4242, clock: { mode: 'manual', start: '2027-05-06T07:08:09.000Z' }, ...REAL });
     mock = await startLiveMock({ seed: 1 });
-    const log = createDriftLog(() => mock.runtime.store.global, () => mock.runtime.clock.nowIso(), 500);
+    const log = createDriftLog({ scope: () => mock.runtime.store.global, now: () => mock.runtime.clock.nowIso(), capacity: 500 });
     compare = await startCompareProxy({ upstream: real.url, mock: { url: mock.url, credentials: mock.credentials }, drift: log, port: 0 });
   });
   afterAll(async () => {
@@ -177,7 +177,7 @@ describe('shipmock compare against a service that deviates from the contract', (
     behind = await startLiveMock({ seed: 99, clock: { mode: 'manual', start: '2028-02-03T04:05:06.000Z' }, ...REAL });
     real = await deviating(behind);
     mock = await startLiveMock({ seed: 1 });
-    const log = createDriftLog(() => mock.runtime.store.global, () => mock.runtime.clock.nowIso(), 500);
+    const log = createDriftLog({ scope: () => mock.runtime.store.global, now: () => mock.runtime.clock.nowIso(), capacity: 500 });
     compare = await startCompareProxy({ upstream: real.url, mock: { url: mock.url, credentials: mock.credentials }, drift: log, port: 0 });
   });
   afterAll(async () => {
