@@ -29,7 +29,7 @@ Is the mock still true to the real service? Point a client at this proxy: every 
 the real service (whose answer the client gets) and to a mock started alongside, with the real
 service's ids and tokens translated to the mock's (learned from create and token answers). The
 differences in status, the headers that matter and the JSON body fields are recorded per request
-(GET /__admin/drift on the mock, the inspector's Drift tab); ids, timestamps, tokens, tracking
+(GET /__admin/drift, the inspector's Drift tab: /__admin on this port is the mock's); ids, timestamps, tokens, tracking
 numbers and --ignore paths differ only by presence or type. A summary is printed at exit
 (Ctrl-C / SIGTERM).
 
@@ -107,8 +107,8 @@ export async function compareCommand(argv: string[]): Promise<void> {
       `shipmock compare listening on ${compare.url}`,
       `  real service   ${flags.upstream}`,
       `  mock           ${mock.url} (seed ${flags.seed ?? 1})`,
-      `  drift report   ${mock.url}/__admin/drift`,
-      `  inspector      ${mock.url}/__admin/ui/#drift`,
+      `  drift report   ${compare.url}/__admin/drift   (/__admin here is the mock's control plane)`,
+      `  inspector      ${compare.url}/__admin/ui/#drift`,
       ...(ignore.length ? [`  ignored paths  ${ignore.join(' ')}`] : []),
       '',
     ].join('\n'),

@@ -121,6 +121,18 @@ describe('shipmock compare against a second shipmock (another seed, clock, compa
     expect(mock.runtime.store.account(mockAccounts[0]).collection('shipment-bookings').size).toBe(1);
   });
 
+  it('passes /__admin on the compare port to the mock, uncompared', async () => {
+    const before = (await drift(mock)).body.size;
+    const through = await fetch(`${compare.url}/__admin/drift?limit=1`);
+    expect(through.status).toBe(200);
+    expect(((await through.json()) as DriftPage).size).toBe(before);
+    // The inspector's own page on the compare port may drive the mock (its Origin is the mock's own).
+    const reset = await fetch(`${compare.url}/__admin/clock/advance`, { method: 'POST', headers: { Origin: compare.url, 'Content-Type': 'application/json' }, body: JSON.stringify({ duration: 'PT1M' }) });
+    expect(reset.status).toBe(200);
+    expect((await fetch(`${compare.url}/__admin/drift`, { headers: { Origin: 'http://evil.test' } })).status).toBe(403);
+    expect((await drift(mock)).body.size).toBe(before);
+  });
+
   it('keeps no secret in the drift records', async () => {
     const text = JSON.stringify((await drift(mock, '?limit=1000')).body);
     for (const secret of [REAL.clientSecret, mock.credentials.clientSecret]) expect(text).not.toContain(secret);

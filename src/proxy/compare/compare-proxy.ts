@@ -46,6 +46,7 @@ const WRITES = new Set(['POST', 'PUT', 'PATCH']);
  * `shipmock compare`: a reverse proxy that sends each request to the real service and, with ids
  * and credentials translated (src/proxy/compare/equivalence.ts), to the mock; answers the client
  * with the real service's answer (plus X-Shipmock-Drift-Count) and records the differences.
+ * `/__admin/…` is the mock's control plane, passed through (the drift report, the inspector).
  *
  * @example
  * const compare = await startCompareProxy({ upstream: 'https://api.example.com', mock: { url: mock.url, credentials: mock.credentials }, drift });
@@ -60,12 +61,14 @@ export async function startCompareProxy(options: CompareProxyOptions): Promise<R
   const equivalence = new Equivalence(options.mock.credentials, { upstream: upstream.origin + upstream.pathname.replace(/\/+$/, ''), mock: mockUrl.origin });
   const totals = createTotals();
   const log = options.logger;
+  let ownOrigin = (): string | undefined => undefined;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const target = req.url ?? '/';
     const method = req.method ?? 'GET';
     const path = target.split('?')[0];
     const body = await readAll(req);
+    if (path === '/__admin' || path.startsWith('/__admin/')) return controlPlane(req, res, target, body);
     const match = routes.match(method, path);
     const operationId = match.kind === 'operation' ? match.operation.operationId : undefined;
     if (operationId === 'issueCompanyToken' && match.kind === 'operation') equivalence.learnCompany(match.pathParams['company-id']);
@@ -92,6 +95,24 @@ export async function startCompareProxy(options: CompareProxyOptions): Promise<R
     headers.push([DRIFT_COUNT_HEADER, String(stored.differences.length)]);
     res.writeHead(fromUpstream.status, headers.flat());
     res.end(fromUpstream.body);
+  }
+
+  /**
+   * /__admin on the compare port is the mock's control plane (the drift report, the inspector),
+   * never compared nor sent to the real service. A page of the compare port is the mock's own
+   * page: its Origin is passed on as the mock's.
+   */
+  async function controlPlane(req: IncomingMessage, res: ServerResponse, target: string, body: Buffer): Promise<void> {
+    const headers = { ...req.headers };
+    if (headers.origin === ownOrigin()) headers.origin = mockUrl.origin;
+    const answer = await forward(mockUrl, timeoutMs, { method: req.method, headers }, target, body).catch((error: Error) => error);
+    if (answer instanceof Error) {
+      res.writeHead(502, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ error: 'mock unreachable', detail: answer.message }));
+      return;
+    }
+    res.writeHead(answer.status, passThroughHeaders(answer).flat());
+    res.end(answer.body);
   }
 
   function compareOne(
@@ -130,8 +151,10 @@ export async function startCompareProxy(options: CompareProxyOptions): Promise<R
     });
   });
   const { port } = server.address() as AddressInfo;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  ownOrigin = () => url;
   return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    url,
     port,
     summary: totals.summary,
     close: () =>
