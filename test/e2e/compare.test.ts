@@ -100,9 +100,11 @@ describe('shipmock compare against a second shipmock (another seed, clock, compa
     await real?.close();
   });
 
+  let flow: Awaited<ReturnType<typeof workflow>>;
+
   it('flags nothing on a realistic workflow, and the client gets the real service’s answers', async () => {
     const call = clientOf(() => compare.url);
-    const flow = await workflow(call);
+    flow = await workflow(call);
     // The answers came from the real service: its ids, not the mock's.
     expect(real.runtime.store.account(flow.accountId).collection('addresses').has(flow.sender)).toBe(true);
     expect(mock.runtime.store.hasAccount(flow.accountId)).toBe(false);
@@ -119,6 +121,29 @@ describe('shipmock compare against a second shipmock (another seed, clock, compa
     const mockAccounts = mock.runtime.store.accountIds();
     expect(mockAccounts).toHaveLength(1);
     expect(mock.runtime.store.account(mockAccounts[0]).collection('shipment-bookings').size).toBe(1);
+  });
+
+  it('shows state the real service had before as drift, and never pairs ids by list position', async () => {
+    const call = clientOf(() => compare.url);
+    // An address the mock never saw created (made on the real service directly).
+    const direct = clientOf(() => real.url);
+    const before = await direct('POST', '/v1/addresses', { auth: flow.auth, body: { ...munich, name: 'Made elsewhere' } });
+    expect(before.status).toBe(201);
+    const list = await call('GET', '/v1/addresses?limit=10', { auth: flow.auth });
+    expect(list.headers.get(DRIFT_COUNT_HEADER)).toBe('1');
+    const listed = (await drift(mock, '?operation_id=listAddresses&drifted=true')).body.items[0];
+    expect(listed.differences.map((d) => `${d.field} ${d.issue}`)).toEqual(['$.items[2] missing-in-mock']);
+    // Newest first, the extra address stands where the mock's newest stands: still no pair.
+    const newestFirst = await call('GET', '/v1/addresses?limit=10&sort=DESC', { auth: flow.auth });
+    expect(Number(newestFirst.headers.get(DRIFT_COUNT_HEADER))).toBeGreaterThan(1);
+    // The extra upstream address was not paired with a mock address by its position in the list.
+    const unknown = await call('GET', `/v1/addresses/${before.body.id}`, { auth: flow.auth });
+    expect(unknown.status).toBe(200);
+    expect(unknown.headers.get(DRIFT_COUNT_HEADER)).not.toBe('0');
+    const refused = (await drift(mock, '?operation_id=getAddress&drifted=true')).body.items[0];
+    expect(refused).toMatchObject({ upstreamStatus: 200, mockStatus: 404 });
+    // What was created through compare still maps.
+    expect((await call('GET', `/v1/addresses/${flow.sender}`, { auth: flow.auth })).headers.get(DRIFT_COUNT_HEADER)).toBe('0');
   });
 
   it('passes /__admin on the compare port to the mock, uncompared', async () => {

@@ -125,8 +125,10 @@ export async function startCompareProxy(options: CompareProxyOptions): Promise<R
       return { ...base, mockStatus: 502, differences: [{ kind: 'status', field: 'status', issue: 'value', upstream: String(fromUpstream.status), mock: '502' }], notes: [`the mock could not be reached: ${fromMock.message}`] };
     }
     // Learn first: a create's answer may name its own new ids in other fields (a document URL).
-    // Reads teach too (a tracking number appears once the booking is read), never overriding a pair known.
-    if (fromUpstream.status < 300 && fromMock.status < 300) {
+    // A read of a thing named by a known id teaches too (a tracking number appears once the booking
+    // is read); a list does not: items the real service had before the run would pair by position.
+    const samePair = WRITES.has(request.method) || request.mockRequest.target !== request.target;
+    if (samePair && fromUpstream.status < 300 && fromMock.status < 300) {
       if (WRITES.has(request.method)) equivalence.learnFromLocations(headerOf(fromUpstream.headers.location), headerOf(fromMock.headers.location));
       equivalence.learnFromAnswers(jsonOf(fromUpstream), jsonOf(fromMock));
     }

@@ -6,7 +6,8 @@ import { isVolatileName } from './volatility.js';
  * the real service and the mock each issue their own ids and tokens, so a later request that
  * names an upstream id reaches the mock with the mock's id for the same thing.
  *
- *  - Learned from every answer both sides gave with 2xx (a create, a token, a read): walking both
+ *  - Learned from every answer both sides gave with 2xx to a write (a create, a token) or to a
+ *    read of something named by a known id (not from lists, which would pair by position): walking both
  *    JSON bodies side by side, every volatile-named member (`id`, `…Id`, `accessToken`,
  *    `trackingNumber`, …) whose values differ pairs the upstream value with the mock's (a pair once
  *    learned is kept); and the differing path segments of a write's `Location`.
