@@ -36,7 +36,10 @@ export class Equivalence {
   }
 
   learn(upstream: string, mock: string): void {
-    if (upstream && mock && upstream !== mock && !this.upstreamToMock.has(upstream)) this.upstreamToMock.set(upstream, mock);
+    if (!upstream || !mock || upstream === mock || this.upstreamToMock.has(upstream)) return;
+    this.upstreamToMock.set(upstream, mock);
+    // A long run against a busy service: the oldest pairs go first (Map keeps insertion order).
+    if (this.upstreamToMock.size > MAX_PAIRS) this.upstreamToMock.delete(this.upstreamToMock.keys().next().value!);
   }
 
   /** The company id named by a company token request is the mock's default company. */
@@ -120,6 +123,9 @@ export class Equivalence {
     return out;
   }
 }
+
+/** Pairs kept at most (a few hundred bytes each). */
+const MAX_PAIRS = 200_000;
 
 /** Ids as they appear inside text: UUIDs and other long word-like tokens. */
 const TOKEN_LIKE = /[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]+)*/g;
