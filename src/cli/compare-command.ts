@@ -45,6 +45,7 @@ numbers and --ignore paths differ only by presence or type. A summary is printed
   --timeout-ms N           timeout of each side, answered 502 after it (default 30000)
   --contract FILE          OpenAPI 3.1 contract (default: the bundled one)
   --data FILE              keep the mock's state and the drift records in this SQLite file
+                           (not a PostgreSQL URL: the compare mock is one process)
   --admin-key KEY          the mock's control plane requires X-Admin-Key: KEY
   --log-level LEVEL        fatal|error|warn|info|debug|trace|silent (default info)
   --log-format FORMAT      pretty|json (default pretty)
@@ -64,6 +65,8 @@ export async function compareCommand(argv: string[]): Promise<void> {
   } catch {
     throw new Error(`--upstream is not a URL: ${flags.upstream}`);
   }
+  // A shared database is written in batches across processes; the drift records of one compare run are this process's alone.
+  if (flags.data && /^postgres(ql)?:\/\//i.test(flags.data)) throw new Error('--data: shipmock compare keeps its mock in one process; name a SQLite file (or leave --data out), not a PostgreSQL database');
   const ignore = flags.ignore ?? [];
   for (const path of ignore) parsePathPattern(path);
   const size = flags['drift-size'];
