@@ -2,7 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import { ProblemError } from '../errors/problem.js';
 import { createDriftLog, DRIFT_KINDS, type DriftKind, type DriftQuery } from '../journal/drift-log.js';
 import type { MockRuntime } from '../runtime/runtime.js';
-import { reply } from './admin-contract.js';
+import { reply, replyEmpty } from './admin-contract.js';
 
 const QUERY_KEYS = ['operation_id', 'method', 'path', 'kind', 'field', 'drifted', 'limit', 'cursor'];
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'];
@@ -43,8 +43,9 @@ export function parseDriftQuery(url: string): DriftQuery | { field: string; mess
 
 /**
  * The drift a `shipmock compare` run recorded in this mock:
- *  GET /drift   newest first, with a summary by operation and field over every matching record;
- *               operation_id, method, path (prefix), kind, field, drifted, limit (≤1000, default 100), cursor
+ *  GET    /drift   newest first, with a summary by operation and field over every matching record;
+ *                  operation_id, method, path (prefix), kind, field, drifted, limit (≤1000, default 100), cursor
+ *  DELETE /drift   drops every record (the mock's resources stay)
  */
 export function driftRoutes(runtime: MockRuntime): Router {
   const router = Router();
@@ -56,6 +57,11 @@ export function driftRoutes(runtime: MockRuntime): Router {
     }
     // A cursor of another sort or not one this log handed out is a 400 problem from the collection.
     reply(res, 200, drift.find(query));
+  });
+  router.delete('/drift', (_req: Request, res: Response) => {
+    const cleared = drift.clear();
+    runtime.logger.info({ cleared }, 'drift records cleared');
+    replyEmpty(res, 204);
   });
   return router;
 }

@@ -97,6 +97,8 @@ export interface DriftLog {
   /** Keeps a compared exchange (dropping the oldest beyond capacity) and answers the stored record. */
   record(entry: Omit<DriftRecord, 'id' | 'at'>): DriftRecord;
   find(query: DriftQuery): DriftPage;
+  /** Drops every record; answers how many there were. */
+  clear(): number;
   readonly capacity: number;
   readonly size: number;
 }
@@ -155,9 +157,18 @@ export function createDriftLog({ scope, now, capacity, touch }: DriftLogOptions)
     return { capacity: capacityNow(), size: collection.size, summary: summarize(collection.filter(matches)), items: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   }
 
+  function clear(): number {
+    const collection = records();
+    const count = collection.size;
+    for (const record of collection.values()) collection.delete(record.id);
+    if (count) touch?.();
+    return count;
+  }
+
   return {
     record,
     find,
+    clear,
     get capacity() {
       return capacityNow();
     },

@@ -74,6 +74,9 @@ describe('the inspector’s drift view in a real browser', () => {
     await page.getByLabel('Field').selectOption('$.zipCode');
     await page.waitForFunction(() => document.querySelectorAll('table.drift > tbody > tr > td > button.link').length === 1);
     expect(await rows.first().getAttribute('aria-label')).toBe(`Open GET /v1/addresses/${address.id}`);
+    await page.getByRole('button', { name: 'Clear drift records' }).click();
+    await page.getByText('Drift records cleared.').waitFor();
+    await page.getByText('Nothing compared yet').waitFor();
     expect(problems).toEqual([]);
     await page.close();
   });

@@ -243,6 +243,18 @@ describe('shipmock compare against a service that deviates from the contract', (
     expect((await drift(mock)).body.size).toBe(before);
   });
 
+  it('clears the records alone with DELETE, the mock’s resources staying', async () => {
+    const accounts = mock.runtime.store.accountIds().length;
+    expect((await drift(mock)).body.size).toBeGreaterThan(0);
+    expect((await fetch(`${mock.url}/__admin/drift`, { method: 'DELETE' })).status).toBe(204);
+    expect((await drift(mock)).body).toMatchObject({ size: 0, capacity: 500, summary: { compared: 0 } });
+    expect(mock.runtime.store.accountIds()).toHaveLength(accounts);
+    // The next compared request is recorded as before.
+    const call = clientOf(() => compare.url);
+    await call('GET', '/v1/carriers');
+    expect((await drift(mock)).body.size).toBe(1);
+  });
+
   it('keeps the records in the store: exported with the state, dropped by a full reset', async () => {
     const state = (await (await fetch(`${mock.url}/__admin/state`)).json()) as { store: { scopes: Record<string, { collections: Record<string, { items: unknown[] }> }> } };
     expect(state.store.scopes.global.collections.drift.items.length).toBe((await drift(mock)).body.size);

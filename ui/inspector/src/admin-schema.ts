@@ -559,7 +559,11 @@ export interface paths {
         get: operations["listDrift"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Clear the drift records
+         * @description Drops every drift record (between two compare runs against the same mock), leaving the mock's resources as they are; a full reset drops them too. The capacity in force stays.
+         */
+        delete: operations["clearDrift"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2317,6 +2321,27 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    clearDrift: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cleared. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             500: components["responses"]["InternalError"];

@@ -1,7 +1,7 @@
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { admin } from './api';
-import { ErrorText, Section, rowTime, statusClass, useLoad } from './common';
+import { ErrorText, Notice, Section, rowTime, statusClass, useAction, useLoad } from './common';
 import type { DriftPage, DriftRecord } from './types';
 
 const ISSUES: Record<string, string> = {
@@ -63,15 +63,24 @@ export function DriftTab() {
   const page = useLoad(() => admin<DriftPage>(query), [query], 3000);
   const everything = useLoad(() => admin<DriftPage>('drift?limit=1'), [], 3000);
   const summary = everything.data?.summary;
+  const action = useAction();
+  const refresh = () => (page.refresh(), everything.refresh());
+  const clear = () => action.run(() => admin('drift', { method: 'DELETE' }), 'Drift records cleared.').then(refresh);
   return (
     <Section
       title="Drift"
       actions={
-        <button type="button" onClick={() => (page.refresh(), everything.refresh())}>
-          Refresh
-        </button>
+        <>
+          <button type="button" onClick={refresh}>
+            Refresh
+          </button>
+          <button type="button" onClick={clear}>
+            Clear drift records
+          </button>
+        </>
       }
     >
+      <Notice message={action.message} />
       <ErrorText error={page.error ?? everything.error} />
       <p class="muted">
         Where this mock answered differently from the real service, as <code>shipmock compare --upstream URL</code> found it. Ids, timestamps, tokens and ignored paths differ only by presence or type.
