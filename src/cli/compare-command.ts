@@ -1,4 +1,3 @@
-import { createDriftLog } from '../journal/drift-log.js';
 import { createLogger, LOG_FORMATS, LOG_LEVELS } from '../logging/logger.js';
 import { formatDriftSummary, startCompareProxy } from '../proxy/compare/compare-proxy.js';
 import { parsePathPattern } from '../proxy/compare/json-path.js';
@@ -76,7 +75,8 @@ export async function compareCommand(argv: string[]): Promise<void> {
 
   const { startMock } = await import('../server/start-mock.js');
   const mock = await startMock({ port: flags['mock-port'] ?? 0, host: flags.host, seed: flags.seed, contract: flags.contract, data: flags.data, adminKey, logger });
-  const drift = createDriftLog({ scope: () => mock.runtime.store.global, now: () => mock.runtime.clock.nowIso(), capacity: size, touch: () => mock.runtime.store.touch() });
+  const { driftLogOf } = await import('../server/drift-log-of.js');
+  const drift = driftLogOf(mock, size);
   const compare = await startCompareProxy({
     upstream: flags.upstream,
     mock: { url: mock.url, credentials: mock.credentials },

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../logging/logger.js';
+import { driftLogOf } from '../server/drift-log-of.js';
 import { startMock } from '../server/start-mock.js';
 import { createStore } from '../store/store.js';
 import { createDriftLog, type DriftRecord } from './drift-log.js';
@@ -49,7 +50,7 @@ describe('the drift log', () => {
     const data = join(dir, 'mock.db');
     try {
       const first = await startMock({ port: 0, data, logger: silent });
-      const drift = createDriftLog({ scope: () => first.runtime.store.global, now: () => first.runtime.clock.nowIso(), capacity: 50, touch: () => first.runtime.store.touch() });
+      const drift = driftLogOf(first, 50);
       drift.record(entry('/v1/addresses/1', [{ kind: 'status', field: 'status', issue: 'value', upstream: '200', mock: '404' }]));
       await first.close();
       const second = await startMock({ port: 0, data, logger: silent });

@@ -1,8 +1,8 @@
 import type { Server } from 'node:http';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDriftLog } from '../../src/journal/drift-log.js';
 import { startCompareProxy, type RunningCompare } from '../../src/proxy/compare/compare-proxy.js';
+import { driftLogOf } from '../../src/server/drift-log-of.js';
 import type { RunningMock } from '../../src/server/start-mock.js';
 import { deviating } from '../support/deviating-service.js';
 import { basicOf, startLiveMock } from '../support/live-mock.js';
@@ -21,7 +21,7 @@ describe('the inspector’s drift view in a real browser', () => {
     behind = await startLiveMock({ seed: 77 });
     real = await deviating(behind);
     mock = await startLiveMock({ seed: 1 });
-    compare = await startCompareProxy({ upstream: real.url, mock: { url: mock.url, credentials: mock.credentials }, drift: createDriftLog({ scope: () => mock.runtime.store.global, now: () => mock.runtime.clock.nowIso() }), port: 0 });
+    compare = await startCompareProxy({ upstream: real.url, mock: { url: mock.url, credentials: mock.credentials }, drift: driftLogOf(mock), port: 0 });
     browser = await launchBrowser();
   }, 60_000);
   afterAll(async () => {

@@ -1,9 +1,10 @@
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDriftLog, type DriftPage } from '../../src/journal/drift-log.js';
+import type { DriftPage } from '../../src/journal/drift-log.js';
+import { driftLogOf } from '../../src/server/drift-log-of.js';
 import type { RunningMock } from '../../src/server/start-mock.js';
 import { carriers } from '../support/booking-fixtures.js';
-import { deviating } from '../support/deviating-service.js';
+import { deviating, storeOf } from '../support/deviating-service.js';
 import { startLiveMock } from '../support/live-mock.js';
 import { berlin, munich } from '../support/shipping-fixtures.js';
 import { DRIFT_COUNT_HEADER, formatDriftSummary, startCompareProxy, type RunningCompare } from '../../src/proxy/compare/compare-proxy.js';
@@ -91,7 +92,7 @@ describe('shipmock compare against a second shipmock (another seed, clock, compa
   beforeAll(async () => {
     real = await startLiveMock({ seed: 4242, clock: { mode: 'manual', start: '2027-05-06T07:08:09.000Z' }, ...REAL });
     mock = await startLiveMock({ seed: 1 });
-    const log = createDriftLog({ scope: () => mock.runtime.store.global, now: () => mock.runtime.clock.nowIso(), capacity: 500 });
+    const log = driftLogOf(mock, 500);
     compare = await startCompareProxy({ upstream: real.url, mock: { url: mock.url, credentials: mock.credentials }, drift: log, port: 0 });
   });
   afterAll(async () => {
@@ -106,8 +107,8 @@ describe('shipmock compare against a second shipmock (another seed, clock, compa
     const call = clientOf(() => compare.url);
     flow = await workflow(call);
     // The answers came from the real service: its ids, not the mock's.
-    expect(real.runtime.store.account(flow.accountId).collection('addresses').has(flow.sender)).toBe(true);
-    expect(mock.runtime.store.hasAccount(flow.accountId)).toBe(false);
+    expect(storeOf(real).account(flow.accountId).collection('addresses').has(flow.sender)).toBe(true);
+    expect(storeOf(mock).hasAccount(flow.accountId)).toBe(false);
 
     const { status, body } = await drift(mock);
     expect(status).toBe(200);
@@ -118,9 +119,9 @@ describe('shipmock compare against a second shipmock (another seed, clock, compa
     expect(body.summary.byOperation.createShipmentBooking).toEqual({ requests: 1, drifted: 0, fields: {} });
     expect(compare.summary().compared).toBe(17);
     // The mock did the same work under its own ids.
-    const mockAccounts = mock.runtime.store.accountIds();
+    const mockAccounts = storeOf(mock).accountIds();
     expect(mockAccounts).toHaveLength(1);
-    expect(mock.runtime.store.account(mockAccounts[0]).collection('shipment-bookings').size).toBe(1);
+    expect(storeOf(mock).account(mockAccounts[0]).collection('shipment-bookings').size).toBe(1);
   });
 
   it('shows state the real service had before as drift, and never pairs ids by list position', async () => {
@@ -175,7 +176,7 @@ describe('shipmock compare against a service that deviates from the contract', (
     behind = await startLiveMock({ seed: 99, clock: { mode: 'manual', start: '2028-02-03T04:05:06.000Z' }, ...REAL });
     real = await deviating(behind);
     mock = await startLiveMock({ seed: 1 });
-    const log = createDriftLog({ scope: () => mock.runtime.store.global, now: () => mock.runtime.clock.nowIso(), capacity: 500 });
+    const log = driftLogOf(mock, 500);
     compare = await startCompareProxy({ upstream: real.url, mock: { url: mock.url, credentials: mock.credentials }, drift: log, port: 0 });
   });
   afterAll(async () => {
@@ -244,11 +245,11 @@ describe('shipmock compare against a service that deviates from the contract', (
   });
 
   it('clears the records alone with DELETE, the mock’s resources staying', async () => {
-    const accounts = mock.runtime.store.accountIds().length;
+    const accounts = storeOf(mock).accountIds().length;
     expect((await drift(mock)).body.size).toBeGreaterThan(0);
     expect((await fetch(`${mock.url}/__admin/drift`, { method: 'DELETE' })).status).toBe(204);
     expect((await drift(mock)).body).toMatchObject({ size: 0, capacity: 500, summary: { compared: 0 } });
-    expect(mock.runtime.store.accountIds()).toHaveLength(accounts);
+    expect(storeOf(mock).accountIds()).toHaveLength(accounts);
     // The next compared request is recorded as before.
     const call = clientOf(() => compare.url);
     await call('GET', '/v1/carriers');
