@@ -2,6 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import type { MockRuntime } from '../runtime/runtime.js';
 import { allowedMethodsOf } from '../contract/route-matcher.js';
 import { deliveryRoutes } from './delivery-routes.js';
+import { driftRoutes } from './drift-routes.js';
 import { adminAccess } from './admin-access.js';
 import { adminContractCheck, loadAdminContract, reply } from './admin-contract.js';
 import { clockRoutes } from './clock-routes.js';
@@ -55,5 +56,7 @@ export function createAdminRouter(runtime: MockRuntime, control: ControlPlane): 
   router.use(inspectorRoutes(control, runtime.logger));
   router.use(credentialRoutes(control));
   router.use(scenarioRoutes(control));
+  // What `shipmock compare` found (src/admin/drift-routes.ts).
+  router.use(driftRoutes(runtime));
   return router;
 }

@@ -281,13 +281,15 @@ export async function main(argv: string[]): Promise<void> {
     case '--help':
     case '-h':
     case 'help':
-      process.stdout.write(`${USAGE}\nOther commands: shipmock verify (pacts against a provider), shipmock proxy (validating proxy), shipmock contract diff (what a contract change breaks), shipmock can-i-deploy (pacts against a new contract); --help on each.\n`);
+      process.stdout.write(`${USAGE}\nOther commands: shipmock verify (pacts against a provider), shipmock proxy (validating proxy), shipmock compare (the mock against the real service), shipmock contract diff (what a contract change breaks), shipmock can-i-deploy (pacts against a new contract); --help on each.\n`);
       return;
     // Contract testing (src/verify, src/proxy).
     case 'verify':
       return (await import('./verify-command.js')).verifyCommand(rest);
     case 'proxy':
       return (await import('./proxy-command.js')).proxyCommand(rest);
+    case 'compare':
+      return (await import('./compare-command.js')).compareCommand(rest);
     case 'can-i-deploy':
       return (await import('./can-i-deploy-command.js')).canIDeployCommand(rest);
     case 'contract':
@@ -300,6 +302,6 @@ export async function main(argv: string[]): Promise<void> {
     default:
       // `shipmock --port 4011`: serve is the default command, flags and all.
       if (command.startsWith('-')) return serve(argv);
-      throw new Error(`unknown command ${command}; commands: serve, verify, proxy, contract, can-i-deploy (try: shipmock serve --help)`);
+      throw new Error(`unknown command ${command}; commands: serve, verify, proxy, compare, contract, can-i-deploy (try: shipmock serve --help)`);
   }
 }

@@ -42,7 +42,7 @@ export function decodeBody(body: Buffer, encoding: string | string[] | undefined
  * Sends a request on to the upstream and reads its answer whole; the upstream's path prefix is
  * kept (https://api.example.com/shipping). A hung upstream fails after `timeoutMs`.
  */
-export function forward(upstream: URL, timeoutMs: number, req: IncomingMessage, target: string, body: Buffer): Promise<UpstreamAnswer> {
+export function forward(upstream: URL, timeoutMs: number, req: Pick<IncomingMessage, 'method' | 'headers'>, target: string, body: Buffer): Promise<UpstreamAnswer> {
   const headers: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
   headers.host = upstream.host;

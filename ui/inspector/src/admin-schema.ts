@@ -538,6 +538,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/__admin/drift": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Drift between the mock and the real service
+         * @description What `shipmock compare` recorded: every request it sent to the real service and to this
+         *     mock, newest first, with the differences found in status, the headers that matter and
+         *     the JSON body fields (volatile values — ids, timestamps, tokens, paths given with
+         *     `--ignore` — differ only by presence or type). `summary` counts over every matching
+         *     record held, not only this page. Kept in the store's global scope: a full reset drops the
+         *     records, GET /__admin/state exports them, a `--data` file keeps them; the newest
+         *     `--drift-size` (default 1000) are held. The handler checks its own query: an unknown or
+         *     repeated parameter, or a bad value, is a 400 problem naming each.
+         */
+        get: operations["listDrift"];
+        put?: never;
+        post?: never;
+        /**
+         * Clear the drift records
+         * @description Drops every drift record (between two compare runs against the same mock), leaving the mock's resources as they are; a full reset drops them too. The capacity in force stays.
+         */
+        delete: operations["clearDrift"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -953,6 +984,58 @@ export interface components {
             definition?: Record<string, never>;
             accountId?: string;
             params?: components["schemas"]["ScenarioParams"];
+        };
+        DriftDifference: {
+            /** @enum {string} */
+            kind: "status" | "header" | "body";
+            /** @description `status`, `header/<name>` (lower case) or a JSON path of the body (`$.items[0].name`). */
+            field: string;
+            /** @enum {string} */
+            issue: "value" | "type" | "missing-in-mock" | "missing-upstream";
+            /** @description The real service's value as JSON text (at most 200 characters; secrets shortened). */
+            upstream?: string;
+            /** @description The mock's value, likewise. */
+            mock?: string;
+        };
+        DriftRecord: {
+            id: string;
+            /** Format: date-time */
+            at: string;
+            method: string;
+            path: string;
+            operationId?: string;
+            upstreamStatus: number;
+            /** @description 502 when the mock could not be reached. */
+            mockStatus: number;
+            differences: components["schemas"]["DriftDifference"][];
+            /** @description Parts not compared, and why (a binary body, an answer that is not JSON). */
+            notes?: string[];
+        };
+        DriftSummary: {
+            compared: number;
+            drifted: number;
+            byOperation: {
+                [key: string]: {
+                    requests: number;
+                    drifted: number;
+                    fields: {
+                        [key: string]: number;
+                    };
+                };
+            };
+            byField: {
+                field: string;
+                /** @enum {string} */
+                kind: "status" | "header" | "body";
+                count: number;
+            }[];
+        };
+        DriftPage: {
+            capacity: number;
+            size: number;
+            summary: components["schemas"]["DriftSummary"];
+            items: components["schemas"]["DriftRecord"][];
+            nextCursor?: string;
         };
     };
     responses: {
@@ -2154,6 +2237,113 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listDrift: {
+        parameters: {
+            query?: {
+                /** @description Records of this contract operation. */
+                operation_id?: string;
+                /** @description GET, POST, PUT, PATCH, DELETE, OPTIONS or HEAD. */
+                method?: string;
+                /** @description Records whose path starts with this. */
+                path?: string;
+                /** @description Records with a difference of this kind (status, header or body). */
+                kind?: string;
+                /** @description Records with a difference in this field (`header/location`, `$.items[*].name`; `[*]` matches any index). */
+                field?: string;
+                /** @description true for drifted records only, false for clean ones only. */
+                drifted?: string;
+                /** @description 1 to 1000, default 100. */
+                limit?: string;
+                /** @description The `nextCursor` of the page before. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of drift records and the summary of all matching. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "capacity": 1000,
+                     *       "size": 2,
+                     *       "summary": {
+                     *         "compared": 2,
+                     *         "drifted": 1,
+                     *         "byOperation": {
+                     *           "getAddress": {
+                     *             "requests": 2,
+                     *             "drifted": 1,
+                     *             "fields": {
+                     *               "$.postalCode": 1
+                     *             }
+                     *           }
+                     *         },
+                     *         "byField": [
+                     *           {
+                     *             "field": "$.postalCode",
+                     *             "kind": "body",
+                     *             "count": 1
+                     *           }
+                     *         ]
+                     *       },
+                     *       "items": [
+                     *         {
+                     *           "id": "d2",
+                     *           "at": "2026-01-01T00:00:00.000Z",
+                     *           "method": "GET",
+                     *           "path": "/v1/addresses/9c5f70b8-3d0e-4bde-9e87-1f2a3b4c5d67",
+                     *           "operationId": "getAddress",
+                     *           "upstreamStatus": 200,
+                     *           "mockStatus": 200,
+                     *           "differences": [
+                     *             {
+                     *               "kind": "body",
+                     *               "field": "$.postalCode",
+                     *               "issue": "missing-in-mock",
+                     *               "upstream": "\"10115\""
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DriftPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    clearDrift: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cleared. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -2,6 +2,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { MOCK_BASE, adminKey, setAdminKey, whenKeyNeeded } from './api';
 import { ClockTab } from './clock';
+import { DriftTab } from './drift';
 import { ScenariosTab } from './scenarios';
 import { StateTab } from './state';
 import { TrafficTab } from './traffic';
@@ -16,6 +17,7 @@ const TABS = [
   { id: 'scenarios', label: 'Scenarios', view: ScenariosTab },
   { id: 'clock', label: 'Clock', view: ClockTab },
   { id: 'usage', label: 'Usage', view: UsageTab },
+  { id: 'drift', label: 'Drift', view: DriftTab },
 ] as const;
 
 type TabId = (typeof TABS)[number]['id'];

@@ -23,3 +23,5 @@ export type UsageOverview = Schemas['UsageOverview'];
 export type UsageLine = Schemas['UsageLine'];
 export type EventEnvelope = Schemas['Event'];
 export type AccountSummary = StateOverview['companies'][number]['accounts'][number];
+export type DriftPage = Schemas['DriftPage'];
+export type DriftRecord = Schemas['DriftRecord'];
