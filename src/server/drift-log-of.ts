@@ -1,5 +1,5 @@
 import { createDriftLog, type DriftLog } from '../journal/drift-log.js';
-import type { RunningMock } from './start-mock.js';
+import { internalsOf, type RunningMock } from './start-mock.js';
 
 /**
  * The drift log of a running mock (its store's global scope, its clock), for `shipmock compare`
@@ -8,6 +8,6 @@ import type { RunningMock } from './start-mock.js';
  */
 export function driftLogOf(mock: RunningMock, capacity?: number): DriftLog {
   // The one place compare reaches behind the mock's handles.
-  const { runtime } = mock;
+  const { runtime } = internalsOf(mock);
   return createDriftLog({ scope: () => runtime.store.global, now: () => runtime.clock.nowIso(), capacity, touch: () => runtime.store.touch() });
 }

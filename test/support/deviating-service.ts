@@ -1,10 +1,10 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { RunningMock } from '../../src/server/start-mock.js';
+import { internalsOf, type RunningMock } from '../../src/server/start-mock.js';
 import type { Store } from '../../src/store/store.js';
 
 /** The store behind a mock (assertions on what each side holds). */
-export const storeOf = (mock: RunningMock): Store => mock.runtime.store;
+export const storeOf = (mock: RunningMock): Store => internalsOf(mock).runtime.store;
 
 /**
  * A "real service" that differs from the contract on purpose, in front of another shipmock: an
