@@ -16,6 +16,8 @@ import { authenticate } from './steps/authenticate.js';
 import { contractDocuments } from './steps/contract-documents.js';
 import { cors, preflight } from './steps/cors.js';
 import { refuseMockSent } from './steps/refuse-mock-sent.js';
+import { replayAnswer } from './steps/replay-answer.js';
+import type { ReplaySource } from '../replay/replay-source.js';
 import { sharedBatch } from './steps/shared-batch.js';
 import { storeAvailable, storeUnavailable } from './steps/store-available.js';
 import { dispatch } from './steps/dispatch.js';
@@ -65,6 +67,8 @@ export interface MockApp {
  *     refuseMockSent   403 for requests a shipmock sent (Shipmock-Sender): no webhook loops
  *  4. /__admin         control plane (contract/admin.yaml), outside the API's rules; Host,
  *                      Origin, admin key and no simple POSTs checked first (admin-access.ts)
+ *     replay           `serve --replay` only: a recorded answer for a matching request, else
+ *                      --on-miss: on to the mock, a 501 replay-miss, or the upstream (replay-answer.ts)
  *  5. scenarioFaults   active scenarios' request rules: latency, injected problem, connection
  *                      reset, damaged body, own rate limit, forced token expiry, strict echo
  *  6. rateLimit        window of the verified credential, else of the client address (or the
@@ -81,7 +85,7 @@ export interface MockApp {
  *                      domain scenario rules that fire in the handler go to the journal
  * 14. errorWriter      any error → application/problem+json
  */
-export function createApp(runtime: MockRuntime): MockApp {
+export function createApp(runtime: MockRuntime, extras: { replay?: ReplaySource } = {}): MockApp {
   const services = createServices({
     store: runtime.store,
     clock: runtime.clock,
@@ -130,6 +134,7 @@ export function createApp(runtime: MockRuntime): MockApp {
   let admin: Promise<RequestListener> | undefined;
   const adminApp = () => (admin ??= import('../admin/admin-app.js').then((m) => m.createAdminApp(runtime, control, writeError)));
   const api = pipeline([
+    ...(extras.replay ? [replayAnswer({ replay: extras.replay, gate, tokens: runtime.tokens, bodyLimit: runtime.options.bodyLimit })] : []),
     scenarioFaults({ ...faults, phase: 'request' }),
     rateLimit({ limiter: runtime.rateLimiter, callers: runtime.callers, lockout: runtime.loginLockout }),
     preflight({ allowedMethods: (path) => allowedMethodsOf(runtime.routes, path), responder }),

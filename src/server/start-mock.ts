@@ -12,6 +12,9 @@ import { createMockHandles, type MockHandles } from './mock-handles.js';
 import { openDataStore } from './data-store.js';
 import { readStateFile, writeStateFile } from './state-file.js';
 import { resolveTls, type TlsOptions } from './tls.js';
+import { openReplay, type ReplaySource } from '../replay/replay-source.js';
+import type { ReplaySetup } from '../replay/on-miss.js';
+import { createContractGate } from '../contract/gate.js';
 
 export interface StartOptions extends MockOptions, TlsOptions {
   /** Port to listen on; 0 picks a free one. Default 4010. */
@@ -31,6 +34,8 @@ export interface StartOptions extends MockOptions, TlsOptions {
   sharedData?: boolean;
   /** Slow-client limits: headers/request/keep-alive timeouts, connection cap (README, Slow clients). */
   connections?: ConnectionLimits;
+  /** Serves a recording (`shipmock record`) for the requests it has answers for (README, Record and replay). */
+  replay?: ReplaySetup;
 }
 
 export interface RunningMock extends MockHandles {
@@ -43,6 +48,8 @@ export interface RunningMock extends MockHandles {
   runtime: MockRuntime;
   services: Services;
   server: Server;
+  /** The recording served (`replay` option): how many exchanges, and what answers a miss. */
+  replay?: Pick<ReplaySource, 'index' | 'onMiss'>;
   close(): Promise<void>;
 }
 
@@ -69,7 +76,14 @@ export async function startMock(options: StartOptions = {}): Promise<RunningMock
     durable?.store.close();
     throw error;
   }
-  const { app, services, control } = createApp(runtime);
+  let replay;
+  try {
+    replay = options.replay ? openReplay(options.replay, { store: runtime.store, gate: createContractGate({ contract: runtime.contract, validators: runtime.validators, routes: runtime.routes }), logger: runtime.logger }) : undefined;
+  } catch (error) {
+    runtime.dispose();
+    throw error;
+  }
+  const { app, services, control } = createApp(runtime, { replay });
   // Tracker scans that were pending when the mock stopped resume (and those due meanwhile happen now).
   if (durable) services.trackers.resume();
   if (saved?.state) {
@@ -91,6 +105,7 @@ export async function startMock(options: StartOptions = {}): Promise<RunningMock
   await new Promise<void>((resolve, reject) => {
     const failed = (error: Error) => {
       // Releases the data file (and its lock) when the port cannot be had.
+      replay?.close();
       started.dispose();
       reject(error);
     };
@@ -112,6 +127,7 @@ export async function startMock(options: StartOptions = {}): Promise<RunningMock
     runtime,
     services,
     server,
+    replay,
     ...createMockHandles(control),
     close: () =>
       new Promise<void>((resolve, reject) => {
@@ -119,6 +135,8 @@ export async function startMock(options: StartOptions = {}): Promise<RunningMock
         if (options.stateFile && saved) writeStateFile(options.stateFile, control.state.export(), saved.tokenSecret);
         // Stops webhook retries and closes their sockets as well as the clock's timers.
         runtime.dispose();
+        // What --on-miss proxy recorded is written, and the folder released.
+        replay?.close();
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();
       }),
