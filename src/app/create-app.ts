@@ -8,7 +8,7 @@ import { ProblemError } from '../errors/problem.js';
 import { pipeline } from '../http/pipeline.js';
 import { isOutsideApi, requestState } from '../http/request-state.js';
 import { createResponder, resultViolations } from './respond.js';
-import type { ApiRequest, ApiResponse } from '../http/types.js';
+import type { ApiRequest, ApiResponse, Step } from '../http/types.js';
 import { commitBeforeRespond } from './commit-before-respond.js';
 import { allowedMethodsOf } from '../contract/route-matcher.js';
 import type { MockRuntime } from '../runtime/runtime.js';
@@ -16,8 +16,6 @@ import { authenticate } from './steps/authenticate.js';
 import { contractDocuments } from './steps/contract-documents.js';
 import { cors, preflight } from './steps/cors.js';
 import { refuseMockSent } from './steps/refuse-mock-sent.js';
-import { replayAnswer } from './steps/replay-answer.js';
-import type { ReplaySource } from '../replay/replay-source.js';
 import { sharedBatch } from './steps/shared-batch.js';
 import { storeAvailable, storeUnavailable } from './steps/store-available.js';
 import { dispatch } from './steps/dispatch.js';
@@ -68,7 +66,7 @@ export interface MockApp {
  *  4. /__admin         control plane (contract/admin.yaml), outside the API's rules; Host,
  *                      Origin, admin key and no simple POSTs checked first (admin-access.ts)
  *     replay           `serve --replay` only: a recorded answer for a matching request, else
- *                      --on-miss: on to the mock, a 501 replay-miss, or the upstream (replay-answer.ts)
+ *                      --on-miss: on to the mock, a 501 replay-miss, or the upstream (src/replay/replay-step.ts)
  *  5. scenarioFaults   active scenarios' request rules: latency, injected problem, connection
  *                      reset, damaged body, own rate limit, forced token expiry, strict echo
  *  6. rateLimit        window of the verified credential, else of the client address (or the
@@ -85,7 +83,7 @@ export interface MockApp {
  *                      domain scenario rules that fire in the handler go to the journal
  * 14. errorWriter      any error → application/problem+json
  */
-export function createApp(runtime: MockRuntime, extras: { replay?: ReplaySource } = {}): MockApp {
+export function createApp(runtime: MockRuntime, extras: { replay?: Step } = {}): MockApp {
   const services = createServices({
     store: runtime.store,
     clock: runtime.clock,
@@ -134,7 +132,7 @@ export function createApp(runtime: MockRuntime, extras: { replay?: ReplaySource 
   let admin: Promise<RequestListener> | undefined;
   const adminApp = () => (admin ??= import('../admin/admin-app.js').then((m) => m.createAdminApp(runtime, control, writeError)));
   const api = pipeline([
-    ...(extras.replay ? [replayAnswer({ replay: extras.replay, gate, tokens: runtime.tokens, bodyLimit: runtime.options.bodyLimit })] : []),
+    ...(extras.replay ? [extras.replay] : []),
     scenarioFaults({ ...faults, phase: 'request' }),
     rateLimit({ limiter: runtime.rateLimiter, callers: runtime.callers, lockout: runtime.loginLockout }),
     preflight({ allowedMethods: (path) => allowedMethodsOf(runtime.routes, path), responder }),

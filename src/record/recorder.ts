@@ -2,7 +2,7 @@ import type { OpenApiDocument } from '../contract/load-contract.js';
 import type { Logger } from '../logging/logger.js';
 import { decodeBody } from '../proxy/upstream.js';
 import { startValidationProxy, type CapturedExchange, type ProxySummary, type ProxyViolation } from '../proxy/validation-proxy.js';
-import type { RecordedExchange } from '../replay/recorded-exchange.js';
+import type { RecordedExchange } from './recorded-exchange.js';
 import { MAX_ANSWERS_PER_REQUEST, openRecordingFolder, type RecordingFolder } from './recording-folder.js';
 
 export interface RecorderOptions {

@@ -1,4 +1,4 @@
-import type { RecordedExchange } from '../replay/recorded-exchange.js';
+import type { RecordedExchange } from './recorded-exchange.js';
 
 /** The files of a recording folder. */
 export const HAR_FILE = 'recording.har';

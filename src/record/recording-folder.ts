@@ -1,7 +1,7 @@
 import { requestKey } from './exchange-key.js';
 import { lockRecordingFolder } from './folder-lock.js';
 import { readRecording, writeRecording } from './recording-files.js';
-import type { RecordedExchange } from '../replay/recorded-exchange.js';
+import type { RecordedExchange } from './recorded-exchange.js';
 
 /**
  * A recording folder open for writing: what it held when opened, and what this run adds.

@@ -1,5 +1,5 @@
 import { requestKey, type KeyedRequest } from '../record/exchange-key.js';
-import type { RecordedExchange } from './recorded-exchange.js';
+import type { RecordedExchange } from '../record/recorded-exchange.js';
 
 /**
  * The recorded answers by matching key (src/record/exchange-key.ts), each key's answers in the

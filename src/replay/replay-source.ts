@@ -6,7 +6,7 @@ import { openRecordingFolder, type RecordingFolder } from '../record/recording-f
 import { readRecording } from '../record/recording-files.js';
 import type { Scope, Store } from '../store/store.js';
 import type { KeyedRequest } from '../record/exchange-key.js';
-import type { RecordedExchange } from './recorded-exchange.js';
+import type { RecordedExchange } from '../record/recorded-exchange.js';
 import type { OnMiss, ReplaySetup } from './on-miss.js';
 
 export { ON_MISS, type OnMiss, type ReplaySetup } from './on-miss.js';

@@ -13,6 +13,7 @@ import { openDataStore } from './data-store.js';
 import { readStateFile, writeStateFile } from './state-file.js';
 import { resolveTls, type TlsOptions } from './tls.js';
 import { openReplay, type ReplaySource } from '../replay/replay-source.js';
+import { replayAnswer } from '../replay/replay-step.js';
 import type { ReplaySetup } from '../replay/on-miss.js';
 import { createContractGate } from '../contract/gate.js';
 
@@ -77,13 +78,16 @@ export async function startMock(options: StartOptions = {}): Promise<RunningMock
     throw error;
   }
   let replay;
+  const gate = createContractGate({ contract: runtime.contract, validators: runtime.validators, routes: runtime.routes });
   try {
-    replay = options.replay ? openReplay(options.replay, { store: runtime.store, gate: createContractGate({ contract: runtime.contract, validators: runtime.validators, routes: runtime.routes }), logger: runtime.logger }) : undefined;
+    replay = options.replay ? openReplay(options.replay, { store: runtime.store, gate, logger: runtime.logger }) : undefined;
   } catch (error) {
     runtime.dispose();
     throw error;
   }
-  const { app, services, control } = createApp(runtime, { replay });
+  const { app, services, control } = createApp(runtime, {
+    replay: replay && replayAnswer({ replay, gate, tokens: runtime.tokens, bodyLimit: runtime.options.bodyLimit }),
+  });
   // Tracker scans that were pending when the mock stopped resume (and those due meanwhile happen now).
   if (durable) services.trackers.resume();
   if (saved?.state) {

@@ -36,6 +36,8 @@ const LAYERS = [
   'admin',
   'app',
   'proxy',
+  'record',
+  'replay',
   'server',
   'verify',
   'can-i-deploy',

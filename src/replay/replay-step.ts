@@ -1,16 +1,16 @@
-import type { TokenService } from '../../auth/tokens.js';
-import type { ContractGate } from '../../contract/gate.js';
-import { violationsHeaderValue, VIOLATIONS_HEADER } from '../../contract/gate.js';
-import { ProblemError } from '../../errors/problem.js';
-import { authorizationOf, requestState } from '../../http/request-state.js';
-import { readBody } from '../../http/read-request.js';
-import type { ApiRequest, ApiResponse, Next } from '../../http/types.js';
-import { checkAnswer, checkRequest } from '../../proxy/validation-proxy.js';
-import { forward, passThroughHeaders } from '../../proxy/upstream.js';
-import { recordedExchangeOf } from '../../record/recorder.js';
-import type { KeyedRequest } from '../../record/exchange-key.js';
-import type { RecordedExchange } from '../../replay/recorded-exchange.js';
-import { responseViolationsOf, type ReplaySource } from '../../replay/replay-source.js';
+import type { TokenService } from '../auth/tokens.js';
+import type { ContractGate } from '../contract/gate.js';
+import { violationsHeaderValue, VIOLATIONS_HEADER } from '../contract/gate.js';
+import { ProblemError } from '../errors/problem.js';
+import { authorizationOf, requestState } from '../http/request-state.js';
+import { readBody } from '../http/read-request.js';
+import type { ApiRequest, ApiResponse, Next } from '../http/types.js';
+import { checkAnswer, checkRequest } from '../proxy/validation-proxy.js';
+import { forward, passThroughHeaders } from '../proxy/upstream.js';
+import { recordedExchangeOf } from '../record/recorder.js';
+import type { KeyedRequest } from '../record/exchange-key.js';
+import type { RecordedExchange } from '../record/recorded-exchange.js';
+import { responseViolationsOf, type ReplaySource } from './replay-source.js';
 
 export interface ReplayAnswerOptions {
   replay: ReplaySource;

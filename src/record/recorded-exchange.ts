@@ -1,5 +1,5 @@
 import type { ProxyViolation } from '../proxy/exchange-log.js';
-import type { KeyedRequest } from '../record/exchange-key.js';
+import type { KeyedRequest } from './exchange-key.js';
 
 /**
  * One recorded exchange as record and replay use it: the request (secrets shortened), the
