@@ -1,60 +1,43 @@
-import { createHash } from 'node:crypto';
-import { redactBody, redactJson, redactQuery } from '../util/redact.js';
+import { headerOf, type Exchange } from '../recording/index.js';
+import { bodySha256, canonicalQuery, requestQuery } from '../scenarios/body-digest.js';
+import type { RequestMatch } from '../scenarios/model.js';
 
-/** What decides which recorded answer a request gets. */
+/** A request as matching sees it. */
 export interface KeyedRequest {
   method: string;
-  /** The contract operation, when the path is one of the contract's. */
-  operationId?: string;
-  /** Path without the query. */
+  /** Path without the query, as sent. */
   path: string;
-  /** The query as sent, without `?`. */
-  query: string;
+  /** The query as sent, with or without `?`. */
+  search: string;
   contentType?: string;
-  body: Buffer;
+  body?: Buffer | string;
 }
 
 /**
- * The matching key of a request: operation, method, path (so its path parameters), the query's
- * parameters in sorted order, and the body (JSON compared by value: member order and layout do
- * not matter). Headers do not take part (a new token, another client's User-Agent or Accept
- * must not turn a recorded request into a miss). Secrets are shortened before the key is taken,
- * exactly as they are on disk (src/util/redact.ts), so a request that sends the real client
- * secret meets the recording that keeps only its first characters.
+ * The matching key of a request — the one a recorded scenario's rule is written for
+ * (src/recording/to-scenario.ts): method, path (so its path parameters), the query's parameters
+ * in any order, and the SHA-256 of the canonical body (JSON by value, secrets shortened first, so
+ * a request that sends the real secret meets the recording that keeps only its first
+ * characters). Headers do not take part: a new token must still get the recorded answer.
  *
- * @example requestKey({ method: 'GET', operationId: 'listCarriers', path: '/v1/carriers', query: 'b=2&a=1', body: Buffer.alloc(0) })
- * // 'listCarriers GET /v1/carriers?a=1&b=2 -'
+ * @example requestKey({ method: 'get', path: '/v1/carriers', search: '?b=2&a=1' }) // 'GET /v1/carriers?a=1&b=2#'
  */
 export function requestKey(request: KeyedRequest): string {
-  const query = redactQuery(request.query)
-    .split('&')
-    .filter(Boolean)
-    .sort()
-    .join('&');
-  return `${request.operationId ?? '-'} ${request.method.toUpperCase()} ${request.path}${query ? `?${query}` : ''} ${bodyDigest(request.body, request.contentType)}`;
+  return `${request.method.toUpperCase()} ${request.path}?${canonicalQuery(requestQuery(request.search))}#${bodySha256(request.body, request.contentType) ?? ''}`;
 }
 
-function bodyDigest(body: Buffer, contentType: string | undefined): string {
-  if (!body.length) return '-';
-  const text = body.toString('utf8');
-  let canonical: string;
-  try {
-    canonical = canonicalJson(redactJson(JSON.parse(text)));
-  } catch {
-    canonical = redactBody(text, contentType);
-  }
-  return createHash('sha256').update(canonical).digest('base64url').slice(0, 22);
+/** The key of a recorded exchange's request (its URL's path and query). */
+export function exchangeKey(exchange: Exchange): string {
+  const url = new URL(exchange.request.url);
+  return requestKey({ method: exchange.request.method, path: url.pathname, search: url.search, contentType: headerOf(exchange.request.headers, 'content-type'), body: exchange.request.body });
 }
 
-/** JSON with object members in sorted order, so `{"a":1,"b":2}` and `{ "b": 2, "a": 1 }` are one body. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const record = value as Record<string, unknown>;
-    return `{${Object.keys(record)
-      .sort()
-      .map((name) => `${JSON.stringify(name)}:${canonicalJson(record[name])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value);
+/**
+ * The key a recorded rule answers: undefined for a rule that is not a recorded one (it names no
+ * single method and literal path), which replay leaves alone.
+ */
+export function ruleKey(match: RequestMatch | undefined): string | undefined {
+  if (!match || typeof match.method !== 'string' || typeof match.path !== 'string' || match.path.includes('*')) return undefined;
+  if (match.headers || match.body || match.account) return undefined;
+  return `${match.method.toUpperCase()} ${match.path}?${canonicalQuery(match.query ?? {})}#${match.bodySha256 ?? ''}`;
 }

@@ -2,7 +2,7 @@ import type { OpenApiDocument } from '../contract/load-contract.js';
 import type { Logger } from '../logging/logger.js';
 import { decodeBody } from '../proxy/upstream.js';
 import { startValidationProxy, type CapturedExchange, type ProxySummary, type ProxyViolation } from '../proxy/validation-proxy.js';
-import type { RecordedExchange } from './recorded-exchange.js';
+import type { Exchange } from '../recording/index.js';
 import { MAX_ANSWERS_PER_REQUEST, openRecordingFolder, type RecordingFolder } from './recording-folder.js';
 
 export interface RecorderOptions {
@@ -51,48 +51,61 @@ export interface RunningRecorder {
   close(): Promise<RecordSummary>;
 }
 
-// Headers of the upstream's answer that describe the transfer, not the answer: a replay sends
-// the decoded body with its own length.
-const TRANSFER_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'content-encoding', 'trailer', 'upgrade']);
-
-const pairs = (raw: string[], skip?: Set<string>): [string, string][] => {
-  const out: [string, string][] = [];
-  for (let i = 0; i < raw.length; i += 2) if (!skip?.has(raw[i].toLowerCase())) out.push([raw[i], raw[i + 1]]);
+/** Header pairs (rawHeaders) as a recording keeps them: a repeated header's values joined (Set-Cookie with a newline). */
+function headerRecord(raw: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  const names = new Map<string, string>();
+  for (let i = 0; i < raw.length; i += 2) {
+    const lower = raw[i].toLowerCase();
+    const name = names.get(lower);
+    if (name === undefined) {
+      names.set(lower, raw[i]);
+      out[raw[i]] = raw[i + 1];
+    } else out[name] = `${out[name]}${lower === 'set-cookie' ? '\n' : ', '}${raw[i + 1]}`;
+  }
   return out;
-};
+}
 
-const headerOf = (raw: string[], name: string): string | undefined => {
+/** A body as text when it is UTF-8 (so the converter can shorten the secrets in it), else as bytes; undefined when empty. */
+function bodyOf(bytes: Buffer): string | Buffer | undefined {
+  if (bytes.length === 0) return undefined;
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return bytes;
+  }
+}
+
+const headerIn = (raw: string[], name: string): string | undefined => {
   for (let i = 0; i < raw.length; i += 2) if (raw[i].toLowerCase() === name) return raw[i + 1];
   return undefined;
 };
 
 /**
- * An exchange as the proxy saw it, as it is recorded: the answer's body decoded (a replay sends
- * it uncompressed), transfer headers left out. Secrets are still in it: they are shortened when
- * the folder's files are written, never before they reach the disk (src/record/recording-files.ts).
+ * An exchange as the proxy saw it, as it is recorded (src/recording's Exchange): the request's
+ * URL is the upstream's origin with the path and query the client sent (what a replay matches),
+ * the answer's body decoded (a replay sends it uncompressed), and the contract's verdict, each
+ * violation's field prefixed with where it was (`request/…`, `response/…`). Secrets are still in
+ * it: the converter shortens them before anything is written (src/record/recording-files.ts).
  */
-export function recordedExchangeOf(captured: CapturedExchange): RecordedExchange {
-  const url = new URL(captured.target, 'http://record.invalid');
+export function recordedExchangeOf(captured: CapturedExchange, origin: string): Exchange {
   let body = captured.responseBody;
   try {
-    body = decodeBody(body, headerOf(captured.responseHeaders, 'content-encoding'));
+    body = decodeBody(body, headerIn(captured.responseHeaders, 'content-encoding'));
   } catch {
     // Not what its Content-Encoding says: kept as it came.
   }
+  const responseHeaders = headerRecord(captured.responseHeaders);
+  if (body !== captured.responseBody) {
+    for (const name of Object.keys(responseHeaders)) if (/^content-(encoding|length)$/i.test(name)) delete responseHeaders[name];
+  }
   return {
+    request: { method: captured.method, url: new URL(captured.target, origin).href, headers: headerRecord(captured.requestHeaders), body: bodyOf(captured.requestBody) },
+    response: { status: captured.status, headers: responseHeaders, body: bodyOf(body) },
+    verdict: { conforms: captured.violations.length === 0, violations: captured.violations.map((v) => ({ field: `${v.in}/${v.field}`, message: v.message })) },
     startedAt: captured.startedAt.toISOString(),
     durationMs: Math.round(captured.durationMs * 10) / 10,
-    request: {
-      method: captured.method,
-      operationId: captured.operationId,
-      path: url.pathname,
-      query: url.search.slice(1),
-      contentType: headerOf(captured.requestHeaders, 'content-type'),
-      headers: pairs(captured.requestHeaders),
-      body: captured.requestBody,
-    },
-    response: { status: captured.status, headers: pairs(captured.responseHeaders, TRANSFER_HEADERS), body },
-    violations: captured.violations,
+    ...(captured.operationId ? { operationId: captured.operationId } : {}),
   };
 }
 
@@ -114,6 +127,7 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
   });
   const contractBreaks: ContractBreak[] = [];
   let contractBreakCount = 0;
+  const origin = new URL(options.upstream).origin;
   let proxy;
   try {
     proxy = await startValidationProxy({
@@ -124,10 +138,11 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
       logger: options.logger,
       timeoutMs: options.timeoutMs,
       onExchange(captured) {
-        const exchange = recordedExchangeOf(captured);
-        folder.add(exchange);
+        folder.add(recordedExchangeOf(captured, origin));
         const broken = captured.violations.filter((v) => v.in === 'response');
-        if (broken.length && ++contractBreakCount <= 1000) contractBreaks.push({ method: captured.method, path: exchange.request.path, operationId: captured.operationId, status: captured.status, violations: broken });
+        if (broken.length && ++contractBreakCount <= 1000) {
+          contractBreaks.push({ method: captured.method, path: new URL(captured.target, origin).pathname, operationId: captured.operationId, status: captured.status, violations: broken });
+        }
       },
     });
   } catch (error) {

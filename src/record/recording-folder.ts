@@ -1,13 +1,13 @@
-import { requestKey } from './exchange-key.js';
+import type { Exchange } from '../recording/index.js';
+import { exchangeKey } from './exchange-key.js';
 import { lockRecordingFolder } from './folder-lock.js';
-import { readRecording, writeRecording } from './recording-files.js';
-import type { RecordedExchange } from './recorded-exchange.js';
+import { readFolderExchanges, writeRecording } from './recording-files.js';
 
 /**
  * A recording folder open for writing: what it held when opened, and what this run adds.
  *
  * Recording again into a folder adds what is new instead of overwriting it (capture on miss). An
- * exchange's identity is its matching key (src/record/exchange-key.ts) and its position among
+ * exchange's identity is its matching key (src/record/exchange-key.ts: the key a recorded rule answers) and its position among
  * the exchanges of that key in one run: the third identical request of a run is the same
  * exchange as the third of the run that recorded the folder, and new only if that run had fewer.
  * So a client that runs the same flow twice records nothing the second time, and a flow that
@@ -16,11 +16,11 @@ import type { RecordedExchange } from './recorded-exchange.js';
 export interface RecordingFolder {
   readonly dir: string;
   /** Every exchange in the folder, those found at open first, in recording order. */
-  exchanges(): readonly RecordedExchange[];
+  exchanges(): readonly Exchange[];
   /** Keeps the exchange unless the folder has it already; true when it was new. */
-  add(exchange: RecordedExchange): boolean;
+  add(exchange: Exchange): boolean;
   /** Keeps the exchange whatever the folder has (a replay's miss: a position not recorded yet). */
-  append(exchange: RecordedExchange): void;
+  append(exchange: Exchange): void;
   /** Exchanges kept by this run, those left out as already recorded, and those past a request's bound of answers. */
   counts(): { found: number; added: number; known: number; dropped: number };
   /** Writes the folder's files if anything was added since the last write (atomically: a crash leaves the old files). */
@@ -53,9 +53,9 @@ export interface OpenFolderOptions {
  */
 export function openRecordingFolder(dir: string, options: OpenFolderOptions = {}): RecordingFolder {
   const lock = lockRecordingFolder(dir);
-  let all: RecordedExchange[];
+  let all: Exchange[];
   try {
-    all = [...readRecording(dir)];
+    all = readFolderExchanges(dir);
   } catch (error) {
     lock.release();
     throw error;
@@ -64,7 +64,7 @@ export function openRecordingFolder(dir: string, options: OpenFolderOptions = {}
   /** Exchanges per key when the folder was opened. */
   const recorded = new Map<string, number>();
   for (const exchange of all) {
-    const key = requestKey(exchange.request);
+    const key = exchangeKey(exchange);
     recorded.set(key, (recorded.get(key) ?? 0) + 1);
   }
   /** Exchanges per key seen in this run (kept or not). */
@@ -100,7 +100,7 @@ export function openRecordingFolder(dir: string, options: OpenFolderOptions = {}
       : undefined;
   timer?.unref();
 
-  const keep = (exchange: RecordedExchange) => {
+  const keep = (exchange: Exchange) => {
     if (closed) throw new Error(`${dir}: the recording folder is closed`);
     all.push(exchange);
     added++;
@@ -111,7 +111,7 @@ export function openRecordingFolder(dir: string, options: OpenFolderOptions = {}
     dir,
     exchanges: () => all,
     add(exchange) {
-      const key = requestKey(exchange.request);
+      const key = exchangeKey(exchange);
       const position = seen.get(key) ?? 0;
       seen.set(key, position + 1);
       if (position < (recorded.get(key) ?? 0)) {

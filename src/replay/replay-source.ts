@@ -1,16 +1,15 @@
 import { createHash } from 'node:crypto';
-import type { ContractGate } from '../contract/gate.js';
+import { statSync } from 'node:fs';
 import type { Logger } from '../logging/logger.js';
-import type { ProxyViolation } from '../proxy/exchange-log.js';
+import { exchangeKey, requestKey, type KeyedRequest } from '../record/exchange-key.js';
 import { openRecordingFolder, type RecordingFolder } from '../record/recording-folder.js';
-import { readRecording } from '../record/recording-files.js';
+import { readReplayScenario, scenarioNameOf } from '../record/recording-files.js';
+import { exchangesToScenario, recordedRespond, redactExchange, type Exchange } from '../recording/index.js';
 import type { Scope, Store } from '../store/store.js';
-import type { KeyedRequest } from '../record/exchange-key.js';
-import type { RecordedExchange } from '../record/recorded-exchange.js';
 import type { OnMiss, ReplaySetup } from './on-miss.js';
+import { createReplayIndex, type ReplayAnswer, type ReplayIndex } from './replay-index.js';
 
 export { ON_MISS, type OnMiss, type ReplaySetup } from './on-miss.js';
-import { createReplayIndex, type ReplayIndex } from './replay-index.js';
 
 /** The recording a mock replays, and where it keeps how far each request's sequence has got. */
 export interface ReplaySource {
@@ -19,12 +18,15 @@ export interface ReplaySource {
   readonly timeoutMs: number;
   readonly index: ReplayIndex;
   /**
-   * The next recorded answer for this request, advancing its position; undefined on a miss (no
-   * answer recorded for it, or all of them given already). `recorded`: how many there are.
+   * The next recorded answer for this request, advancing its position; no answer on a miss (none
+   * recorded for it, or all of them given already). `recorded`: how many there are.
    */
-  next(request: KeyedRequest, accountId: string | undefined): { exchange?: RecordedExchange; recorded: number; position: number };
-  /** Keeps an upstream's answer to a miss (`onMiss: 'proxy'`): recorded into the folder, and replayed from now on. */
-  keep(exchange: RecordedExchange): void;
+  next(request: KeyedRequest, accountId: string | undefined): { answer?: ReplayAnswer; recorded: number; position: number };
+  /**
+   * Keeps an upstream's answer to a miss (`onMiss: 'proxy'`): recorded into the folder as the next
+   * answer of its request, which it counts as given (the upstream gave it).
+   */
+  keep(exchange: Exchange, accountId: string | undefined): void;
   /** Writes what `keep` added and releases the folder. */
   close(): void;
 }
@@ -33,17 +35,20 @@ export interface ReplaySource {
 export const REPLAY_POSITION_PREFIX = 'replay:';
 
 /**
- * Opens a recording for replay. Sequence positions (how many of a request's recorded answers
- * were given) live in the store's scopes — the request's account scope when it has an account,
- * else the global one — so `/__admin/reset` starts them again (one account's, or all),
- * `GET /__admin/state` exports them and `--data` keeps them across a restart.
- * With `onMiss: 'proxy'` the folder is locked for recording (src/record/folder-lock.ts).
+ * Opens a recording for replay: a recording folder, its scenario, or a HAR file. Sequence
+ * positions (how many of a request's recorded answers were given) live in the store's scopes —
+ * the scope of the request's account when the mock has that account, else the global one — so
+ * `/__admin/reset` starts them again (one account's, or all), `GET /__admin/state` exports them
+ * and `--data` keeps them across a restart. With `onMiss: 'proxy'` the folder is locked for
+ * recording (src/record/folder-lock.ts) and what the upstream answers is added to it.
  *
- * @example const replay = openReplay({ from: 'recordings/staging', onMiss: 'fail' }, { store, gate });
+ * @example const replay = openReplay({ from: 'recordings/staging', onMiss: 'fail' }, { store });
  */
-export function openReplay(setup: ReplaySetup, deps: { store: Store; gate: ContractGate; logger?: Logger }): ReplaySource {
+export function openReplay(setup: ReplaySetup, deps: { store: Store; logger?: Logger }): ReplaySource {
   const onMiss = setup.onMiss ?? 'mock';
   let upstream: URL | undefined;
+  let folder: RecordingFolder | undefined;
+  let index: ReplayIndex;
   if (onMiss === 'proxy') {
     if (!setup.upstream) throw new Error('--on-miss proxy needs --upstream URL (the real service that answers what the recording lacks)');
     try {
@@ -51,16 +56,24 @@ export function openReplay(setup: ReplaySetup, deps: { store: Store; gate: Contr
     } catch {
       throw new Error(`--upstream is not a URL: ${setup.upstream}`);
     }
-  }
-  let folder: RecordingFolder | undefined;
-  let exchanges: readonly RecordedExchange[];
-  if (onMiss === 'proxy') {
+    let isFile = false;
+    try {
+      isFile = !statSync(setup.from).isDirectory();
+    } catch {
+      // A new folder: what the upstream answers is recorded there.
+    }
+    if (isFile) throw new Error(`--replay ${setup.from}: --on-miss proxy records what it forwards, so it needs a recording folder (shipmock record --out DIR), not a file`);
     folder = openRecordingFolder(setup.from, { onFlushError: (error) => deps.logger?.error({ err: error, folder: setup.from }, 'the recording could not be written; retrying') });
-    exchanges = folder.exchanges();
+    const found = folder.exchanges();
+    try {
+      index = createReplayIndex(found.length ? exchangesToScenario(found, { name: scenarioNameOf(setup.from), afterLast: 'miss' }) : undefined);
+    } catch (error) {
+      folder.close();
+      throw error;
+    }
   } else {
-    exchanges = readRecording(setup.from, { mustExist: true });
+    index = createReplayIndex(readReplayScenario(setup.from));
   }
-  const index = createReplayIndex(exchanges);
   const positionKeys = new Map<string, string>();
   const positionKey = (key: string) => {
     let name = positionKeys.get(key);
@@ -75,17 +88,26 @@ export function openReplay(setup: ReplaySetup, deps: { store: Store; gate: Contr
     timeoutMs: setup.timeoutMs ?? 30_000,
     index,
     next(request, accountId) {
-      const found = index.lookup(request);
-      if (!found) return { recorded: 0, position: 0 };
+      const entry = index.lookup(requestKey(request));
+      if (!entry) return { recorded: 0, position: 0 };
+      const { answers } = entry;
       const scope = scopeOf(accountId);
-      const name = positionKey(found.key);
+      const name = positionKey(entry.key);
       const position = Number(scope.values.get(name) ?? 0);
-      if (position >= found.answers.length) return { recorded: found.answers.length, position };
+      let turn = position;
+      if (position >= answers.length) {
+        if (entry.repeat === false) return { recorded: answers.length, position };
+        turn = entry.repeat === 'last' ? answers.length - 1 : position % answers.length;
+      }
       scope.values.set(name, position + 1);
-      return { exchange: found.answers[position], recorded: found.answers.length, position };
+      const answer = answers[turn];
+      return answer === 'pass' ? { recorded: answers.length, position } : { answer, recorded: answers.length, position };
     },
-    keep(exchange) {
-      index.add(exchange);
+    keep(exchange, accountId) {
+      const redacted = redactExchange(exchange);
+      const key = exchangeKey(redacted);
+      index.add(key, recordedRespond(redacted), exchange.verdict?.conforms === false ? exchange.verdict.violations : undefined);
+      scopeOf(accountId).values.set(positionKey(key), index.lookup(key)!.answers.length);
       folder?.append(exchange);
     },
     close() {
@@ -93,6 +115,3 @@ export function openReplay(setup: ReplaySetup, deps: { store: Store; gate: Contr
     },
   };
 }
-
-/** Response violations a recorded exchange was marked with. */
-export const responseViolationsOf = (exchange: RecordedExchange): ProxyViolation[] => exchange.violations.filter((v) => v.in === 'response');

@@ -80,7 +80,7 @@ export async function startMock(options: StartOptions = {}): Promise<RunningMock
   let replay;
   const gate = createContractGate({ contract: runtime.contract, validators: runtime.validators, routes: runtime.routes });
   try {
-    replay = options.replay ? openReplay(options.replay, { store: runtime.store, gate, logger: runtime.logger }) : undefined;
+    replay = options.replay ? openReplay(options.replay, { store: runtime.store, logger: runtime.logger }) : undefined;
   } catch (error) {
     runtime.dispose();
     throw error;

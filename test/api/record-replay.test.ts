@@ -101,8 +101,8 @@ async function clientFlow(base: string, credentials: { companyId: string; client
     reference: 'ORDER-1',
   })).json;
   const fetched = (await send('GET', `/v1/shipment-bookings/${booking.id}`, auth)).json;
-  const documentId = fetched?.documents?.[0]?.id ?? fetched?.parcels?.[0]?.documents?.[0]?.id;
-  if (documentId) await send('GET', `/v1/documents/${documentId}/data`, auth);
+  // The label's bytes (PNG): a binary answer.
+  await send('GET', `/v1/documents/${fetched.documentIds[0]}/data`, auth);
   return { seen, secrets: [credentials.clientSecret, basic.slice('Basic '.length), company.accessToken, accountToken.accessToken, WEBHOOK_SECRET, API_KEY, CARRIER_PASSWORD] };
 }
 
@@ -114,10 +114,10 @@ function folderText(dir: string): string {
     .join('\n');
 }
 
-/** A response as the recording keeps it: secrets shortened (JSON and text bodies). */
+/** A response as a replay answers it: secrets shortened (JSON and text bodies), the mark of a shortened JSON value in ASCII. */
 function redacted(answer: Seen): string {
   const isText = /json|text|xml/.test(answer.contentType);
-  return isText ? redactBody(answer.body.toString('utf8'), answer.contentType) : answer.body.toString('base64');
+  return isText ? redactBody(answer.body.toString('utf8'), answer.contentType).replaceAll('…"', '..."') : answer.body.toString('base64');
 }
 const replayedForm = (answer: Seen) => (/json|text|xml/.test(answer.contentType) ? answer.body.toString('utf8') : answer.body.toString('base64'));
 
@@ -127,8 +127,8 @@ async function record(upstream: string, out: string) {
   return recorder;
 }
 
-async function replay(from: string, onMiss: 'mock' | 'fail' | 'proxy' = 'fail', upstream?: string): Promise<RunningMock> {
-  const mock = await startLiveMock({ seed: 3, replay: { from, onMiss, upstream } });
+async function replay(from: string, onMiss: 'mock' | 'fail' | 'proxy' = 'fail', upstream?: string, options: { companyId?: string } = {}): Promise<RunningMock> {
+  const mock = await startLiveMock({ seed: 3, replay: { from, onMiss, upstream }, ...options });
   closers.push(() => mock.close());
   return mock;
 }
@@ -140,6 +140,7 @@ describe('record → stop the upstream → replay', () => {
     const recorder = await record(upstream.url, out);
     const original = await clientFlow(recorder.url, upstream.credentials);
     expect(original.seen.map((s) => s.status)).not.toContain(500);
+    expect(original.seen.at(-1)).toMatchObject({ status: 200, contentType: 'image/png' });
     expect(original.seen.every((s) => s.headers.get('x-shipmock-violations') === '[]')).toBe(true);
     const summary = await recorder.close();
     expect(summary).toMatchObject({ found: 0, added: original.seen.length, known: 0, contractBreaks: [] });
@@ -326,8 +327,8 @@ describe('replay state and misses', () => {
 
   it('--on-miss mock: the stateful mock answers what the recording lacks', async () => {
     const { out } = await recordedFolder();
-    const mock = await replay(out, 'mock');
-    // The mock's own token dance (its own credentials): not recorded, so the mock answers.
+    // Another company id: its token request is not in the recording, so the mock answers it.
+    const mock = await replay(out, 'mock', undefined, { companyId: '0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6' });
     const basic = `Basic ${Buffer.from(`${mock.credentials.clientId}:${mock.credentials.clientSecret}`).toString('base64')}`;
     const res = await fetch(`${mock.url}/v1/companies/${mock.credentials.companyId}/tokens`, { method: 'POST', headers: { Authorization: basic, 'Content-Type': 'application/json' }, body: JSON.stringify({ grantType: 'client_credentials' }) });
     expect(res.status).toBe(200);
@@ -354,6 +355,6 @@ describe('replay state and misses', () => {
     const again = await replay(out, 'fail');
     const replayed = await fetch(`${again.url}/v1/carriers?limit=1`, { headers: { Authorization: auth } });
     expect(replayed.headers.get('x-shipmock-source')).toBe('replay');
-    expect(await replayed.text()).toBe(redactBody(body, 'application/json'));
+    expect(await replayed.text()).toBe(redactBody(body, 'application/json').replaceAll('…"', '..."'));
   });
 });
