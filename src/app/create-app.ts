@@ -116,6 +116,7 @@ export function createApp(runtime: MockRuntime): MockApp {
     limiter: runtime.rateLimiter,
     callers: runtime.callers,
     now: runtime.clock.now,
+    responder,
   };
 
   const stateful = runtime.options.stateful;
