@@ -118,6 +118,7 @@ export function createApp(runtime: MockRuntime, extras: { replay?: Step } = {}):
     limiter: runtime.rateLimiter,
     callers: runtime.callers,
     now: runtime.clock.now,
+    responder,
   };
 
   const stateful = runtime.options.stateful;

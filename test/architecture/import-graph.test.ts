@@ -31,6 +31,7 @@ const LAYERS = [
   'resources',
   'config',
   'journal',
+  'recording',
   'prism',
   'runtime',
   'admin',
