@@ -119,11 +119,12 @@ async function recordingOf(size) {
     const id = `3f1c8a52-9d7e-4b21-8f43-${String(i).padStart(12, '0')}`;
     const body = Buffer.from(JSON.stringify({ id, ...address, createdAt: '2026-01-01T00:00:00.000Z' }));
     exchanges.push({
+      request: { method: 'GET', url: `http://real.invalid/v1/addresses/${id}`, headers: { Authorization: 'Bearer eyJhbGciOiJIUzI1NiJ9.e30.sig' } },
+      response: { status: 200, headers: { 'Content-Type': 'application/json' }, body: body.toString('utf8') },
+      verdict: { conforms: true, violations: [] },
       startedAt: '2026-01-01T00:00:00.000Z',
       durationMs: 1,
-      request: { method: 'GET', operationId: 'getAddress', path: `/v1/addresses/${id}`, query: '', headers: [['Authorization', 'Bearer eyJhbGciOiJIUzI1NiJ9.e30.sig']], body: Buffer.alloc(0) },
-      response: { status: 200, headers: [['Content-Type', 'application/json']], body },
-      violations: [],
+      operationId: 'getAddress',
     });
   }
   writeRecording(dir, exchanges);
@@ -153,12 +154,13 @@ async function replayRun() {
   console.log('| recorded exchanges | start to first replayed answer ms | lookup+501 req/s | p50 / p99 ms |\n|---|---|---|---|');
   for (const r of rows) console.log(`| ${r.size.toLocaleString('en')} | ${Math.round(r.startMs)} | ${r.miss.rps} | ${r.miss.p50} / ${r.miss.p99} |`);
   const { createReplayIndex } = await import(`${root}dist/replay/replay-index.js`);
-  console.log('\n| recorded exchanges | index lookup µs (in process, 100,000 lookups) |\n|---|---|');
+  const { requestKey } = await import(`${root}dist/record/exchange-key.js`);
+  console.log('\n| recorded exchanges | request key + index lookup µs (in process, 100,000 requests) |\n|---|---|');
   for (const size of [100, 10_000]) {
     const index = createReplayIndex();
-    for (let i = 0; i < size; i++) index.add({ request: { method: 'GET', operationId: 'getAddress', path: `/v1/addresses/${i}`, query: '', body: Buffer.alloc(0) }, response: { status: 200, headers: [], body: Buffer.alloc(0) }, violations: [] });
+    for (let i = 0; i < size; i++) index.add(requestKey({ method: 'GET', path: `/v1/addresses/${i}`, search: '' }), { status: 200, text: '{}' });
     const t = performance.now();
-    for (let i = 0; i < 100_000; i++) index.lookup({ method: 'GET', operationId: 'getAddress', path: `/v1/addresses/${i % size}`, query: '', body: Buffer.alloc(0) });
+    for (let i = 0; i < 100_000; i++) if (!index.lookup(requestKey({ method: 'GET', path: `/v1/addresses/${i % size}`, search: '' }))) throw new Error('missed');
     console.log(`| ${size.toLocaleString('en')} | ${(((performance.now() - t) * 1000) / 100_000).toFixed(2)} |`);
   }
 }

@@ -15,8 +15,6 @@ export interface RecorderOptions {
   contract?: string | OpenApiDocument;
   logger?: Logger;
   timeoutMs?: number;
-  /** How often the folder's files are rewritten while traffic comes in (ms, default 5000). */
-  flushEveryMs?: number;
 }
 
 /** A recorded answer that broke the contract: the real service drifting from it. */
@@ -122,8 +120,7 @@ export function recordedExchangeOf(captured: CapturedExchange, origin: string): 
  */
 export async function startRecorder(options: RecorderOptions): Promise<RunningRecorder> {
   const folder = openRecordingFolder(options.out, {
-    flushEveryMs: options.flushEveryMs,
-    onFlushError: (error) => options.logger?.error({ err: error, folder: options.out }, 'the recording could not be written; retrying'),
+    onWriteError: (error) => options.logger?.error({ err: error, folder: options.out }, 'the recording cannot be appended to; what comes in is written at the end'),
   });
   const contractBreaks: ContractBreak[] = [];
   let contractBreakCount = 0;

@@ -1,17 +1,24 @@
-import type { Exchange } from '../recording/index.js';
+import { createWriteStream, existsSync, openSync, readFileSync, unlinkSync, type WriteStream } from 'node:fs';
+import { join } from 'node:path';
+import { exchangeToHarEntry, harToExchanges, HAR_CREATOR, type Exchange } from '../recording/index.js';
 import { exchangeKey } from './exchange-key.js';
 import { lockRecordingFolder } from './folder-lock.js';
-import { readFolderExchanges, writeRecording } from './recording-files.js';
+import { HAR_FILE, readFolderExchanges, writeRecording } from './recording-files.js';
 
 /**
  * A recording folder open for writing: what it held when opened, and what this run adds.
  *
  * Recording again into a folder adds what is new instead of overwriting it (capture on miss). An
- * exchange's identity is its matching key (src/record/exchange-key.ts: the key a recorded rule answers) and its position among
- * the exchanges of that key in one run: the third identical request of a run is the same
- * exchange as the third of the run that recorded the folder, and new only if that run had fewer.
- * So a client that runs the same flow twice records nothing the second time, and a flow that
- * goes one request further records just that one.
+ * exchange's identity is its matching key (src/record/exchange-key.ts: the key a recorded rule
+ * answers) and its position among the exchanges of that key in one run: the third identical
+ * request of a run is the same exchange as the third of the run that recorded the folder, and
+ * new only if that run had fewer. So a client that runs the same flow twice records nothing the
+ * second time, and a flow that goes one request further records just that one.
+ *
+ * While a run records, each new exchange is appended, secrets shortened, as one HAR entry per
+ * line to `recording.har.part` (a write of its own, off the request's path); `close` writes the
+ * HAR file and the scenario whole and removes the part. A run that was killed leaves the part
+ * behind, and the next one to open the folder takes its exchanges in: nothing recorded is lost.
  */
 export interface RecordingFolder {
   readonly dir: string;
@@ -21,9 +28,9 @@ export interface RecordingFolder {
   add(exchange: Exchange): boolean;
   /** Keeps the exchange whatever the folder has (a replay's miss: a position not recorded yet). */
   append(exchange: Exchange): void;
-  /** Exchanges kept by this run, those left out as already recorded, and those past a request's bound of answers. */
+  /** Exchanges found at open (a killed run's included), kept by this run, left out as already recorded, and past a request's bound of answers. */
   counts(): { found: number; added: number; known: number; dropped: number };
-  /** Writes the folder's files if anything was added since the last write (atomically: a crash leaves the old files). */
+  /** Writes the folder's HAR file and scenario if anything was added since they were last written (atomically). */
   flush(): void;
   /** Flushes and releases the folder for the next recorder. */
   close(): void;
@@ -32,14 +39,27 @@ export interface RecordingFolder {
 /** Answers kept for one request (a recorded rule's sequence is bounded: RECORDED_BOUNDS.maxSteps). */
 export const MAX_ANSWERS_PER_REQUEST = 10_000;
 
+/** The append-only file of a run's exchanges, one HAR entry per line, until the run closes. */
+export const PART_FILE = `${HAR_FILE}.part`;
+
 export interface OpenFolderOptions {
-  /**
-   * Writes the files this often while exchanges come in (ms, default 5000; 0: only on flush and
-   * close); a folder whose last write took longer than a tenth of that waits ten times as long.
-   */
-  flushEveryMs?: number;
-  /** Told when a background flush fails (a full disk); the exchanges stay in memory for the next try. */
-  onFlushError?: (error: Error) => void;
+  /** Told when the part file cannot be written (a full disk): the exchanges stay in memory, written at close. */
+  onWriteError?: (error: Error) => void;
+}
+
+/** The exchanges a killed run appended to the part file; a line cut by the kill is left out. */
+function readPart(path: string): Exchange[] {
+  if (!existsSync(path)) return [];
+  const entries: unknown[] = [];
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      entries.push(JSON.parse(line));
+    } catch {
+      // The last line, cut mid-write.
+    }
+  }
+  return entries.length ? harToExchanges({ log: { version: '1.2', creator: HAR_CREATOR, entries } }).exchanges : [];
 }
 
 /**
@@ -53,9 +73,14 @@ export interface OpenFolderOptions {
  */
 export function openRecordingFolder(dir: string, options: OpenFolderOptions = {}): RecordingFolder {
   const lock = lockRecordingFolder(dir);
+  const partPath = join(dir, PART_FILE);
   let all: Exchange[];
+  let recovered: number;
   try {
     all = readFolderExchanges(dir);
+    const left = readPart(partPath);
+    recovered = left.length;
+    all.push(...left);
   } catch (error) {
     lock.release();
     throw error;
@@ -72,39 +97,30 @@ export function openRecordingFolder(dir: string, options: OpenFolderOptions = {}
   let added = 0;
   let known = 0;
   let dropped = 0;
-  let dirty = false;
+  // A killed run's exchanges are in the part file only: the next write puts them in the HAR.
+  let dirty = recovered > 0;
   let closed = false;
+  let part: WriteStream | undefined;
 
-  /** How long the last write took: a large folder is written less often, so writing never takes more than a tenth of the time. */
-  let lastWriteMs = 0;
-  let lastWriteAt = performance.now();
-  const flush = () => {
-    if (!dirty) return;
-    const started = performance.now();
-    writeRecording(dir, all);
-    dirty = false;
-    lastWriteAt = performance.now();
-    lastWriteMs = lastWriteAt - started;
+  const journal = (exchange: Exchange) => {
+    if (!part) {
+      // Opened here, not by the stream later: once `close` removed the file, nothing may create it again.
+      part = createWriteStream(partPath, { fd: openSync(partPath, 'a', 0o600) });
+      part.on('error', (error) => options.onWriteError?.(error));
+    }
+    part.write(`${JSON.stringify(exchangeToHarEntry(exchange))}\n`);
   };
-  const every = options.flushEveryMs ?? 5000;
-  const timer =
-    every > 0
-      ? setInterval(() => {
-          if (performance.now() - lastWriteAt < 10 * lastWriteMs) return;
-          try {
-            flush();
-          } catch (error) {
-            options.onFlushError?.(error as Error);
-          }
-        }, every)
-      : undefined;
-  timer?.unref();
-
   const keep = (exchange: Exchange) => {
     if (closed) throw new Error(`${dir}: the recording folder is closed`);
     all.push(exchange);
     added++;
     dirty = true;
+    journal(exchange);
+  };
+  const flush = () => {
+    if (!dirty) return;
+    writeRecording(dir, all);
+    dirty = false;
   };
 
   return {
@@ -131,9 +147,11 @@ export function openRecordingFolder(dir: string, options: OpenFolderOptions = {}
     close() {
       if (closed) return;
       closed = true;
-      if (timer) clearInterval(timer);
       try {
         flush();
+        // Everything is in the HAR file now: the part is no longer needed (its stream may still be writing; the file goes with it).
+        part?.end();
+        if (existsSync(partPath)) unlinkSync(partPath);
       } finally {
         lock.release();
       }

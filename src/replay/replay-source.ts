@@ -63,7 +63,7 @@ export function openReplay(setup: ReplaySetup, deps: { store: Store; logger?: Lo
       // A new folder: what the upstream answers is recorded there.
     }
     if (isFile) throw new Error(`--replay ${setup.from}: --on-miss proxy records what it forwards, so it needs a recording folder (shipmock record --out DIR), not a file`);
-    folder = openRecordingFolder(setup.from, { onFlushError: (error) => deps.logger?.error({ err: error, folder: setup.from }, 'the recording could not be written; retrying') });
+    folder = openRecordingFolder(setup.from, { onWriteError: (error) => deps.logger?.error({ err: error, folder: setup.from }, 'the recording cannot be appended to; what comes in is written at shutdown') });
     const found = folder.exchanges();
     try {
       index = createReplayIndex(found.length ? exchangesToScenario(found, { name: scenarioNameOf(setup.from), afterLast: 'miss' }) : undefined);

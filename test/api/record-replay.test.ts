@@ -122,7 +122,7 @@ function redacted(answer: Seen): string {
 const replayedForm = (answer: Seen) => (/json|text|xml/.test(answer.contentType) ? answer.body.toString('utf8') : answer.body.toString('base64'));
 
 async function record(upstream: string, out: string) {
-  const recorder = await startRecorder({ upstream, out, port: 0, logger: silent, flushEveryMs: 0 });
+  const recorder = await startRecorder({ upstream, out, port: 0, logger: silent });
   closers.push(() => recorder.close());
   return recorder;
 }

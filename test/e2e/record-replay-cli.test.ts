@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -84,5 +84,40 @@ describe('shipmock record and serve --replay (CLI)', () => {
     expect(await runCli(['serve', '--port', '0', '--replay', out, '--on-miss', 'proxy'])).toMatchObject({ code: 2, err: expect.stringContaining('--on-miss proxy needs --upstream URL') });
     expect(await runCli(['serve', '--port', '0', '--replay', out, '--on-miss', 'never'])).toMatchObject({ code: 2, err: expect.stringContaining('--on-miss must be mock, fail or proxy (got never)') });
     expect(await runCli(['serve', '--port', '0', '--replay', join(out, 'nothing-here')])).toMatchObject({ code: 2, err: expect.stringContaining('no such folder or file') });
+  });
+});
+
+describe('shipmock record killed mid-run', () => {
+  let upstream: RunningMock;
+  let out: string;
+  beforeAll(async () => {
+    upstream = await startMock({ port: 0, seed: 9, logger: createLogger({ level: 'silent', format: 'json' }) });
+    out = mkdtempSync(join(tmpdir(), 'shipmock-record-kill-'));
+  });
+  afterAll(async () => {
+    await upstream?.close();
+    rmSync(out, { recursive: true, force: true });
+  });
+
+  it('loses nothing: the next run on the folder takes in what the killed one recorded', async () => {
+    const first = await startCli(['record', '--upstream', upstream.url, '--out', out, '--port', '0', '--log-format', 'json'], /"url":"(http:\/\/[^"]+)"/);
+    for (const limit of [1, 2, 3]) expect((await fetch(`${first.url}/v1/carriers?limit=${limit}`)).status).toBe(401);
+    // The part file is written off the request's path: wait until the three entries are in it.
+    const part = join(out, 'recording.har.part');
+    for (let i = 0; i < 100 && !(existsSync(part) && readFileSync(part, 'utf8').split('\n').filter(Boolean).length === 3); i++) await new Promise((r) => setTimeout(r, 50));
+    const killed = exitOf(first.child);
+    first.child.kill('SIGKILL');
+    await killed;
+    expect(readdirSync(out)).not.toContain('recording.har');
+
+    const second = await startCli(['record', '--upstream', upstream.url, '--out', out, '--port', '0', '--log-format', 'json'], /"url":"(http:\/\/[^"]+)"/);
+    expect(second.output()).toContain('"found":3');
+    expect((await fetch(`${second.url}/v1/carriers?limit=1`)).status).toBe(401);
+    const exit = exitOf(second.child);
+    second.child.kill('SIGINT');
+    expect(await exit).toBe(0);
+    expect(second.output()).toContain(`Recorded into ${out}: 0 new exchange(s), 1 already recorded, 3 in the folder`);
+    expect(readdirSync(out).sort()).toEqual(['.shipmock-record.lock', 'recording.har', 'scenario.json']);
+    expect(JSON.parse(readFileSync(join(out, 'recording.har'), 'utf8')).log.entries).toHaveLength(3);
   });
 });
