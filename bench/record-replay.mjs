@@ -60,6 +60,16 @@ function shipmock(args) {
   return child;
 }
 
+/** CPU time (user + system) a process has used so far, in ms (Linux clock ticks of 10 ms). */
+function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
+}
+
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 async function recordRun() {
@@ -79,33 +89,42 @@ async function recordRun() {
   const created = await post('/v1/addresses', auth, address);
 
   const proxyPort = await freePort();
-  shipmock(['proxy', '--upstream', upstream, '--port', String(proxyPort), '--log-level', 'silent']);
+  const proxy = shipmock(['proxy', '--upstream', upstream, '--port', String(proxyPort), '--log-level', 'silent']);
   const out = mkdtempSync(join(tmpdir(), 'shipmock-bench-record-'));
   const recordPort = await freePort();
   const recorder = shipmock(['record', '--upstream', upstream, '--out', out, '--port', String(recordPort), '--log-level', 'silent']);
   const targets = { proxy: `http://127.0.0.1:${proxyPort}`, record: `http://127.0.0.1:${recordPort}` };
+  const pids = { proxy: proxy.pid, record: recorder.pid };
+  /** One autocannon run, and the CPU the proxying process spent per request during it (less sensitive to a loaded machine than latency). */
+  const run = (name, url, init) => {
+    const before = cpuMs(pids[name]);
+    const result = autocannon(url, init);
+    return { ...result, cpuPerRequestMs: (cpuMs(pids[name]) - before) / Math.max(1, result.rps * duration) };
+  };
   for (const url of Object.values(targets)) await waitFor(`${url}/v1/carriers`, { headers: { Authorization: basic } });
 
   const rows = { proxy: { get: [], post: [] }, record: { get: [], post: [] } };
   for (let round = 0; round < rounds; round++) {
     for (const name of round % 2 ? ['record', 'proxy'] : ['proxy', 'record']) {
-      rows[name].get.push(autocannon(`${targets[name]}/v1/addresses/${created.id}`, { headers: { Authorization: auth } }));
-      rows[name].post.push(autocannon(`${targets[name]}/v1/addresses`, { method: 'POST', headers: { Authorization: auth, 'Content-Type': 'application/json' }, body: JSON.stringify(address) }));
+      rows[name].get.push(run(name, `${targets[name]}/v1/addresses/${created.id}`, { headers: { Authorization: auth } }));
+      rows[name].post.push(run(name, `${targets[name]}/v1/addresses`, { method: 'POST', headers: { Authorization: auth, 'Content-Type': 'application/json' }, body: JSON.stringify(address) }));
       process.stderr.write(`round ${round + 1}: ${name} done\n`);
     }
   }
+  const closing = performance.now();
   recorder.kill('SIGTERM');
   await new Promise((resolve) => recorder.once('exit', resolve));
+  console.log(`\nrecord: SIGTERM to exit (writing the folder) ${Math.round(performance.now() - closing)} ms`);
   rmSync(out, { recursive: true, force: true });
 
   console.log(`\n### record vs proxy, c=${CONNECTIONS}, ${rounds} rounds of ${duration} s each (medians)\n`);
-  console.log('| request | proxy mean / p50 / p99 ms | record mean / p50 / p99 ms | proxy req/s | record req/s | latency added (mean) |\n|---|---|---|---|---|---|');
+  console.log('| request | proxy mean / p50 / p99 ms | record mean / p50 / p99 ms | proxy req/s | record req/s | latency added (mean) | CPU ms per request proxy / record |\n|---|---|---|---|---|---|---|');
   for (const kind of ['get', 'post']) {
     const p = rows.proxy[kind];
     const r = rows.record[kind];
     const pm = median(p.map((x) => x.mean));
     const rm = median(r.map((x) => x.mean));
-    console.log(`| ${kind.toUpperCase()} | ${pm.toFixed(2)} / ${median(p.map((x) => x.p50))} / ${median(p.map((x) => x.p99))} | ${rm.toFixed(2)} / ${median(r.map((x) => x.p50))} / ${median(r.map((x) => x.p99))} | ${median(p.map((x) => x.rps))} | ${median(r.map((x) => x.rps))} | ${(((rm - pm) / pm) * 100).toFixed(1)} % |`);
+    console.log(`| ${kind.toUpperCase()} | ${pm.toFixed(2)} / ${median(p.map((x) => x.p50))} / ${median(p.map((x) => x.p99))} | ${rm.toFixed(2)} / ${median(r.map((x) => x.p50))} / ${median(r.map((x) => x.p99))} | ${median(p.map((x) => x.rps))} | ${median(r.map((x) => x.rps))} | ${(((rm - pm) / pm) * 100).toFixed(1)} % | ${median(p.map((x) => x.cpuPerRequestMs)).toFixed(3)} / ${median(r.map((x) => x.cpuPerRequestMs)).toFixed(3)} |`);
   }
   for (const child of children.splice(0)) child.kill('SIGKILL');
 }

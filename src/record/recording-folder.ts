@@ -16,7 +16,7 @@ import { HAR_FILE, readFolderExchanges, writeRecording } from './recording-files
  * second time, and a flow that goes one request further records just that one.
  *
  * While a run records, each new exchange is appended, secrets shortened, as one HAR entry per
- * line to `recording.har.part` (a write of its own, off the request's path); `close` writes the
+ * line to `recording.har.part` (in batches every 50 ms, off the request's path); `close` writes the
  * HAR file and the scenario whole and removes the part. A run that was killed leaves the part
  * behind, and the next one to open the folder takes its exchanges in: nothing recorded is lost.
  */
@@ -38,6 +38,9 @@ export interface RecordingFolder {
 
 /** Answers kept for one request (a recorded rule's sequence is bounded: RECORDED_BOUNDS.maxSteps). */
 export const MAX_ANSWERS_PER_REQUEST = 10_000;
+
+/** How long new exchanges wait to be appended together (a kill loses at most these). */
+const JOURNAL_DELAY_MS = 50;
 
 /** The append-only file of a run's exchanges, one HAR entry per line, until the run closes. */
 export const PART_FILE = `${HAR_FILE}.part`;
@@ -102,13 +105,25 @@ export function openRecordingFolder(dir: string, options: OpenFolderOptions = {}
   let closed = false;
   let part: WriteStream | undefined;
 
-  const journal = (exchange: Exchange) => {
+  // Appended in batches, a moment after they come: one write (and one redaction pass) per batch, not per request.
+  let pending: Exchange[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  const drain = () => {
+    timer = undefined;
+    const batch = pending;
+    pending = [];
+    if (!batch.length || closed) return;
     if (!part) {
       // Opened here, not by the stream later: once `close` removed the file, nothing may create it again.
       part = createWriteStream(partPath, { fd: openSync(partPath, 'a', 0o600) });
       part.on('error', (error) => options.onWriteError?.(error));
     }
-    part.write(`${JSON.stringify(exchangeToHarEntry(exchange))}\n`);
+    part.write(batch.map((exchange) => `${JSON.stringify(exchangeToHarEntry(exchange))}\n`).join(''));
+  };
+  const journal = (exchange: Exchange) => {
+    pending.push(exchange);
+    timer ??= setTimeout(drain, JOURNAL_DELAY_MS);
+    timer.unref?.();
   };
   const keep = (exchange: Exchange) => {
     if (closed) throw new Error(`${dir}: the recording folder is closed`);
@@ -147,6 +162,7 @@ export function openRecordingFolder(dir: string, options: OpenFolderOptions = {}
     close() {
       if (closed) return;
       closed = true;
+      if (timer) clearTimeout(timer);
       try {
         flush();
         // Everything is in the HAR file now: the part is no longer needed (its stream may still be writing; the file goes with it).
