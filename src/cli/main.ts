@@ -309,7 +309,9 @@ export async function main(argv: string[]): Promise<void> {
     case '--help':
     case '-h':
     case 'help':
-      process.stdout.write(`${USAGE}\nOther commands: shipmock verify (pacts against a provider), shipmock proxy (validating proxy), shipmock record (record the real service for --replay), shipmock contract diff (what a contract change breaks), shipmock can-i-deploy (pacts against a new contract); --help on each.\n`);
+      process.stdout.write(`${USAGE}
+Other commands: shipmock verify (pacts against a provider), shipmock proxy (validating proxy), shipmock record (record the real service for --replay), shipmock contract diff (what a contract change breaks), shipmock can-i-deploy (pacts against a new contract), shipmock scenario from-har (a HAR file as a recorded scenario); --help on each.
+`);
       return;
     // Contract testing (src/verify, src/proxy).
     case 'verify':
@@ -322,6 +324,8 @@ export async function main(argv: string[]): Promise<void> {
       return (await import('./can-i-deploy-command.js')).canIDeployCommand(rest);
     case 'contract':
       return (await import('./contract-command.js')).contractCommand(rest);
+    case 'scenario':
+      return (await import('./scenario-command.js')).scenarioCommand(rest);
     case '--version':
     case '-v':
     case 'version':
@@ -330,6 +334,6 @@ export async function main(argv: string[]): Promise<void> {
     default:
       // `shipmock --port 4011`: serve is the default command, flags and all.
       if (command.startsWith('-')) return serve(argv);
-      throw new Error(`unknown command ${command}; commands: serve, verify, proxy, record, contract, can-i-deploy (try: shipmock serve --help)`);
+      throw new Error(`unknown command ${command}; commands: serve, verify, proxy, record, contract, can-i-deploy, scenario (try: shipmock serve --help)`);
   }
 }

@@ -94,8 +94,7 @@ const HAR_SCHEMA = {
                   operationId: { type: 'string' },
                   conforms: { type: 'boolean' },
                   violations: { type: 'array', items: { type: 'object', required: ['field', 'message'], properties: { field: { type: 'string' }, message: { type: 'string' } } } },
-                  requestBodyTruncated: { type: 'boolean' },
-                  responseBodyTruncated: { type: 'boolean' },
+                  incomplete: { type: 'string' },
                 },
               },
             },
@@ -158,7 +157,7 @@ export function harToExchanges(har: unknown): { exchanges: Exchange[]; skipped: 
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return void skipped.push({ entry: i, reason: `not an HTTP request (${url.protocol})` });
     if (response.status < 100 || response.status > 599) return void skipped.push({ entry: i, reason: `no answer (status ${response.status}: aborted or blocked)` });
     const marks = entry._shipmock ?? {};
-    if (marks.responseBodyTruncated || marks.requestBodyTruncated) return void skipped.push({ entry: i, reason: 'a body was cut by the journal (16 KiB): not an exact recording' });
+    if (marks.incomplete) return void skipped.push({ entry: i, reason: `not an exact recording: ${marks.incomplete.slice(0, 200)}` });
     const content = response.content ?? { size: 0, mimeType: '' };
     let body: string | Buffer | undefined;
     if (content.text !== undefined && content.text.length > 0) {
@@ -197,9 +196,8 @@ export interface ShipmockEntryFields {
   /** The contract's verdict on the exchange. */
   conforms?: boolean;
   violations?: { field: string; message: string }[];
-  /** A body the journal cut at 16 KiB: the entry is not an exact recording. */
-  requestBodyTruncated?: boolean;
-  responseBodyTruncated?: boolean;
+  /** Why the entry is not an exact recording (a body the journal cut at 16 KiB or did not keep); such entries are not converted. */
+  incomplete?: string;
 }
 
 function headerRecord(headers: Header[]): Record<string, string> {
@@ -285,7 +283,13 @@ function headerList(headers: Record<string, string>): Header[] {
   return Object.entries(headers).flatMap(([name, value]) => (name.toLowerCase() === 'set-cookie' ? value.split('\n') : [value]).map((v) => ({ name, value: v })));
 }
 
-/** The text a streamed HAR document starts with (entries follow, comma-separated) and ends with. */
-export function harDocumentParts(comment?: string): { head: string; tail: string } {
-  return { head: `{"log":{"version":"1.2","creator":${JSON.stringify(HAR_CREATOR)},${comment ? `"comment":${JSON.stringify(comment)},` : ''}"entries":[`, tail: ']}}\n' };
+/**
+ * A streamed HAR document: the text it starts with (entries follow, comma-separated), the text
+ * it ends with, and the document without entries (what the envelope alone must satisfy).
+ */
+export function harDocumentParts(comment?: string): { head: string; tail: string; envelope: Har } {
+  const envelope: Har = { log: { version: '1.2', creator: HAR_CREATOR, ...(comment ? { comment } : {}), entries: [] } };
+  const text = JSON.stringify(envelope);
+  const open = text.lastIndexOf('[]');
+  return { head: text.slice(0, open + 1), tail: `${text.slice(open + 1)}\n`, envelope };
 }

@@ -217,6 +217,9 @@ export function TrafficTab() {
           <button type="button" onClick={() => setEntries([])}>
             Clear view
           </button>
+          <a class="button" href={harUrl({ statusFilter, account, operation })} download>
+            Download HAR
+          </a>
         </>
       }
     >
@@ -305,4 +308,18 @@ export function TrafficTab() {
       {shown.length === 0 && <p class="muted">No requests yet. Send one to the API and it appears here.</p>}
     </Section>
   );
+}
+
+/**
+ * GET /__admin/journal.har with the page's filters (status class, account, operation): the
+ * journal's requests as a HAR file, secrets shortened as on this page. Relative, as the page
+ * lives at /__admin/ui/.
+ */
+function harUrl(filters: { statusFilter: string; account: string; operation: string }): string {
+  const query = new URLSearchParams();
+  if (filters.statusFilter) query.set('status', filters.statusFilter);
+  if (filters.account) query.set('account_id', filters.account);
+  if (filters.operation) query.set('operation_id', filters.operation);
+  const text = query.toString();
+  return `../journal.har${text ? `?${text}` : ''}`;
 }
