@@ -308,6 +308,18 @@ describe('replay state and misses', () => {
     expect(await list()).toBe(lists[1]);
   });
 
+  it('keeps sequence positions across a restart on a --data file', async () => {
+    const { out, auth, lists } = await recordedFolder();
+    const data = join(folder(), 'replay.db');
+    const list = async (mock: RunningMock) => (await fetch(`${mock.url}/v1/addresses`, { headers: { Authorization: auth } })).text();
+    const first = await startLiveMock({ seed: 3, data, replay: { from: out, onMiss: 'fail' } });
+    expect(await list(first)).toBe(lists[0]);
+    await first.close();
+    const second = await startLiveMock({ seed: 3, data, replay: { from: out, onMiss: 'fail' } });
+    closers.push(() => second.close());
+    expect(await list(second)).toBe(lists[1]);
+  });
+
   it('--on-miss fail: a 501 replay-miss problem naming the request, nothing changed', async () => {
     const { out, auth } = await recordedFolder();
     const mock = await replay(out, 'fail');
