@@ -78,6 +78,28 @@ const texts = [];
     await page.context().close();
   });
 
+  it('behind an admin key, the download sends the key (a plain link could not)', { timeout: 90_000 }, async () => {
+    const keyed = await startLiveMock({ adminKey: 'correct-horse-battery' });
+    try {
+      const other = await liveAccount(keyed);
+      await call(keyed, 'GET', '/v1/addresses', { auth: other.auth });
+      // The clock tab asks for the key (as in inspector.test.ts); the page keeps it for the session.
+      const { page, problems } = await openPage(browser, `${keyed.url}/__admin/ui/#clock`);
+      await page.getByRole('heading', { name: 'Admin key' }).waitFor();
+      await page.getByLabel('Admin key').fill('correct-horse-battery');
+      await page.getByRole('button', { name: 'Use key' }).click();
+      await page.getByRole('button', { name: 'Advance 4h' }).waitFor();
+      await page.goto(`${keyed.url}/__admin/ui/#traffic`);
+      const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download HAR' }).click()]);
+      const har = JSON.parse(readFileSync((await download.path())!, 'utf8'));
+      expect(har.log.entries.map((e: { request: { url: string } }) => new URL(e.request.url).pathname)).toContain('/v1/addresses');
+      expect(problems).toEqual([]);
+      await page.context().close();
+    } finally {
+      await keyed.close();
+    }
+  });
+
   it('a HAR Chromium saved (recordHar) becomes a scenario that answers the page’s requests with the same bytes', async () => {
     const harPath = join(dir, 'address-book.har');
     const context = await browser.newContext({ recordHar: { path: harPath } });
