@@ -39,10 +39,12 @@ export interface AdminInput {
 /** How a control-plane handler answers: through the contract check (reply, replyEmpty, replyBytes, openEventStream). */
 interface AdminAnswerer {
   answer(res: Response, status: number, body?: unknown): void;
-  /** Checks a non-JSON answer's status and media type against the declared responses. */
-  check(status: number, mediaType: string): void;
+  /** Checks a non-JSON answer's status and media type against the declared responses (and a JSON one's body, when given). */
+  check(status: number, mediaType: string, body?: unknown): void;
   /** Violations of one value against a schema of admin.yaml, reported like a response's (logged; dropped in 'error' mode). */
   conforms(pointer: string, value: unknown): boolean;
+  /** The same for a value as the whole answer of this status and media type. */
+  answerConforms(status: number, mediaType: string, value: unknown): boolean;
 }
 
 /** @example const admin = loadAdminContract(); admin.gate.route('GET', '/__admin/clock') */
@@ -115,6 +117,41 @@ export function openEventStream(res: Response, schema: string): EventStream {
   };
 }
 
+export interface CheckedStream {
+  /** Whether a value conforms as the whole answer would (reported like a response's violation; false: leave it out). */
+  conforms(value: unknown): boolean;
+  /** Writes a chunk; resolves once the socket can take more (backpressure), so a long answer never piles up in memory. */
+  write(chunk: string): Promise<void>;
+  end(): void;
+}
+
+/**
+ * Opens a long answer written piece by piece (GET /__admin/journal.har), after checking its
+ * status, media type and `envelope` (the document without its streamed items) against
+ * admin.yaml; `conforms` checks each item against a schema of admin.yaml, as openEventStream
+ * does for events.
+ */
+export function openCheckedStream(res: Response, status: number, mediaType: string, envelope: unknown, headers: Record<string, string> = {}): CheckedStream {
+  const answerer = answererOf(res);
+  answerer.check(status, mediaType, envelope);
+  res.writeHead(status, { ...headers, 'Content-Type': mediaType });
+  return {
+    conforms: (value) => answerer.answerConforms(status, mediaType, value),
+    write: (chunk) =>
+      new Promise((resolve) => {
+        if (res.destroyed || res.write(chunk)) return resolve();
+        const done = () => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
+        res.on('drain', done);
+        res.on('close', done);
+      }),
+    end: () => void res.end(),
+  };
+}
+
 function answererOf(res: Response): AdminAnswerer {
   const answerer = res.locals.adminAnswerer as AdminAnswerer | undefined;
   if (!answerer) throw new Error('control-plane answer before the admin contract step');
@@ -177,9 +214,9 @@ function answerer(operation: ContractOperation, options: AdminContractOptions): 
     options.logger.warn({ operationId: operation.operationId, violations }, detail);
   };
   return {
-    check(status, mediaType) {
+    check(status, mediaType, body) {
       if (options.responseValidation === 'off') return;
-      const { violations } = gate.checkAnswer(operation.operationId, { status, mediaType });
+      const { violations } = gate.checkAnswer(operation.operationId, { status, mediaType, body });
       if (violations.length) report(violations, `${operation.operationId} answered outside contract/admin.yaml`);
     },
     conforms(pointer, value) {
@@ -187,6 +224,14 @@ function answerer(operation: ContractOperation, options: AdminContractOptions): 
       const violations = gate.validators.validate(pointer, JSON.parse(JSON.stringify(value)));
       if (!violations.length) return true;
       const detail = `${operation.operationId} streamed an event outside contract/admin.yaml`;
+      options.logger[options.responseValidation === 'error' ? 'error' : 'warn']({ operationId: operation.operationId, violations }, detail);
+      return options.responseValidation !== 'error';
+    },
+    answerConforms(status, mediaType, value) {
+      if (options.responseValidation === 'off') return true;
+      const { violations } = gate.checkAnswer(operation.operationId, { status, mediaType, body: JSON.parse(JSON.stringify(value)) });
+      if (!violations.length) return true;
+      const detail = `${operation.operationId} streamed a part outside contract/admin.yaml`;
       options.logger[options.responseValidation === 'error' ? 'error' : 'warn']({ operationId: operation.operationId, violations }, detail);
       return options.responseValidation !== 'error';
     },

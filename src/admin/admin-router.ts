@@ -10,6 +10,7 @@ import type { ControlPlane } from './control-plane.js';
 import { credentialRoutes } from './credential-routes.js';
 import { inspectorRoutes } from './inspector-routes.js';
 import { journalRoutes } from './journal-routes.js';
+import { recordingRoutes } from './recording-routes.js';
 import { scenarioRoutes } from './scenario-routes.js';
 import { stateRoutes } from './state-routes.js';
 
@@ -52,10 +53,11 @@ export function createAdminRouter(runtime: MockRuntime, control: ControlPlane): 
   router.use(stateRoutes(control));
   router.use(clockRoutes(control));
   router.use(journalRoutes(control));
+  router.use(recordingRoutes(control));
   // After journalRoutes: /journal/retry-after is not an entry number.
   router.use(inspectorRoutes(control, runtime.logger));
   router.use(credentialRoutes(control));
-  router.use(scenarioRoutes(control));
+  router.use(scenarioRoutes(control, runtime.routes));
   // What `shipmock compare` found (src/admin/drift-routes.ts).
   router.use(driftRoutes(runtime));
   return router;

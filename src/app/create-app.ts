@@ -8,7 +8,7 @@ import { ProblemError } from '../errors/problem.js';
 import { pipeline } from '../http/pipeline.js';
 import { isOutsideApi, requestState } from '../http/request-state.js';
 import { createResponder, resultViolations } from './respond.js';
-import type { ApiRequest, ApiResponse } from '../http/types.js';
+import type { ApiRequest, ApiResponse, Step } from '../http/types.js';
 import { commitBeforeRespond } from './commit-before-respond.js';
 import { allowedMethodsOf } from '../contract/route-matcher.js';
 import type { MockRuntime } from '../runtime/runtime.js';
@@ -65,6 +65,8 @@ export interface MockApp {
  *     refuseMockSent   403 for requests a shipmock sent (Shipmock-Sender): no webhook loops
  *  4. /__admin         control plane (contract/admin.yaml), outside the API's rules; Host,
  *                      Origin, admin key and no simple POSTs checked first (admin-access.ts)
+ *     replay           `serve --replay` only: a recorded answer for a matching request, else
+ *                      --on-miss: on to the mock, a 501 replay-miss, or the upstream (src/replay/replay-step.ts)
  *  5. scenarioFaults   active scenarios' request rules: latency, injected problem, connection
  *                      reset, damaged body, own rate limit, forced token expiry, strict echo
  *  6. rateLimit        window of the verified credential, else of the client address (or the
@@ -81,7 +83,7 @@ export interface MockApp {
  *                      domain scenario rules that fire in the handler go to the journal
  * 14. errorWriter      any error → application/problem+json
  */
-export function createApp(runtime: MockRuntime): MockApp {
+export function createApp(runtime: MockRuntime, extras: { replay?: Step } = {}): MockApp {
   const services = createServices({
     store: runtime.store,
     clock: runtime.clock,
@@ -116,6 +118,7 @@ export function createApp(runtime: MockRuntime): MockApp {
     limiter: runtime.rateLimiter,
     callers: runtime.callers,
     now: runtime.clock.now,
+    responder,
   };
 
   const stateful = runtime.options.stateful;
@@ -130,6 +133,7 @@ export function createApp(runtime: MockRuntime): MockApp {
   let admin: Promise<RequestListener> | undefined;
   const adminApp = () => (admin ??= import('../admin/admin-app.js').then((m) => m.createAdminApp(runtime, control, writeError)));
   const api = pipeline([
+    ...(extras.replay ? [extras.replay] : []),
     scenarioFaults({ ...faults, phase: 'request' }),
     rateLimit({ limiter: runtime.rateLimiter, callers: runtime.callers, lockout: runtime.loginLockout }),
     preflight({ allowedMethods: (path) => allowedMethodsOf(runtime.routes, path), responder }),

@@ -109,7 +109,26 @@ export function createResponder(options: ResponderOptions) {
     send(req, res, answerOf(result));
   }
 
-  return { send, sendResult, sendProblem };
+  /**
+   * Writes a recorded answer (a scenario's respond effect with a body): as recorded, whether or
+   * not it keeps to the contract — replaying the real service's drift is the point — but checked
+   * all the same, so the journal's verdict and the log say when it does not.
+   */
+  function sendRecorded(req: ApiRequest, res: ApiResponse, answer: Answer): void {
+    const state = requestState(req);
+    const operationId = state.operation?.operationId;
+    if (operationId && responseValidation !== 'off') {
+      const json = answer.contentType !== undefined && /[/+]json\b/i.test(answer.contentType);
+      const { violations } = gate.checkAnswer(operationId, { status: answer.status, mediaType: answer.payload === undefined ? undefined : answer.contentType, body: json ? answer.json : undefined });
+      if (violations.length) {
+        state.responseViolations = violations;
+        logger.warn({ requestId: state.requestId, operationId, violations }, `${operationId}: a recorded answer outside the contract, served as recorded`);
+      }
+    }
+    send(req, res, answer);
+  }
+
+  return { send, sendResult, sendProblem, sendRecorded };
 }
 
 export type Responder = ReturnType<typeof createResponder>;

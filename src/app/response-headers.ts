@@ -15,7 +15,9 @@ const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-Rat
  */
 export function setAnswerHeaders(res: ApiResponse, state: RequestState, answer: Answer): void {
   if (answer.headers) for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
-  if (state.rateLimit && answer.status !== 500) {
+  if (state.source === 'recorded') {
+    // A recorded answer keeps the X-RateLimit-* it was recorded with (if any): it is the real service's.
+  } else if (state.rateLimit && answer.status !== 500) {
     res.setHeader('X-RateLimit-Limit', String(state.rateLimit.limit));
     res.setHeader('X-RateLimit-Remaining', String(state.rateLimit.remaining));
     res.setHeader('X-RateLimit-Reset', String(state.rateLimit.resetSeconds));

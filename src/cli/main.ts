@@ -11,6 +11,7 @@ import { blameEnvironment, withEnvironment } from './environment.js';
 import { resolveAdminKey } from './generated-admin-key.js';
 import { flagsTakenByNpm, oneOf, parseArgs, type FlagSpec, type ParsedFlags } from './parse-args.js';
 import { checkWorkers, runPrimary, workerNumber } from './workers.js';
+import { ON_MISS, type ReplaySetup } from '../replay/on-miss.js';
 import { parseByteSize, parseLoginLockout, parsePositiveDuration, parseRateLimit, parseTokenTtls } from './parse-limits.js';
 
 export const SERVE_FLAGS = {
@@ -45,6 +46,9 @@ export const SERVE_FLAGS = {
   ...CONTROL_PLANE_FLAGS,
   cert: { type: 'string' },
   key: { type: 'string' },
+  replay: { type: 'string' },
+  'on-miss': { type: 'string' },
+  upstream: { type: 'string' },
   help: { type: 'boolean' },
 } satisfies Record<string, FlagSpec>;
 
@@ -89,6 +93,11 @@ export const USAGE = `Usage: shipmock serve [options]
                            (default 1)
   --tls                    serve HTTPS with a self-signed certificate generated at start
   --cert FILE --key FILE   serve HTTPS with this PEM certificate and key
+  --replay DIR|FILE        answer requests a recording (shipmock record --out DIR, or its scenario
+                           file) has answers for with those answers, in recorded order
+  --on-miss MODE           mock|fail|proxy: what answers the rest — the stateful mock, a 501
+                           replay-miss problem, or --upstream (recorded into DIR) (default mock)
+  --upstream URL           the real service --on-miss proxy forwards to
 ${CONTROL_PLANE_USAGE}
 Every flag can also be set by environment: SHIPMOCK_<FLAG> (SHIPMOCK_PORT, SHIPMOCK_ADMIN_KEY, …;
 booleans true/false, repeatable flags as a comma list); a flag on the command line wins.
@@ -145,6 +154,21 @@ function checkPaths(flags: { contract?: string; credentials?: string; cert?: str
   }
 }
 
+/** --replay, --on-miss and --upstream, checked together: each of the latter two means nothing without the one before. */
+function replayOf(flags: { replay?: string; 'on-miss'?: string; upstream?: string }): ReplaySetup | undefined {
+  const onMiss = oneOf('--on-miss', flags['on-miss'], ON_MISS);
+  if (!flags.replay) {
+    if (onMiss) throw new Error('--on-miss needs --replay DIR|FILE (the recording whose misses it decides)');
+    if (flags.upstream) throw new Error('--upstream needs --replay DIR --on-miss proxy (serve forwards only the requests a recording has no answer for)');
+    return undefined;
+  }
+  if (onMiss === 'proxy' && !flags.upstream) throw new Error('--on-miss proxy needs --upstream URL (the real service that answers what the recording lacks)');
+  if (onMiss !== 'proxy' && flags.upstream) throw new Error('--upstream is only used with --on-miss proxy');
+  // --on-miss proxy may start from an empty folder: what it forwards is recorded there.
+  if (onMiss !== 'proxy' && !existsSync(flags.replay)) throw new Error(`--replay ${flags.replay}: no such folder or file (${resolve(flags.replay)}); record one first: shipmock record --upstream URL --out ${flags.replay}`);
+  return { from: flags.replay, onMiss, upstream: flags.upstream };
+}
+
 /** Node's EADDRINUSE in the CLI's words: which flag picks another port. */
 function portInUse(error: unknown, port: number, host: string | undefined): never {
   if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
@@ -179,6 +203,8 @@ async function serveWith(parsed: ParsedFlags<typeof SERVE_FLAGS>, warnings: stri
   const controlPlane = controlPlaneOptions(flags);
   const workers = flags.workers ?? 1;
   checkWorkers(workers, controlPlane.data);
+  const replay = replayOf(flags);
+  if (replay?.onMiss === 'proxy' && workers > 1) throw new Error('--on-miss proxy records into one folder, which one process writes at a time: use it without --workers');
   if (workers > 1 && cluster.isPrimary) {
     process.exit(await runPrimary(workers, (line) => logger.warn(line)));
   }
@@ -216,6 +242,7 @@ async function serveWith(parsed: ParsedFlags<typeof SERVE_FLAGS>, warnings: stri
     sharedData: workers > 1,
     cert: flags.cert,
     key: flags.key,
+    replay,
     ...controlPlane,
     logger,
   }).catch((error: unknown) => portInUse(error, port, flags.host));
@@ -259,6 +286,7 @@ async function serveWith(parsed: ParsedFlags<typeof SERVE_FLAGS>, warnings: stri
         `  client secret  ${c.clientSecret}`,
         ...banner,
         ...(flags['cors-origin'] ? [`  cors origins   pages of this machine, ${splitList(flags['cors-origin']).join(', ')} (browser pages allowed on the API)`] : []),
+        ...(mock.replay ? [`  replay         ${flags.replay} (${mock.replay.index.size} recorded exchange(s); a miss goes to ${mock.replay.onMiss === 'mock' ? 'the mock' : mock.replay.onMiss === 'fail' ? 'a 501 replay-miss problem' : flags.upstream})`] : []),
         ...(worker !== undefined ? [`  workers        ${workers} processes (node:cluster) on this port, one shared store`] : []),
         `  company token  curl ${mock.url.startsWith('https:') ? '-k ' : ''}-X POST ${mock.url}/v1/companies/${c.companyId}/tokens -u ${c.clientId}:${c.clientSecret} -H 'Content-Type: application/json' -d '{"grantType":"client_credentials"}'`,
         '',
@@ -281,7 +309,9 @@ export async function main(argv: string[]): Promise<void> {
     case '--help':
     case '-h':
     case 'help':
-      process.stdout.write(`${USAGE}\nOther commands: shipmock verify (pacts against a provider), shipmock proxy (validating proxy), shipmock compare (the mock against the real service), shipmock contract diff (what a contract change breaks), shipmock can-i-deploy (pacts against a new contract); --help on each.\n`);
+      process.stdout.write(`${USAGE}
+Other commands: shipmock verify (pacts against a provider), shipmock proxy (validating proxy), shipmock record (record the real service for --replay), shipmock compare (the mock against the real service), shipmock contract diff (what a contract change breaks), shipmock can-i-deploy (pacts against a new contract), shipmock scenario from-har (a HAR file as a recorded scenario); --help on each.
+`);
       return;
     // Contract testing (src/verify, src/proxy).
     case 'verify':
@@ -290,10 +320,14 @@ export async function main(argv: string[]): Promise<void> {
       return (await import('./proxy-command.js')).proxyCommand(rest);
     case 'compare':
       return (await import('./compare-command.js')).compareCommand(rest);
+    case 'record':
+      return (await import('./record-command.js')).recordCommand(rest);
     case 'can-i-deploy':
       return (await import('./can-i-deploy-command.js')).canIDeployCommand(rest);
     case 'contract':
       return (await import('./contract-command.js')).contractCommand(rest);
+    case 'scenario':
+      return (await import('./scenario-command.js')).scenarioCommand(rest);
     case '--version':
     case '-v':
     case 'version':
@@ -302,6 +336,6 @@ export async function main(argv: string[]): Promise<void> {
     default:
       // `shipmock --port 4011`: serve is the default command, flags and all.
       if (command.startsWith('-')) return serve(argv);
-      throw new Error(`unknown command ${command}; commands: serve, verify, proxy, compare, contract, can-i-deploy (try: shipmock serve --help)`);
+      throw new Error(`unknown command ${command}; commands: serve, verify, proxy, record, compare, contract, can-i-deploy, scenario (try: shipmock serve --help)`);
   }
 }

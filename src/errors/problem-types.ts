@@ -29,6 +29,7 @@ export const PROBLEM_TYPES = {
   'carrier-unavailable': { status: 500, title: 'Carrier unavailable' },
   'label-rendering-failed': { status: 500, title: 'Label rendering failed' },
   'not-implemented': { status: 501, title: 'Operation not implemented' },
+  'replay-miss': { status: 501, title: 'No recorded answer for this request' },
   'store-unavailable': { status: 503, title: 'Store unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;
 

@@ -59,7 +59,7 @@ export interface RequestState {
   /** Problem slug of the answer, for the request log. */
   problem?: string;
   /** Who composed the answer when no stateful handler did: X-Shipmock-Source. */
-  source?: 'prism' | 'prefer';
+  source?: 'prism' | 'prefer' | 'recorded' | 'replay' | 'upstream';
   /** Request rules of scenarios that acted on this request ("scenario/rule"): X-Shipmock-Scenario-Hit and the journal. */
   scenarioHits?: string[];
   /** Domain rules (carrier, label, quote, tracker) that fired while the handler ran: the journal. */

@@ -24,6 +24,31 @@ export interface ValidationProxyOptions {
   logger?: Logger;
   /** Upstream timeout in ms (default 30 s): a hung upstream becomes a 502 instead of a hung client. */
   timeoutMs?: number;
+  /**
+   * Told of every exchange the upstream answered, whole, after its answer was written to the
+   * client (`shipmock record` keeps them). Not called when the upstream could not be reached.
+   */
+  onExchange?: (exchange: CapturedExchange) => void;
+}
+
+/** One exchange as it went through the proxy: the request as the client sent it, the upstream's answer as it came. */
+export interface CapturedExchange {
+  /** When the request arrived and how long the upstream took (wall clock: this is real traffic). */
+  startedAt: Date;
+  durationMs: number;
+  method: string;
+  /** Path and query as the client sent them (without the upstream's prefix). */
+  target: string;
+  /** Header names and values as received, alternating (IncomingMessage.rawHeaders). */
+  requestHeaders: string[];
+  requestBody: Buffer;
+  operationId?: string;
+  status: number;
+  /** Header names and values as the upstream sent them, alternating. */
+  responseHeaders: string[];
+  /** As sent (still compressed when the upstream compressed it). */
+  responseBody: Buffer;
+  violations: ProxyViolation[];
 }
 
 export interface RunningProxy {
@@ -63,6 +88,8 @@ export async function startValidationProxy(options: ValidationProxyOptions): Pro
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://proxy.invalid');
     const method = req.method ?? 'GET';
+    const startedAt = new Date();
+    const started = performance.now();
     const body = await readAll(req);
     const checked = checkRequest(gate, req, url, body);
     const answer = await forward(upstream, timeoutMs, req, url.pathname + url.search, body).catch((error: Error) => error);
@@ -81,6 +108,19 @@ export async function startValidationProxy(options: ValidationProxyOptions): Pro
     headers.push([VIOLATIONS_HEADER, violationsHeaderValue(violations)], [VIOLATIONS_COUNT_HEADER, String(violations.length)]);
     res.writeHead(answer.status, headers.flat());
     res.end(answer.body);
+    options.onExchange?.({
+      startedAt,
+      durationMs: performance.now() - started,
+      method,
+      target: req.url ?? '/',
+      requestHeaders: req.rawHeaders,
+      requestBody: body,
+      operationId: checked.operationId,
+      status: answer.status,
+      responseHeaders: answer.raw,
+      responseBody: answer.body,
+      violations,
+    });
   }
 
   const server: Server = createServer((req, res) => {
@@ -116,7 +156,7 @@ export async function startValidationProxy(options: ValidationProxyOptions): Pro
 const inRequest = (v: { field: string; message: string }): ProxyViolation => ({ in: 'request', ...v });
 
 /** What the client sent, against the contract; a route outside it is a violation too. */
-function checkRequest(gate: ContractGate, req: IncomingMessage, url: URL, body: Buffer): { operationId?: string; violations: ProxyViolation[] } {
+export function checkRequest(gate: ContractGate, req: IncomingMessage, url: URL, body: Buffer): { operationId?: string; violations: ProxyViolation[] } {
   // A CORS preflight is the browser's question, not an API call: the contract has no OPTIONS.
   if (req.method === 'OPTIONS' && req.headers['access-control-request-method']) return { violations: [] };
   const match = gate.routes.match(req.method ?? 'GET', url.pathname);
@@ -134,7 +174,7 @@ function checkRequest(gate: ContractGate, req: IncomingMessage, url: URL, body: 
 }
 
 /** What the upstream answered, against the operation's declared responses. */
-function checkAnswer(gate: ContractGate, operationId: string, answer: UpstreamAnswer): ProxyViolation[] {
+export function checkAnswer(gate: ContractGate, operationId: string, answer: UpstreamAnswer): ProxyViolation[] {
   const mediaType = answer.body.length ? mediaTypeOf(answer.headers['content-type']) : undefined;
   let parsed: unknown;
   if (mediaType && isJsonMediaType(mediaType)) {

@@ -4,7 +4,9 @@ import { ProblemError } from '../errors/problem.js';
 import type { Random } from '../random/random.js';
 import { createRateLimiter, type RateLimiter } from '../rate-limit/rate-limiter.js';
 import type { DomainFacts, DomainKind, Effect, RuleKind, ScenarioDefinition, When } from './model.js';
+import { canonicalQuery } from './body-digest.js';
 import { compileMatch, type CompiledMatch, type RequestFacts } from './rule-matcher.js';
+import { RuleIndex } from './rule-index.js';
 import { effectKind, SCENARIO_BOUNDS, ScenarioError, scenarioWeight, toMs, type ParameterValues, type ScenarioLoader } from './scenario-file.js';
 
 /**
@@ -108,12 +110,13 @@ interface RuleState {
   when: When;
   effect?: Effect;
   sequence?: (Effect | 'pass')[];
-  repeat: boolean;
+  repeat: boolean | 'last';
   matched: number;
   fired: number;
   step: number;
   draws: number;
-  random: Random;
+  /** The rule's seeded stream, derived on its first draw (most rules never draw). */
+  random: () => Random;
   limiter?: RateLimiter;
   from?: number;
   until?: number;
@@ -126,6 +129,9 @@ interface Activation {
   source: ActivationSource;
   activatedAt: number;
   rules: RuleState[];
+  /** Its request rules by phase, found by lookup (rule-index.ts). */
+  requestRules: Record<'request' | 'body', RuleIndex<RuleState>>;
+  hasDomainRules: boolean;
 }
 
 /** Header activations are kept per scenario and caller so sequences span requests; bounded. */
@@ -164,18 +170,29 @@ export function createScenarioEngine(deps: { clock: Clock; random: Random; loade
         fired: 0,
         step: 0,
         draws: 0,
-        random: deps.random.derive(`scenario:${definition.name}:${scope}:${index}`),
+        random: lazily(() => deps.random.derive(`scenario:${definition.name}:${scope}:${index}`)),
         limiter: rateLimit ? createRateLimiter({ clock: deps.clock, limit: rateLimit.limit, windowMs: toMs(rateLimit.window) }) : undefined,
         from: instant(rule.when?.from, activatedAt),
         until: instant(rule.when?.until, activatedAt),
       };
     });
-    return { definition, accountId: options.accountId, params: options.params, source: options.source ?? 'api', activatedAt, rules };
+    const requestRules = (phase: 'request' | 'body') =>
+      new RuleIndex(rules.filter((r) => r.kind === 'request' && r.match.needsBody === (phase === 'body')).map((rule) => ({ rule, match: definition.rules[rule.index].match })));
+    return {
+      definition,
+      accountId: options.accountId,
+      params: options.params,
+      source: options.source ?? 'api',
+      activatedAt,
+      rules,
+      requestRules: { request: requestRules('request'), body: requestRules('body') },
+      hasDomainRules: rules.some((r) => r.kind !== 'request'),
+    };
   }
 
   function draw(rule: RuleState): number {
     rule.draws++;
-    return rule.random.next();
+    return rule.random().next();
   }
 
   function sampleLatency(rule: RuleState, effect: Effect): number {
@@ -209,9 +226,10 @@ export function createScenarioEngine(deps: { clock: Clock; random: Random; loade
     if (rule.sequence) {
       if (rule.step >= rule.sequence.length) {
         if (!rule.repeat) return undefined;
-        rule.step = 0;
+        if (rule.repeat === true) rule.step = 0;
       }
-      effect = rule.sequence[rule.step++];
+      // repeat: last keeps answering the last step (the step stays past the end).
+      effect = rule.sequence[Math.min(rule.step++, rule.sequence.length - 1)];
     } else {
       effect = rule.effect!;
     }
@@ -311,7 +329,7 @@ export function createScenarioEngine(deps: { clock: Clock; random: Random; loade
     list: () => [...active.map(view), ...[...byHeader.values()].map(view)],
     available: () => deps.loader.available(),
     hasRequestRules(phase) {
-      return active.some((a) => a.rules.some((r) => r.kind === 'request' && r.match.needsBody === (phase === 'body')));
+      return active.some((a) => a.requestRules[phase].size > 0);
     },
     evaluateRequest(facts, phase, header) {
       const out: FiredEffect[] = [];
@@ -327,9 +345,9 @@ export function createScenarioEngine(deps: { clock: Clock; random: Random; loade
         });
       }
       for (const name of named) activations.push(headerActivation(name, header!.scope));
+      const request = { method: facts.method, path: facts.path, queryKey: canonicalQuery(facts.query ?? {}), operationId: facts.operationId };
       for (const activation of activations) {
-        for (const rule of activation.rules) {
-          if (rule.kind !== 'request' || rule.match.needsBody !== (phase === 'body')) continue;
+        for (const rule of activation.requestRules[phase].candidates(request)) {
           if (!rule.match.request(facts)) continue;
           const effect = fire(rule);
           if (effect && effect !== 'pass') out.push(fired(activation, rule, effect));
@@ -353,7 +371,7 @@ export function createScenarioEngine(deps: { clock: Clock; random: Random; loade
       }
       return undefined;
     },
-    hasDomainRules: () => active.some((a) => a.rules.some((r) => r.kind !== 'request')),
+    hasDomainRules: () => active.some((a) => a.hasDomainRules),
     async collectHits(fn) {
       const collecting = { hits: [] as string[], open: true };
       try {
@@ -413,4 +431,9 @@ function instant(value: string | undefined, activatedAt: number): number | undef
   const ms = Date.parse(value);
   if (!Number.isFinite(ms)) throw new ScenarioError(`invalid instant ${value}`);
   return ms;
+}
+
+function lazily<T>(make: () => T): () => T {
+  let value: T | undefined;
+  return () => (value ??= make());
 }

@@ -23,6 +23,16 @@ export interface RequestMatch {
   headers?: Record<string, string>;
   /** Body field (dotted path or JSON pointer) → expected value; strings may use `*` globs. */
   body?: Record<string, string | number | boolean | null>;
+  /**
+   * The request's query parameters are exactly these (order aside; a repeated parameter as a
+   * list, values compared as sent, decoded). `{}` matches a request without a query.
+   */
+  query?: Record<string, string | string[]>;
+  /**
+   * SHA-256 (hex) of the request body in canonical form, after secrets are shortened
+   * (src/scenarios/body-digest.ts): how a recorded request's body is matched.
+   */
+  bodySha256?: string;
 }
 
 export interface When {
@@ -42,6 +52,7 @@ export interface When {
 export type LatencyValue = DurationValue | { min: DurationValue; max: DurationValue } | { mean: DurationValue; stddev: DurationValue };
 
 export interface RespondEffect {
+  /** A problem answer (no body form below): 400–599. A recorded answer (one body form): 100–599. */
   status: number;
   /** Problem slug from the registry; default chosen by status. */
   problem?: string;
@@ -50,6 +61,34 @@ export interface RespondEffect {
   headers?: Record<string, string>;
   /** Seconds; sets Retry-After (and a consistent X-RateLimit-Reset on a 429). */
   retryAfter?: number;
+  /**
+   * A recorded answer instead of a problem: exactly one body form. `body`: a JSON value, written
+   * as JSON (Content-Type from `headers`, else application/json); `text`: written as UTF-8 as is
+   * (`''` for an empty body); `base64`: bytes (a PDF label, a PNG).
+   */
+  body?: unknown;
+  text?: string;
+  base64?: string;
+}
+
+/** A contract violation as recorded: where and what. */
+export interface RecordedViolation {
+  field: string;
+  message: string;
+}
+
+/** What a recording knows of a rule's answers; informative only, the engine does not act on it. */
+export interface RecordedInfo {
+  /** Whether every recorded answer of the rule conformed to the contract (absent: not checked). */
+  conforms?: boolean;
+  /** The violations of the recorded answers, when they did not conform. */
+  violations?: RecordedViolation[];
+  /** When the (first) exchange happened (ISO 8601). */
+  at?: string;
+  /** Where it came from: a HAR file, the journal, an upstream URL. */
+  source?: string;
+  /** How many exchanges the rule stands for. */
+  exchanges?: number;
 }
 
 export type CarrierOutcome = 'FAIL' | 'TIMEOUT' | 'REJECT' | 'SLOW';
@@ -82,8 +121,13 @@ export interface Rule {
   effect?: Effect;
   /** Effects for successive firings; 'pass' lets that one through untouched. */
   sequence?: (Effect | 'pass')[];
-  /** Start the sequence again after its last step (default: the rule stops firing). */
-  repeat?: boolean;
+  /**
+   * After the sequence's last step: `true` starts it again, `last` keeps answering the last
+   * step, `false` (default) the rule stops firing and the request goes on as if it were absent.
+   */
+  repeat?: boolean | 'last';
+  /** The exchanges a rule was recorded from (a converted HAR, `shipmock record`). */
+  recorded?: RecordedInfo;
 }
 
 export interface ParameterSpec {

@@ -1,3 +1,4 @@
+import { canonicalQuery } from './body-digest.js';
 import { globTest, regexTest, type TextTest } from './linear-pattern.js';
 import { SCENARIO_BOUNDS } from './scenario-file.js';
 import type { DomainFacts, RequestMatch } from './model.js';
@@ -11,6 +12,10 @@ export interface RequestFacts {
   /** Lower-case names. */
   headers: Record<string, string | string[] | undefined>;
   body?: unknown;
+  /** The query (src/scenarios/body-digest.ts requestQuery); absent counts as none. */
+  query?: Record<string, string | string[]>;
+  /** SHA-256 of the canonical request body (body-digest.ts bodySha256), computed on first call. */
+  bodySha256?: () => string | undefined;
 }
 
 /** A compiled `match` block: one predicate per request, one per domain moment. */
@@ -62,6 +67,7 @@ export function compileMatch(match: RequestMatch = {}): CompiledMatch {
   const operationIds = list(match.operationId);
   const carriers = list(match.carrier)?.map((c) => c.toLowerCase());
   const headers = Object.entries(match.headers ?? {}).map(([name, value]) => [name.toLowerCase(), textMatcher(value)] as const);
+  const query = match.query === undefined ? undefined : canonicalQuery(match.query);
   const body = Object.entries(match.body ?? {}).map(([field, expected]) => {
     const glob = typeof expected === 'string' ? globMatcher(expected, { segments: false }) : undefined;
     const test = glob ? (actual: unknown) => typeof actual === 'string' && glob(actual) : (actual: unknown) => actual === expected;
@@ -69,7 +75,7 @@ export function compileMatch(match: RequestMatch = {}): CompiledMatch {
   });
 
   return {
-    needsBody: body.length > 0,
+    needsBody: body.length > 0 || match.bodySha256 !== undefined,
     request(facts) {
       if (methods && !methods.includes(facts.method.toUpperCase())) return false;
       if (paths && !paths.some((test) => test(facts.path))) return false;
@@ -80,7 +86,9 @@ export function compileMatch(match: RequestMatch = {}): CompiledMatch {
         const values = value === undefined ? [] : Array.isArray(value) ? value : [value];
         if (!values.some(test)) return false;
       }
+      if (query !== undefined && canonicalQuery(facts.query ?? {}) !== query) return false;
       for (const [field, test] of body) if (!test(readField(facts.body, field))) return false;
+      if (match.bodySha256 !== undefined && facts.bodySha256?.() !== match.bodySha256) return false;
       return true;
     },
     domain(facts) {

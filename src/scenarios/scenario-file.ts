@@ -68,7 +68,24 @@ const LOOKS_LIKE_PATH = /[\\/]|\.(ya?ml|json)$/i;
  *   glob with `*` or a regular expression (RE2 matches in time pattern × text; API paths and
  *   fields are far shorter). Plain text compares whatever its length.
  */
-export const SCENARIO_BOUNDS = { maxBytes: 16 * 1024, maxPatternWeight: 4_096, maxActiveWeight: 8_192, maxMatchedText: 2_048 } as const;
+export const SCENARIO_BOUNDS = { maxBytes: 16 * 1024, maxPatternWeight: 4_096, maxActiveWeight: 8_192, maxMatchedText: 2_048, maxRules: 50, maxSteps: 100 } as const;
+
+/**
+ * A recorded scenario (every rule carries `recorded`: a converted HAR, `shipmock record`) answers
+ * what a recording saw, so it is as large as the recording. It may exceed the bounds above
+ * because the engine never scans it: each of its rules matches one method and one literal path
+ * (an index lookup per request, src/scenarios/rule-index.ts), and no rule holds a pattern.
+ * Above `maxBytes` such a document must be JSON (parsed at ~0.5 GB/s, where YAML manages ~1 MB/s).
+ * - `maxBytes`: its text or JSON; 10,000 exchanges of 1–2 KiB take 15–25 MiB.
+ * - `maxRules` / `maxSteps`: rules, and answers of one rule's sequence.
+ */
+export const RECORDED_BOUNDS = { maxBytes: 64 * 1024 * 1024, maxRules: 100_000, maxSteps: 10_000 } as const;
+
+/** Every rule of the (unchecked) document carries a `recorded` block: the bounds of RECORDED_BOUNDS apply. */
+export function isRecordedDocument(raw: unknown): boolean {
+  const rules = (raw as { rules?: unknown } | null)?.rules;
+  return Array.isArray(rules) && rules.length > 0 && rules.every((rule) => rule !== null && typeof rule === 'object' && typeof (rule as { recorded?: unknown }).recorded === 'object');
+}
 
 /** Every pattern a rule compiles, with the field that names it. */
 function patternsOf(rule: Rule, at: string): { field: string; pattern: string; kind: 'glob' | 'regex' }[] {
@@ -112,17 +129,50 @@ function checkPatternCost(definition: ScenarioDefinition): Violation[] {
   return out;
 }
 
-/** Refuses a document above SCENARIO_BOUNDS.maxBytes before it is parsed. */
-function checkSize(input: unknown, source: string): void {
-  const bytes = typeof input === 'string' ? Buffer.byteLength(input) : input && typeof input === 'object' ? Buffer.byteLength(JSON.stringify(input)) : 0;
-  if (bytes > SCENARIO_BOUNDS.maxBytes) {
-    throw new ScenarioError(
-      `${source} is too large`,
-      [{ field: 'scenario', message: `is ${bytes} bytes; a scenario is at most ${SCENARIO_BOUNDS.maxBytes} bytes (${SCENARIO_BOUNDS.maxBytes / 1024} KiB): split it into several scenarios` }],
-      false,
-      true,
-    );
+/**
+ * Refuses a document above SCENARIO_BOUNDS.maxBytes before it is parsed — unless it is a
+ * recorded scenario within RECORDED_BOUNDS.maxBytes: then it is JSON text (parsed here and
+ * returned) or a definition object whose rules all carry `recorded`.
+ */
+function checkSize(input: unknown, source: string): { parsed?: unknown; text?: string } {
+  const text = typeof input === 'string' ? input : input && typeof input === 'object' ? JSON.stringify(input) : '';
+  const bytes = Buffer.byteLength(text);
+  if (bytes <= SCENARIO_BOUNDS.maxBytes) return { text };
+  if (bytes <= RECORDED_BOUNDS.maxBytes) {
+    if (typeof input !== 'string' && isRecordedDocument(input)) return { text };
+    if (typeof input === 'string' && /^\s*\{/.test(input)) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(input);
+      } catch (error) {
+        throw new ScenarioError(`${source} is not valid JSON: ${(error as Error).message}`, [{ field: 'scenario', message: 'is not valid JSON (a scenario above 16 KiB must be JSON)' }]);
+      }
+      if (isRecordedDocument(parsed)) return { parsed, text };
+    }
   }
+  throw new ScenarioError(
+    `${source} is too large`,
+    [
+      {
+        field: 'scenario',
+        message: `is ${bytes} bytes; a scenario is at most ${SCENARIO_BOUNDS.maxBytes} bytes (${SCENARIO_BOUNDS.maxBytes / 1024} KiB): split it into several scenarios (a recorded scenario, every rule with \`recorded\`, may be JSON of up to ${RECORDED_BOUNDS.maxBytes / 1024 / 1024} MiB)`,
+      },
+    ],
+    false,
+    true,
+  );
+}
+
+/** JSON text is read as JSON (much faster than YAML, which it also is); anything else as YAML. */
+function parseText(text: string): unknown {
+  if (/^\s*\{/.test(text)) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      // Not strict JSON (a comment, a trailing comma): YAML may still read it, and names the line.
+    }
+  }
+  return parse(text);
 }
 
 /**
@@ -142,16 +192,19 @@ export function createScenarioLoader(options: { dirs?: string[] } = {}): Scenari
   }
 
   function parseDefinition(input: unknown, source: string, params: ParameterValues = {}): ScenarioDefinition {
-    checkSize(input, source);
-    if (typeof input !== 'string') return checkDefinition(input, source, params);
+    const { parsed, text } = checkSize(input, source);
+    // Nothing to substitute in a document without `${` (a recording): its copy is skipped.
+    const plain = text !== undefined && !text.includes('${');
+    if (parsed !== undefined) return checkDefinition(parsed, source, params, plain);
+    if (typeof input !== 'string') return checkDefinition(input, source, params, plain);
     let raw: unknown;
     try {
-      raw = parse(input);
+      raw = parseText(input);
     } catch (error) {
       throw new ScenarioError(`${source} is not valid YAML or JSON: ${(error as Error).message}`, [{ field: 'scenario', message: 'is not valid YAML or JSON' }]);
     }
     try {
-      return checkDefinition(raw, source, params);
+      return checkDefinition(raw, source, params, plain);
     } catch (error) {
       // Parsed again, with positions, only when a violation's line is asked for.
       if (error instanceof ScenarioError) error.lineOf = lineFinder(input);
@@ -159,7 +212,7 @@ export function createScenarioLoader(options: { dirs?: string[] } = {}): Scenari
     }
   }
 
-  function checkDefinition(raw: unknown, source: string, params: ParameterValues = {}): ScenarioDefinition {
+  function checkDefinition(raw: unknown, source: string, params: ParameterValues = {}, plain = false): ScenarioDefinition {
     if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
       throw new ScenarioError(`${source} is not a scenario`, [{ field: 'scenario', message: 'must be an object with name and rules' }]);
     }
@@ -168,13 +221,13 @@ export function createScenarioLoader(options: { dirs?: string[] } = {}): Scenari
     const shapeOfParameters = schemaCheck({ name: 'x', rules: [{}], parameters: declared });
     if (shapeOfParameters.length) throw new ScenarioError(`${source} is not a valid scenario`, shapeOfParameters);
     const values = resolveParameters(declared ?? {}, params);
-    const substituted = substitute(raw, values, 'scenario');
+    const substituted = plain && Object.keys(params).length === 0 ? raw : substitute(raw, values, 'scenario');
     const violations = schemaCheck(substituted);
     if (violations.length) throw new ScenarioError(`${source} is not a valid scenario`, violations);
     const definition = substituted as ScenarioDefinition;
     const cost = checkPatternCost(definition);
     if (cost.length) throw new ScenarioError(`${source} is not a valid scenario`, cost);
-    const semantic = definition.rules.flatMap((rule, i) => checkRule(rule, `scenario/rules/${i}`));
+    const semantic = [...checkRecordedBounds(definition), ...definition.rules.flatMap((rule, i) => checkRule(rule, `scenario/rules/${i}`))];
     if (semantic.length) throw new ScenarioError(`${source} is not a valid scenario`, semantic);
     return definition;
   }
@@ -221,7 +274,7 @@ export function createScenarioLoader(options: { dirs?: string[] } = {}): Scenari
       return listNames().map((name) => {
         try {
           const path = findFile(name);
-          const raw = parse(readFileSync(path, 'utf8')) as { description?: string };
+          const raw = parseText(readFileSync(path, 'utf8')) as { description?: string };
           return raw?.description ? { name, description: raw.description } : { name };
         } catch {
           return { name };
@@ -272,7 +325,9 @@ function substitute(value: unknown, params: ParameterValues, at: string): unknow
   if (Array.isArray(value)) return value.map((v, i) => substitute(v, params, `${at}/${i}`));
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = k === 'parameters' && at === 'scenario' ? v : substitute(v, params, `${at}/${k}`);
+    // Declared parameters are read as they are; a recorded answer's body is data, not a template.
+    const verbatim = (k: string) => (k === 'parameters' && at === 'scenario') || (at.endsWith('/respond') && ANSWER_BODY_FORMS.includes(k)) || k === 'recorded';
+    for (const [k, v] of Object.entries(value)) out[k] = verbatim(k) ? v : substitute(v, params, `${at}/${k}`);
     return out;
   }
   return value;
@@ -285,6 +340,50 @@ function lookup(name: string, params: ParameterValues, at: string): string | num
 }
 
 const TERMINAL = ['respond', 'reset', 'corrupt'] as const;
+/** The forms of a recorded answer's body in a respond effect (one at most). */
+const ANSWER_BODY_FORMS: readonly string[] = ['body', 'text', 'base64'];
+/** A respond effect's fields that only a problem answer has. */
+const PROBLEM_FIELDS = ['problem', 'title', 'detail', 'retryAfter'] as const;
+
+/**
+ * The bounds of hand-written scenarios, and what lets a recorded one exceed them: every rule
+ * carries `recorded`, matches one method and one literal path, and holds no pattern (so the
+ * engine finds its rules by lookup, never by scanning them).
+ */
+function checkRecordedBounds(definition: ScenarioDefinition): Violation[] {
+  const recorded = definition.rules.every((rule) => rule.recorded);
+  const out: Violation[] = [];
+  if (!recorded && definition.rules.length > SCENARIO_BOUNDS.maxRules) {
+    out.push({ field: 'scenario/rules', message: `must NOT have more than ${SCENARIO_BOUNDS.maxRules} items (a recorded scenario, every rule with \`recorded\`, may have ${RECORDED_BOUNDS.maxRules})` });
+  }
+  definition.rules.forEach((rule, i) => {
+    const steps = rule.sequence?.length ?? 0;
+    if (!rule.recorded && steps > SCENARIO_BOUNDS.maxSteps) out.push({ field: `scenario/rules/${i}/sequence`, message: `must NOT have more than ${SCENARIO_BOUNDS.maxSteps} items (a recorded rule may have ${RECORDED_BOUNDS.maxSteps})` });
+  });
+  if (recorded && definition.rules.length > SCENARIO_BOUNDS.maxRules) {
+    definition.rules.forEach((rule, i) => {
+      const match = rule.match ?? {};
+      const literal = typeof match.method === 'string' && typeof match.path === 'string' && !match.path.includes('*') && !Object.values(match.headers ?? {}).some((v) => v.startsWith('/')) && !Object.values(match.body ?? {}).some((v) => typeof v === 'string' && v.includes('*'));
+      if (!literal && out.length < 20) out.push({ field: `scenario/rules/${i}/match`, message: `must name one method and one literal path, without patterns, in a recorded scenario of more than ${SCENARIO_BOUNDS.maxRules} rules (so a request finds its rules by lookup)` });
+    });
+  }
+  return out;
+}
+
+/** What a respond effect may combine: a problem's fields, or one body form of a recorded answer. */
+function checkRespond(respond: NonNullable<Effect['respond']>, where: string): Violation[] {
+  const out: Violation[] = [];
+  const forms = ANSWER_BODY_FORMS.filter((k) => (respond as unknown as Record<string, unknown>)[k] !== undefined);
+  if (forms.length > 1) out.push({ field: where, message: `combines ${forms.join(' and ')}; a recorded answer has one body form` });
+  if (forms.length === 0) {
+    if (respond.status < 400) out.push({ field: `${where}/status`, message: 'must be >= 400 for a problem answer (a recorded answer of another status gives body, text or base64)' });
+    return out;
+  }
+  const problemFields = PROBLEM_FIELDS.filter((k) => respond[k] !== undefined);
+  if (problemFields.length) out.push({ field: where, message: `combines ${problemFields.join(', ')} (a problem answer) with ${forms[0]} (a recorded answer); use one or the other` });
+  if (respond.base64 !== undefined && respond.base64.length % 4 !== 0) out.push({ field: `${where}/base64`, message: 'is not base64: its length must be a multiple of 4' });
+  return out;
+}
 /** Effects whose moment knows the carrier (the booking's), so `match.carrier` can select them. */
 const CARRIER_AWARE: readonly string[] = ['carrier', 'label', 'tracker'];
 
@@ -321,6 +420,7 @@ function checkRule(rule: Rule, at: string): Violation[] {
     kinds.add(kind);
     const terminal = TERMINAL.filter((k) => effect[k] !== undefined);
     if (terminal.length > 1) out.push({ field: where, message: `combines ${terminal.join(' and ')}; use one of them per effect` });
+    if (effect.respond) out.push(...checkRespond(effect.respond, `${where}/respond`));
     if (effect.respond?.problem && !(effect.respond.problem in PROBLEM_TYPES)) {
       out.push({ field: `${where}/respond/problem`, message: `is not a registered problem type (${Object.keys(PROBLEM_TYPES).join(', ')})` });
     }

@@ -12,6 +12,10 @@ import { createMockHandles, handlePartsOf, type MockHandles } from './mock-handl
 import { openDataStore } from './data-store.js';
 import { readStateFile, writeStateFile } from './state-file.js';
 import { resolveTls, type TlsOptions } from './tls.js';
+import { openReplay, type ReplaySource } from '../replay/replay-source.js';
+import { replayAnswer } from '../replay/replay-step.js';
+import type { ReplaySetup } from '../replay/on-miss.js';
+import { createContractGate } from '../contract/gate.js';
 
 export interface StartOptions extends MockOptions, TlsOptions {
   /** Port to listen on; 0 picks a free one. Default 4010. */
@@ -31,6 +35,8 @@ export interface StartOptions extends MockOptions, TlsOptions {
   sharedData?: boolean;
   /** Slow-client limits: headers/request/keep-alive timeouts, connection cap (README, Slow clients). */
   connections?: ConnectionLimits;
+  /** Serves a recording (`shipmock record`) for the requests it has answers for (README, Record and replay). */
+  replay?: ReplaySetup;
 }
 
 export interface RunningMock extends MockHandles {
@@ -41,6 +47,8 @@ export interface RunningMock extends MockHandles {
   /** The seeded default company's credentials. */
   credentials: CompanyCredentials;
   server: Server;
+  /** The recording served (`replay` option): how many exchanges, and what answers a miss. */
+  replay?: Pick<ReplaySource, 'index' | 'onMiss'>;
   close(): Promise<void>;
 }
 
@@ -86,7 +94,17 @@ export async function startMock(options: StartOptions = {}): Promise<RunningMock
     durable?.store.close();
     throw error;
   }
-  const { app, services, control } = createApp(runtime);
+  let replay;
+  const gate = createContractGate({ contract: runtime.contract, validators: runtime.validators, routes: runtime.routes });
+  try {
+    replay = options.replay ? openReplay(options.replay, { store: runtime.store, logger: runtime.logger }) : undefined;
+  } catch (error) {
+    runtime.dispose();
+    throw error;
+  }
+  const { app, services, control } = createApp(runtime, {
+    replay: replay && replayAnswer({ replay, gate, tokens: runtime.tokens, bodyLimit: runtime.options.bodyLimit }),
+  });
   // Tracker scans that were pending when the mock stopped resume (and those due meanwhile happen now).
   if (durable) services.trackers.resume();
   if (saved?.state) {
@@ -108,6 +126,7 @@ export async function startMock(options: StartOptions = {}): Promise<RunningMock
   await new Promise<void>((resolve, reject) => {
     const failed = (error: Error) => {
       // Releases the data file (and its lock) when the port cannot be had.
+      replay?.close();
       started.dispose();
       reject(error);
     };
@@ -127,6 +146,7 @@ export async function startMock(options: StartOptions = {}): Promise<RunningMock
     host,
     credentials: runtime.credentials.defaultCompany,
     server,
+    replay,
     ...createMockHandles(control, handlePartsOf(runtime, services)),
     close: () =>
       new Promise<void>((resolve, reject) => {
@@ -134,6 +154,8 @@ export async function startMock(options: StartOptions = {}): Promise<RunningMock
         if (options.stateFile && saved) writeStateFile(options.stateFile, control.state.export(), saved.tokenSecret);
         // Stops webhook retries and closes their sockets as well as the clock's timers.
         runtime.dispose();
+        // What --on-miss proxy recorded is written, and the folder released.
+        replay?.close();
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();
       }),

@@ -52,7 +52,7 @@ describe('names', () => {
   it.each([
     ['accessToken', true], ['access_token', true], ['refresh-token', true], ['id_token', true], ['clientSecret', true], ['client_secret', true], ['secret', true],
     ['password', true], ['PASSWORD', true], ['passwd', true], ['apiKey', true], ['api_key', true], ['X-Api-Key', true], ['x-admin-key', true], ['privateKey', true],
-    ['credentials', true], ['sessionId', true], ['pin', true],
+    ['credentials', true], ['sessionId', true], ['pin', true], ['Shipmock-Signature', true], ['X-Hub-Signature-256', true],
     ['tokens', false], ['tokenType', false], ['expiresAt', false], ['key', false], ['value', false], ['headerNames', false], ['signed', false], ['name', false], ['username', false],
   ])('%s: %s', (name, secret) => {
     expect(isSecretName(name)).toBe(secret);

@@ -18,7 +18,7 @@ const KEPT = 6;
  * compared in lower case without separators: `client_secret`, `clientSecret` and `Client-Secret`
  * are one name. Usage `tokens` (a count) and `tokenType` are not; `accessToken`, `X-Auth-Token` are.
  */
-const SECRET_WORDS = /(secret|passw|passphrase|apikey|accesskey|privatekey|signingkey|adminkey|authorization|credential|session|cookie)/;
+const SECRET_WORDS = /(secret|passw|passphrase|apikey|accesskey|privatekey|signingkey|adminkey|authorization|credential|session|cookie|signature)/;
 const SECRET_ENDINGS = /(token|auth|pwd|pin|otp)$/;
 /** Members whose value is a map of header names to values: a channel's custom headers are write-only (contract: webhook.headers). */
 const HEADER_MAPS = new Set(['headers']);
@@ -29,7 +29,7 @@ const AUTH_SCHEME = /^(basic|bearer|concealed|digest|dpop|gnap|hoba|mutual|negot
 const URL_LIKE = /^([a-z][a-z0-9+.-]*:\/\/|\/)/i;
 
 /** A query that could hold a secret name (separators left out, as names are compared), anything percent-encoded or a URL: looked at parameter by parameter. */
-const MAYBE_SECRET_QUERY = /secret|passw|passphrase|api|access|private|signing|admin|auth|credential|session|cookie|token|pwd|pin|otp|%|:\/|=\//i;
+const MAYBE_SECRET_QUERY = /secret|signature|passw|passphrase|api|access|private|signing|admin|auth|credential|session|cookie|token|pwd|pin|otp|%|:\/|=\//i;
 
 const normalized = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
 

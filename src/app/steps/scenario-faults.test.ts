@@ -3,6 +3,8 @@ import { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createClock } from '../../clock/clock.js';
 import { loadCompiledContract } from '../../contract/compiled-contract.js';
+import { createContractGate } from '../../contract/gate.js';
+import { createValidators } from '../../contract/validators.js';
 import { createRouteMatcher } from '../../contract/route-matcher.js';
 import type { ProblemError } from '../../errors/problem.js';
 import { requestState } from '../../http/request-state.js';
@@ -12,12 +14,15 @@ import { createRateLimiter } from '../../rate-limit/rate-limiter.js';
 import { createScenarioEngine } from '../../scenarios/engine.js';
 import { createScenarioLoader } from '../../scenarios/scenario-file.js';
 import { createTokenRevocations } from '../../scenarios/token-revocations.js';
+import { createResponder } from '../respond.js';
 import { requestId } from './request-id.js';
 import { scenarioFaults, scenarioNames } from './scenario-faults.js';
 
-const { contract } = loadCompiledContract();
+const { contract, schemas } = loadCompiledContract();
 const routes = createRouteMatcher(contract.operations);
-const started = requestId({ logger: createLogger({ level: 'silent', format: 'json' }), now: () => 0 });
+const logger = createLogger({ level: 'silent', format: 'json' });
+const started = requestId({ logger, now: () => 0 });
+const responder = createResponder({ gate: createContractGate({ contract, validators: createValidators(contract, schemas), routes }), logger, responseValidation: 'error' });
 
 /** The request-phase step over a real scenario engine; every request comes from the address 127.0.0.1 (not verified). */
 function faults() {
@@ -30,6 +35,7 @@ function faults() {
     limiter: createRateLimiter({ clock, limit: 100, windowMs: 60_000 }),
     callers: { identify: () => ({ key: 'ip:127.0.0.1', verified: false }) },
     now: clock.now,
+    responder,
     phase: 'request',
   });
   const send = async (url: string, headers: Record<string, string> = {}) => {

@@ -8,7 +8,10 @@ import type { FiredEffect, ScenarioEngine } from '../../scenarios/engine.js';
 import type { RequestFacts } from '../../scenarios/rule-matcher.js';
 import { ScenarioError, toMs } from '../../scenarios/scenario-file.js';
 import type { TokenRevocations } from '../../scenarios/token-revocations.js';
+import { bodySha256, requestQuery } from '../../scenarios/body-digest.js';
 import { injectedProblem } from '../injected-problem.js';
+import { isRecordedAnswer, recordedAnswer } from '../recorded-answer.js';
+import type { Responder } from '../respond.js';
 import { callerOf } from './rate-limit.js';
 
 export const SCENARIO_HEADER = 'x-shipmock-scenario';
@@ -21,6 +24,8 @@ export interface ScenarioFaultsOptions {
   /** Who a request counts against: the verified credential, else the client address. */
   callers: CallerIdentifier;
   now: () => number;
+  /** Writes a recorded answer (a respond effect with a body form). */
+  responder: Responder;
   /**
    * `request`: before rate limiting, for rules that need no body (DESIGN order).
    * `body`: after request validation, for rules that match body fields.
@@ -38,7 +43,7 @@ export interface ScenarioFaultsOptions {
  */
 export function scenarioFaults(options: ScenarioFaultsOptions) {
   const { engine, phase } = options;
-  return async function scenarioFaultsStep(req: ApiRequest, _res: ApiResponse, next: Next) {
+  return async function scenarioFaultsStep(req: ApiRequest, res: ApiResponse, next: Next) {
     const names = scenarioNames(req.headers[SCENARIO_HEADER]);
     if (names.length === 0 && !engine.hasRequestRules(phase)) return next();
     const state = requestState(req);
@@ -57,6 +62,11 @@ export function scenarioFaults(options: ScenarioFaultsOptions) {
     if (terminal?.effect.reset) {
       req.socket.destroy();
       return;
+    }
+    if (terminal?.effect.respond && isRecordedAnswer(terminal.effect.respond)) {
+      // Answered as recorded: as the real service did, whether or not that kept to the contract.
+      state.source = 'recorded';
+      return options.responder.sendRecorded(req, res, recordedAnswer(terminal.effect.respond));
     }
     if (terminal?.effect.respond) {
       throw injectedProblem(state, terminal.effect.respond, { limiter: options.limiter, key, detail: `Injected by scenario ${terminal.scenario} (${terminal.rule})` });
@@ -121,6 +131,8 @@ function factsOf(req: ApiRequest, state: RequestState, options: ScenarioFaultsOp
     accountId: state.principal?.accountId ?? caller.claims?.aid ?? (caller.verified ? (pathParams?.['account-id'] as string | undefined) : undefined),
     headers: req.headers,
     body: state.body,
+    query: requestQuery(state.search),
+    bodySha256: memo(() => bodySha256(state.requestBody, req.headers['content-type'])),
   };
 }
 
@@ -140,4 +152,16 @@ function applyStanding(fired: FiredEffect, req: ApiRequest, state: RequestState,
     // The authenticate step then refuses the token like any expired one (401 invalid-token).
     if (olderThan === undefined || (issuedAt !== undefined && options.now() - issuedAt >= olderThan)) options.revocations.expire(token, claims);
   }
+}
+
+function memo<T>(compute: () => T): () => T {
+  let done = false;
+  let value: T;
+  return () => {
+    if (!done) {
+      value = compute();
+      done = true;
+    }
+    return value;
+  };
 }

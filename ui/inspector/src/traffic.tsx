@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { MOCK_BASE, admin, describeError } from './api';
+import { MOCK_BASE, admin, adminBlob, adminKey, describeError } from './api';
 import { curlCommand, type CurlCommand } from './curl-command';
 import { BodyView, ErrorText, HeaderTable, Section, rowTime, short, statusClass, time } from './common';
 import { streamJournal, type StreamStatus } from './journal-stream';
@@ -217,6 +217,9 @@ export function TrafficTab() {
           <button type="button" onClick={() => setEntries([])}>
             Clear view
           </button>
+          <a class="button" href={`..${harPath({ statusFilter, account, operation })}`} download onClick={downloadWithKey}>
+            Download HAR
+          </a>
         </>
       }
     >
@@ -305,4 +308,35 @@ export function TrafficTab() {
       {shown.length === 0 && <p class="muted">No requests yet. Send one to the API and it appears here.</p>}
     </Section>
   );
+}
+
+/**
+ * GET /__admin/journal.har with the page's filters (status class, account, operation): the
+ * journal's requests as a HAR file, secrets shortened as on this page; relative to /__admin.
+ */
+function harPath(filters: { statusFilter: string; account: string; operation: string }): string {
+  const query = new URLSearchParams();
+  if (filters.statusFilter) query.set('status', filters.statusFilter);
+  if (filters.account) query.set('account_id', filters.account);
+  if (filters.operation) query.set('operation_id', filters.operation);
+  const text = query.toString();
+  return `/journal.har${text ? `?${text}` : ''}`;
+}
+
+/**
+ * A link downloads the file as the mock streams it; with an admin key the request must carry
+ * the key (a link cannot send headers), so the file is fetched and handed over from memory.
+ */
+function downloadWithKey(event: MouseEvent): void {
+  if (!adminKey()) return;
+  event.preventDefault();
+  const link = event.currentTarget as HTMLAnchorElement;
+  void adminBlob(new URL(link.href).pathname.replace(/^.*\/__admin\//, '') + new URL(link.href).search).then((blob) => {
+    const url = URL.createObjectURL(blob);
+    const save = document.createElement('a');
+    save.href = url;
+    save.download = 'shipmock-journal.har';
+    save.click();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  }, () => undefined);
 }

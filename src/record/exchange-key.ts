@@ -1,0 +1,43 @@
+import { headerOf, type Exchange } from '../recording/index.js';
+import { bodySha256, canonicalQuery, requestQuery } from '../scenarios/body-digest.js';
+import type { RequestMatch } from '../scenarios/model.js';
+
+/** A request as matching sees it. */
+export interface KeyedRequest {
+  method: string;
+  /** Path without the query, as sent. */
+  path: string;
+  /** The query as sent, with or without `?`. */
+  search: string;
+  contentType?: string;
+  body?: Buffer | string;
+}
+
+/**
+ * The matching key of a request — the one a recorded scenario's rule is written for
+ * (src/recording/to-scenario.ts): method, path (so its path parameters), the query's parameters
+ * in any order, and the SHA-256 of the canonical body (JSON by value, secrets shortened first, so
+ * a request that sends the real secret meets the recording that keeps only its first
+ * characters). Headers do not take part: a new token must still get the recorded answer.
+ *
+ * @example requestKey({ method: 'get', path: '/v1/carriers', search: '?b=2&a=1' }) // 'GET /v1/carriers?a=1&b=2#'
+ */
+export function requestKey(request: KeyedRequest): string {
+  return `${request.method.toUpperCase()} ${request.path}?${canonicalQuery(requestQuery(request.search))}#${bodySha256(request.body, request.contentType) ?? ''}`;
+}
+
+/** The key of a recorded exchange's request (its URL's path and query). */
+export function exchangeKey(exchange: Exchange): string {
+  const url = new URL(exchange.request.url);
+  return requestKey({ method: exchange.request.method, path: url.pathname, search: url.search, contentType: headerOf(exchange.request.headers, 'content-type'), body: exchange.request.body });
+}
+
+/**
+ * The key a recorded rule answers: undefined for a rule that is not a recorded one (it names no
+ * single method and literal path), which replay leaves alone.
+ */
+export function ruleKey(match: RequestMatch | undefined): string | undefined {
+  if (!match || typeof match.method !== 'string' || typeof match.path !== 'string' || match.path.includes('*')) return undefined;
+  if (match.headers || match.body || match.account) return undefined;
+  return `${match.method.toUpperCase()} ${match.path}?${canonicalQuery(match.query ?? {})}#${match.bodySha256 ?? ''}`;
+}
