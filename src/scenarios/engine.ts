@@ -261,10 +261,19 @@ export function createScenarioEngine(deps: { clock: Clock; random: Random; loade
     // Names only: a header must never make the mock read a file path of the caller's choosing.
     if (!/^[a-z0-9][a-z0-9-]{0,63}$/.test(name)) throw new ScenarioError(`${name.slice(0, 80)} is not a scenario name`, [], true);
     const found = inline.get(name) ?? loaded.get(name);
-    if (found) return found;
+    if (found) return withinHeaderBounds(found);
     const definition = deps.loader.load(name);
     loaded.set(name, definition);
-    return definition;
+    return withinHeaderBounds(definition);
+  }
+
+  /**
+   * A header activation is built per caller (up to MAX_HEADER_ACTIVATIONS of them): only a
+   * scenario within the hand-written bounds may be named, never a recording of thousands of rules.
+   */
+  function withinHeaderBounds(definition: ScenarioDefinition): ScenarioDefinition {
+    if (definition.rules.length <= SCENARIO_BOUNDS.maxRules) return definition;
+    throw new ScenarioError(`${definition.name} is a recorded scenario of ${definition.rules.length} rules: activate it over the control plane (POST /__admin/scenarios, --scenario), not with X-Shipmock-Scenario`);
   }
 
   function headerActivation(name: string, scope: string): Activation {

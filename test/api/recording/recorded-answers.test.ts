@@ -114,10 +114,24 @@ describe('a scenario of recorded exchanges', () => {
     // The budget is 1 s (measured ~0.25–0.6 s warm, bench in the report); the bound here allows for a loaded CI machine
     // and still fails on anything quadratic (10,000 rules compared with each other would take minutes).
     expect(activationMs).toBeLessThan(3000);
-    const first = await call(mock, 'GET', '/v1/addresses/rec-0', { auth: account.auth });
+    // The activation held this process's loop: a pooled keep-alive connection the mock closed as idle
+    // meanwhile may be reset on first use (a client-side race, not an answer), so that request is sent again.
+    const first = await call(mock, 'GET', '/v1/addresses/rec-0', { auth: account.auth }).catch(() => call(mock, 'GET', '/v1/addresses/rec-0', { auth: account.auth }));
     const last = await call(mock, 'GET', '/v1/addresses/rec-9999', { auth: account.auth });
     expect(first.body.name).toBe('Recorded 0');
     expect(last.body.name).toBe('Recorded 9999');
     mock.scenarios.deactivate('recorded-large');
+  });
+});
+
+describe('a recorded scenario and X-Shipmock-Scenario', () => {
+  it('cannot be named in the header (a header activation is built per caller): a 400 naming the header', async () => {
+    const exchanges: Exchange[] = Array.from({ length: 60 }, (_, i) => ({ request: { method: 'GET', url: `${BASE}/v1/addresses/h-${i}`, headers: {} }, response: json(200, address(`h-${i}`, 'H')) }));
+    mock.scenarios.activate(exchangesToScenario(exchanges, { name: 'recorded-header' }), { accountId: account.accountId });
+    const res = await call(mock, 'GET', '/v1/addresses', { auth: account.auth, headers: { 'X-Shipmock-Scenario': 'recorded-header' } });
+    expect(res.status).toBe(400);
+    expect(res.body.properties.violations[0].field).toBe('header/x-shipmock-scenario');
+    expect(res.body.detail).toMatch(/recorded-header is a recorded scenario of 60 rules: activate it over the control plane/);
+    mock.scenarios.deactivate('recorded-header');
   });
 });
