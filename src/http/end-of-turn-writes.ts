@@ -11,7 +11,7 @@ import type { Socket } from 'node:net';
  * preempt the other side: the memory mode spent 44 % of its busy time in `writev` under
  * `autocannon -c 50`. Answers written together after all of a turn's requests were read (what
  * the durable stores' group commit does anyway, src/app/commit-before-respond.ts) cost the same
- * one `writev` each, but the client wakes once for the lot. See docs/performance.md.
+ * one `writev` each, but the client wakes once for the lot (README, Performance).
  *
  * Only the system call waits: the HTTP layer has written the response (`headersSent`,
  * `writableEnded`, the socket's `writableLength`); the socket simply completes that write at
