@@ -101,6 +101,9 @@ export function createApp(runtime: MockRuntime): MockApp {
   const gate = createContractGate({ contract: runtime.contract, validators: runtime.validators, routes: runtime.routes });
   const responder = createResponder({ gate, logger: runtime.logger, responseValidation: runtime.options.responseValidation });
   const writeError = errorWriter({ logger: runtime.logger, responder });
+  // Memory store: the answers of a turn go out together at its end, one wake-up of the clients
+  // per turn instead of one per answer (a durable store's group commit writes them there already).
+  const holdWrites = runtime.store.durable ? undefined : createEndOfTurnWrites();
 
   // An imported state's pending tracker steps resume (those due at its clock are recorded now).
   const control = createControlPlane(runtime, {
@@ -167,9 +170,6 @@ export function createApp(runtime: MockRuntime): MockApp {
   const batch = runtime.store.shared ? sharedBatch({ shared: runtime.store.shared }) : undefined;
   // SQLite store only: requests are refused while its file cannot take writes.
   const available = storeAvailable({ store: runtime.store });
-  // Memory store: one wake-up of the clients per turn, not one per answer (a durable store's
-  // commit already writes the turn's answers together).
-  const holdWrites = runtime.store.durable ? undefined : createEndOfTurnWrites();
   const app = (req: ApiRequest, res: ApiResponse): void => {
     holdWrites?.(req.socket);
     // Health writes nothing and must answer while the store fails: not held for a commit.
