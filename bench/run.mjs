@@ -10,6 +10,8 @@
 // `npm run bench -- --bookings`: inline bookings/s and RSS per booking for each label format.
 // `npm run bench -- --store memory|sqlite|postgres [--workers N]`: one store (PostgreSQL: a
 //   throwaway cluster started here), GET and POST req/s, p99, and database transactions per request.
+// `npm run bench -- --stores [--against DIR]`: the three stores alternating, 3 rounds, medians, and
+//   system calls per response (strace); with --against, another built checkout in the same rounds.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -67,6 +69,19 @@ function cpuMs(pid) {
   }
 }
 
+/**
+ * Voluntary and involuntary context switches of a process' main thread (its event loop) so far:
+ * each time it slept in epoll with nothing to read, or was preempted by another task.
+ */
+function contextSwitches(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/task/${pid}/status`, 'utf8');
+    return Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)[1]) + Number(/^nonvoluntary_ctxt_switches:\s+(\d+)/m.exec(status)[1]);
+  } catch {
+    return NaN;
+  }
+}
+
 function rssMb(pid) {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -91,11 +106,11 @@ function autocannon(url, { method = 'GET', headers = {}, body, amount } = {}) {
 // ---------------------------------------------------------------------------------------------
 const address = { name: 'Erika Mustermann', street: 'Hauptstrasse 5', city: 'Berlin', postalCode: '10115', countryCode: 'DE' };
 
-/** `extra`: more serve flags; the durable row passes --data with a fresh SQLite file. */
-async function startShipmock(extra = [], name = 'shipmock') {
+/** `extra`: more serve flags; the durable row passes --data with a fresh SQLite file. `build`: the checkout whose bin/ runs. */
+async function startShipmock(extra = [], name = 'shipmock', build = root) {
   const port = await freePort();
   const t0 = performance.now();
-  const child = spawn(process.execPath, [`${root}bin/shipmock.js`, 'serve', '--port', String(port), '--log-level', 'warn', '--rate-limit', '1000000000/60s', ...extra], { stdio: 'ignore' });
+  const child = spawn(process.execPath, [`${build}bin/shipmock.js`, 'serve', '--port', String(port), '--log-level', 'warn', '--rate-limit', '1000000000/60s', ...extra], { stdio: 'ignore' });
   const url = `http://127.0.0.1:${port}`;
   const creds = JSON.parse(readFileSync(`${root}fixtures/credentials.json`, 'utf8')).companies[0];
   const basic = `Basic ${Buffer.from(`${creds.clientId}:${creds.clientSecret}`).toString('base64')}`;
@@ -118,7 +133,8 @@ async function setUpAccount(url, creds, basic) {
   const auth = `Bearer ${token.accessToken}`;
   const created = await post('/v1/addresses', auth, address);
   const getBody = await (await fetchAgain(`${url}/v1/addresses/${created.id}`, { headers: { Authorization: auth } })).text();
-  return { auth, getPath: `/v1/addresses/${created.id}`, getBody, creds, basic };
+  const companyAuth = `Bearer ${company.accessToken}`;
+  return { auth, getPath: `/v1/addresses/${created.id}`, getBody, creds, basic, companyAuth, accountPath: `/v1/accounts/${account.id}` };
 }
 
 /** Empties the mock and sets the account up again: rounds that follow each other start alike. */
@@ -436,6 +452,121 @@ async function storeRun(store, workers) {
     target.child.kill('SIGKILL');
     cluster?.stop();
   }
+}
+
+/**
+ * --stores [--against DIR]: is the default (in-memory) store as fast as the durable ones (issue
+ * 24)? memory, SQLite (--data FILE) and PostgreSQL (--data postgres://… on a throwaway cluster),
+ * each a fresh process, in alternating order, BENCH_ROUNDS rounds (3): GET /v1/accounts/{id} with
+ * a Company token and a POST of an address with an account token; req/s and p99 as medians with
+ * their spread, and the mock's CPU per response. Then, with `strace -c -f` attached while a fixed
+ * number of requests is answered, system calls per response: a measure that the load of a shared
+ * machine does not move. `--against DIR`: another checkout, built (its bin/ and dist/; e.g. a
+ * worktree of the commit before a change), measured in the same rounds, so before and after come
+ * from one run.
+ */
+async function storesRun(against) {
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+  const builds = [['this', root], ...(against ? [['against', against.endsWith('/') ? against : `${against}/`]] : [])];
+  const { startThrowawayPostgres } = await import('../scripts/throwaway-postgres.mjs');
+  const cluster = await startThrowawayPostgres();
+  const storeFlags = {
+    memory: async () => [],
+    sqlite: async () => ['--data', join(mkdtempSync(join(tmpdir(), 'shipmock-bench-')), 'bench.db')],
+    postgres: async () => ['--data', await cluster.createDatabase()],
+  };
+  const stores = Object.keys(storeFlags);
+  const requests = (target) => ({
+    get: { url: target.url + target.accountPath, headers: { Authorization: target.companyAuth } },
+    post: { url: `${target.url}/v1/addresses`, method: 'POST', headers: { Authorization: target.auth, 'Content-Type': 'application/json' }, body: JSON.stringify(address) },
+  });
+  const rows = [];
+  const syscalls = [];
+  const amount = Number(process.env.BENCH_SYSCALL_REQUESTS ?? 4000);
+  try {
+    for (let round = 0; round < rounds; round++) {
+      // Rotated and reversed each round: drift of the machine falls on every store and build alike.
+      const order = stores.slice(round % stores.length).concat(stores.slice(0, round % stores.length));
+      for (const store of order) {
+        for (const [build, dir] of round % 2 ? [...builds].reverse() : builds) {
+          process.stderr.write(`round ${round + 1}: ${store} (${build})…\n`);
+          const target = await startShipmock(await storeFlags[store](), store, dir);
+          try {
+            const { get, post } = requests(target);
+            const pid = target.child.pid;
+            const measured = {};
+            for (const [kind, request] of [['get', get], ['post', post]]) {
+              const [cpu, switches] = [cpuMs(pid), contextSwitches(pid)];
+              const result = autocannon(request.url, request);
+              const responses = result.rps * duration;
+              measured[kind] = { ...result, cpuUs: Math.round(((cpuMs(pid) - cpu) * 1000) / responses), switches: Number(((contextSwitches(pid) - switches) / responses).toFixed(2)) };
+            }
+            rows.push({ round: round + 1, store, build, ...measured });
+          } finally {
+            target.child.kill('SIGKILL');
+          }
+        }
+      }
+    }
+    for (const store of stores) {
+      for (const [build, dir] of builds) {
+        process.stderr.write(`system calls: ${store} (${build}), ${amount} requests each…\n`);
+        const target = await startShipmock(await storeFlags[store](), store, dir);
+        try {
+          const counted = {};
+          for (const [kind, request] of Object.entries(requests(target))) counted[kind] = await countSyscalls(target.child.pid, () => autocannon(request.url, { ...request, amount }), amount);
+          syscalls.push({ store, build, ...counted });
+        } finally {
+          target.child.kill('SIGKILL');
+        }
+      }
+    }
+  } finally {
+    cluster.stop();
+  }
+  console.log('\n| round | store | build | GET req/s | GET p99 ms | GET CPU µs / context switches per response | POST req/s | POST p99 ms | POST CPU µs / context switches per response |\n|---|---|---|---|---|---|---|---|---|');
+  for (const r of rows) console.log(`| ${r.round} | ${r.store} | ${r.build} | ${r.get.rps} | ${r.get.p99} | ${r.get.cpuUs} / ${r.get.switches} | ${r.post.rps} | ${r.post.p99} | ${r.post.cpuUs} / ${r.post.switches} |`);
+  const spread = (values) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return `${sorted[Math.floor(sorted.length / 2)]} (${sorted[0]}–${sorted[sorted.length - 1]})`;
+  };
+  console.log(`\nMedians of ${rounds} rounds (min–max), ${duration} s runs, -c ${connections}:\n\n| store | build | GET req/s | GET p99 ms | POST req/s | POST p99 ms | CPU µs/response GET / POST | context switches/response GET / POST |\n|---|---|---|---|---|---|---|---|`);
+  for (const store of stores) {
+    for (const [build] of builds) {
+      const mine = rows.filter((r) => r.store === store && r.build === build);
+      const of = (kind, field) => spread(mine.map((r) => r[kind][field]));
+      console.log(`| ${store} | ${build} | ${of('get', 'rps')} | ${of('get', 'p99')} | ${of('post', 'rps')} | ${of('post', 'p99')} | ${of('get', 'cpuUs')} / ${of('post', 'cpuUs')} | ${of('get', 'switches')} / ${of('post', 'switches')} |`);
+    }
+  }
+  const calls = (c) => `${c.total} (writev ${c.writev}, read ${c.read}, epoll ${c.epoll}, futex ${c.futex})`;
+  console.log(`\nSystem calls per response (strace -c -f, ${amount} requests, all threads):\n\n| store | build | GET | POST |\n|---|---|---|---|`);
+  for (const s of syscalls) console.log(`| ${s.store} | ${s.build} | ${calls(s.get)} | ${calls(s.post)} |`);
+}
+
+/** `strace -c -f` on a running process while `work()` sends `amount` requests: calls per response. */
+async function countSyscalls(pid, work, amount) {
+  const out = join(mkdtempSync(join(tmpdir(), 'shipmock-strace-')), 'counts.txt');
+  const tracer = spawn('strace', ['-c', '-f', '-q', '-p', String(pid), '-o', out], { stdio: 'ignore' });
+  // strace prints nothing when it has attached: give it a moment (the run is counted by requests, not time).
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  work();
+  tracer.kill('SIGINT');
+  await new Promise((resolve) => tracer.once('exit', resolve));
+  const counts = {};
+  for (const line of readFileSync(out, 'utf8').split('\n')) {
+    const fields = line.trim().split(/\s+/);
+    const name = fields.at(-1);
+    // % time, seconds, usecs/call, calls, [errors], syscall
+    if (fields.length >= 5 && /^\d+$/.test(fields[3])) counts[name] = Number(fields[3]);
+  }
+  const per = (n) => Number(((n ?? 0) / amount).toFixed(2));
+  return { total: per(counts.total), writev: per((counts.writev ?? 0) + (counts.write ?? 0)), read: per(counts.read), epoll: per((counts.epoll_pwait ?? 0) + (counts.epoll_wait ?? 0)), futex: per(counts.futex) };
+}
+
+if (process.argv.includes('--stores')) {
+  const againstIndex = process.argv.indexOf('--against');
+  await storesRun(againstIndex > 0 ? process.argv[againstIndex + 1] : undefined);
+  process.exit(0);
 }
 
 const storeIndex = process.argv.indexOf('--store');

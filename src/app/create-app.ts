@@ -10,6 +10,7 @@ import { isOutsideApi, requestState } from '../http/request-state.js';
 import { createResponder, resultViolations } from './respond.js';
 import type { ApiRequest, ApiResponse, Step } from '../http/types.js';
 import { commitBeforeRespond } from './commit-before-respond.js';
+import { createEndOfTurnWrites } from '../http/end-of-turn-writes.js';
 import { allowedMethodsOf } from '../contract/route-matcher.js';
 import type { MockRuntime } from '../runtime/runtime.js';
 import { authenticate } from './steps/authenticate.js';
@@ -54,7 +55,9 @@ export interface MockApp {
  *
  *  0. commit         with a durable store (--data): the request's writes commit as one
  *                      transaction before any response is written (commit-before-respond.ts);
- *                      a failed commit is answered 503 store-unavailable
+ *                      a failed commit is answered 503 store-unavailable; with the memory
+ *                      store, answers written in the turn their request arrived go out together
+ *                      at its end (src/http/end-of-turn-writes.ts)
  *     store            a SQLite store that cannot write refuses with 503 (store-available.ts),
  *                      a shared store's batch (shared-batch.ts); /__admin/health passes
  *  1. requestId        X-Request-Id, URL split once, request log line
@@ -100,6 +103,9 @@ export function createApp(runtime: MockRuntime, extras: { replay?: Step } = {}):
   const gate = createContractGate({ contract: runtime.contract, validators: runtime.validators, routes: runtime.routes });
   const responder = createResponder({ gate, logger: runtime.logger, responseValidation: runtime.options.responseValidation });
   const writeError = errorWriter({ logger: runtime.logger, responder });
+  // Memory store: the answers of a turn go out together at its end, one wake-up of the clients
+  // per turn instead of one per answer (a durable store's group commit writes them there already).
+  const holdWrites = runtime.store.durable ? undefined : createEndOfTurnWrites();
 
   // An imported state's pending tracker steps resume (those due at its clock are recorded now).
   const control = createControlPlane(runtime, {
@@ -169,6 +175,7 @@ export function createApp(runtime: MockRuntime, extras: { replay?: Step } = {}):
   // SQLite store only: requests are refused while its file cannot take writes.
   const available = storeAvailable({ store: runtime.store });
   const app = (req: ApiRequest, res: ApiResponse): void => {
+    holdWrites?.(req.socket);
     // Health writes nothing and must answer while the store fails: not held for a commit.
     if (!isHealth(req.url)) commit?.(req, res);
     const fail = (error: unknown) =>
