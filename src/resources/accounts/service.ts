@@ -1,5 +1,5 @@
 import type { ResourceDeps } from '../shared/domain-deps.js';
-import type { Principal } from '../../http/request-state.js';
+import type { Principal } from '../../auth/principal.js';
 import { ProblemError } from '../../errors/problem.js';
 import type { Page, PageRequest } from '../../store/collection.js';
 import type { Store } from '../../store/store.js';
