@@ -1,9 +1,14 @@
+import type { components } from '../client/schema.js';
+
+/** contract: UsageLine */
+export type UsageLine = components['schemas']['UsageLine'];
+
 /**
  * Billing (spec, "What the service does"): usage is measured in tokens per event type and
  * carries no prices. The two chargeable event types are fixed by the spec's table.
  */
-export type UsageOperation = 'CONSUME' | 'QUERY';
-export type UsageTopic = 'PARCEL' | 'PUDO_POINT';
+export type UsageOperation = UsageLine['operation'];
+export type UsageTopic = UsageLine['topic'];
 
 /** The billing event types in report order (contract: UsageReport.usage). */
 export const USAGE_LINES: readonly { operation: UsageOperation; topic: UsageTopic }[] = [
@@ -31,11 +36,4 @@ export interface UsageRecord {
   reference?: string;
   /** Virtual-clock time of the usage (ISO), the key reports filter on. */
   recordedAt: string;
-}
-
-/** contract: UsageLine */
-export interface UsageLine {
-  operation: UsageOperation;
-  topic: UsageTopic;
-  tokens: number;
 }

@@ -1,116 +1,45 @@
-import type { CheckDigitAlgorithm, SerialFormat } from './serial-numbers.js';
+import type { components } from '../client/schema.js';
+import type { SerialFormat } from './serial-numbers.js';
 
 /**
  * The carrier catalogue: reference data (spec, "Carrier data … can be fetched. It is used to
- * validate input"). The API views (Carrier, Service, …) are exactly the contract's schemas;
- * the Catalogue keeps, beside them, what the simulated carriers need (serial formats, logos).
+ * validate input"). The API views (Carrier, Service, …) are the contract's schemas, as generated
+ * into src/client/schema.ts from contract/openapi.yaml (`npm run generate:types`); nothing here
+ * restates a field. The Catalogue keeps, beside them, what the simulated carriers need (serial
+ * formats, logos).
  */
-export type CarrierCategory = 'PARCEL' | 'PUDO' | 'EXPRESS' | 'FREIGHT';
+type Schemas = components['schemas'];
 
-export type CarrierCapability =
-  | 'HOME_DELIVERY'
-  | 'PUDO_DELIVERY'
-  | 'PICKUP'
-  | 'RETURNS'
-  | 'TRACKING'
-  | 'CUSTOMS'
-  | 'DANGEROUS_GOODS'
-  | 'CASH_ON_DELIVERY';
-
-/** contract: Carrier */
-export interface Carrier {
-  id: string;
-  code: string;
-  name: string;
-  description?: string;
-  category: CarrierCategory;
-  countries: string[];
-  website?: string;
-  logoUrl: string;
-  capabilities: CarrierCapability[];
-  serialTypeIds: string[];
-  createdAt: string;
-  updatedAt: string;
-}
+/**
+ * contract: Carrier. The catalogue fills every field the contract leaves optional but
+ * logoUrl, capabilities and serialTypeIds (every fixture carrier has them; the carriers read them).
+ */
+export type Carrier = Schemas['Carrier'] & Required<Pick<Schemas['Carrier'], 'logoUrl' | 'capabilities' | 'serialTypeIds'>>;
+export type CarrierCategory = Carrier['category'];
+export type CarrierCapability = Carrier['capabilities'][number];
 
 /** contract: ServiceRouteEntry */
-export interface ServiceRouteEntry {
-  from: string;
-  to: string;
-  dutiable: boolean;
-  domestic: boolean;
-}
+export type ServiceRouteEntry = Schemas['ServiceRouteEntry'];
 
-/** contract: Service */
-export interface Service {
-  id: string;
-  carrierId: string;
-  code: string;
-  name: string;
-  description?: string;
-  deliveryType: 'HOME' | 'PUDO' | 'BOTH';
-  transitDaysMin: number;
-  transitDaysMax: number;
-  maxWeightKg: number;
-  routes: ServiceRouteEntry[];
-  createdAt: string;
-  updatedAt: string;
-}
+/** contract: Service. Every catalogue service states its delivery type, transit days and weight limit. */
+export type Service = Schemas['Service'] & Required<Pick<Schemas['Service'], 'deliveryType' | 'transitDaysMin' | 'transitDaysMax' | 'maxWeightKg'>>;
 
 /** contract: SerialType */
-export interface SerialType {
-  id: string;
-  carrierId: string;
-  code: string;
-  name: string;
-  pattern: string;
-  checkDigit: CheckDigitAlgorithm;
-  example: string;
-}
+export type SerialType = Schemas['SerialType'];
 
 /** contract: PackingType */
-export interface PackingType {
-  id: string;
-  code: string;
-  name: string;
-  description?: string;
-  maxWeightKg?: number;
-  lengthCm?: number;
-  widthCm?: number;
-  heightCm?: number;
-}
-
-export type DocumentKind = 'LABEL' | 'INVOICE' | 'WAYBILL' | 'CUSTOMS' | 'MANIFEST' | 'DANGEROUS_GOODS' | 'RETURN_LABEL';
-export type DocumentContentType = 'PDF' | 'PNG' | 'ZPL';
+export type PackingType = Schemas['PackingType'];
 
 /** contract: DocumentType */
-export interface DocumentType {
-  id: string;
-  type: DocumentKind;
-  description: string;
-  mediaType: string;
-  contentType: DocumentContentType;
-}
+export type DocumentType = Schemas['DocumentType'];
+export type DocumentKind = DocumentType['type'];
+export type DocumentContentType = DocumentType['contentType'];
 
 /** contract: CustomsDeclarationType */
-export interface CustomsDeclarationType {
-  id: string;
-  code: string;
-  name: string;
-  description?: string;
-  maxValue?: number;
-  currency?: string;
-}
+export type CustomsDeclarationType = Schemas['CustomsDeclarationType'];
 
 /** contract: DangerousGoodsDeclarationType */
-export interface DangerousGoodsDeclarationType {
-  id: string;
-  code: string;
-  name: string;
-  unNumber?: string;
-  hazardClass?: string;
-  description?: string;
-}
+export type DangerousGoodsDeclarationType = Schemas['DangerousGoodsDeclarationType'];
 
 /** How a carrier's logo is drawn (fixture data; drawn by src/rendering/logo.ts). */
 export interface LogoDesign {

@@ -1,11 +1,13 @@
+import type { components } from '../client/schema.js';
 import type { Random } from '../random/random.js';
 
 /**
  * Tracking-number formats and their check digits. Every Serial Type of the catalogue names one
  * algorithm; generated numbers and the catalogue's `example` values are checked with the same
  * functions, so a client validating our numbers with the published algorithm always agrees.
+ * The algorithms are the contract's (SerialType.checkDigit).
  */
-export type CheckDigitAlgorithm = 'NONE' | 'MOD10' | 'MOD11' | 'MOD7' | 'LUHN' | 'ISO7064_MOD37_36' | 'UPS_1Z' | 'FEDEX_MOD11';
+export type CheckDigitAlgorithm = components['schemas']['SerialType']['checkDigit'];
 
 /**
  * The generation recipe of a serial type. A template is read character by character:

@@ -88,6 +88,9 @@ function impliedLength(flat: FlatSchema, side: 'min' | 'max'): number {
   return side === 'min' ? Math.max(...bounds) : Math.min(...bounds);
 }
 
+/** Reports one change of the schema being compared (its direction and location already bound). */
+type Emit = (suffix: string, reason: string, oldLoc: Loc | undefined, newLoc: Loc | undefined, path?: string[]) => void;
+
 interface Frame {
   key: string;
   lowestCycle: number;
@@ -224,8 +227,20 @@ export class SchemaDiffer {
   }
 
   private compareFlat(o: FlatSchema, n: FlatSchema, dir: Direction, out: SchemaChange[]): void {
-    const emit = (suffix: string, reason: string, oldLoc: Loc | undefined, newLoc: Loc | undefined, path: string[] = []) => this.emit(out, dir, suffix, reason, oldLoc, newLoc, path);
+    const emit: Emit = (suffix, reason, oldLoc, newLoc, path = []) => this.emit(out, dir, suffix, reason, oldLoc, newLoc, path);
+    if (this.compareTypes(o, n, dir, emit)) return;
+    this.compareEnums(o, n, dir, emit);
+    this.compareBounds(o, n, dir, emit);
+    this.comparePatternsAndFormats(o, n, dir, emit);
+    this.compareObjects(o, n, dir, out, emit);
+    this.compareArrays(o, n, dir, out);
+    this.compareVariants(o, n, dir, emit, out);
+    this.compareConditionals(o, n, dir, emit, out);
+    this.compareOtherKeywords(o, n, dir, emit);
+  }
 
+  /** Types; true when the two are unrelated types, whose other keywords say nothing more. */
+  private compareTypes(o: FlatSchema, n: FlatSchema, dir: Direction, emit: Emit): boolean {
     // Types (a missing type allows all; 'number' includes 'integer').
     const oldTypes = o.types?.set ?? new Set(ALL_TYPES);
     const newTypes = n.types?.set ?? new Set(ALL_TYPES);
@@ -234,7 +249,7 @@ export class SchemaDiffer {
     const typeAt = [o.types?.at ?? o.anchor, n.types?.at ?? n.anchor] as const;
     if (removedTypes.length && addedTypes.length && oldTypes.size && newTypes.size && ![...oldTypes].some((t) => newTypes.has(t))) {
       emit(dir === 'request' ? 'type-narrowed' : 'type-changed', `type ${showTypes(o.types?.set)} → ${showTypes(n.types?.set)}`, ...typeAt);
-      return; // the other keywords of two unrelated types say nothing more
+      return true; // the other keywords of two unrelated types say nothing more
     }
     if (removedTypes.length) {
       const only = removedTypes.filter((t) => !(t === 'integer' && removedTypes.includes('number')));
@@ -244,7 +259,11 @@ export class SchemaDiffer {
       const only = addedTypes.filter((t) => !(t === 'integer' && addedTypes.includes('number')));
       emit('type-widened', only.length === 1 && only[0] === 'null' ? 'may now be null' : `type ${showTypes(o.types?.set)} → ${showTypes(n.types?.set)}`, ...typeAt);
     }
+    return false;
+  }
 
+  /** Enumerations. */
+  private compareEnums(o: FlatSchema, n: FlatSchema, dir: Direction, emit: Emit): void {
     // Enumerations (const is a one-value enum).
     if (o.enum || n.enum) {
       if (!o.enum) emit('enum-narrowed', `values limited to ${listValues(n.enum!.values.keys())}`, o.anchor, n.enum!.at);
@@ -256,7 +275,10 @@ export class SchemaDiffer {
         if (added.length) emit('enum-widened', `new ${added.length === 1 ? 'value' : 'values'} ${listValues(added)}`, o.enum.at, n.enum.at);
       }
     }
+  }
 
+  /** Bounds: minimum/maximum, counts, multipleOf, uniqueItems. */
+  private compareBounds(o: FlatSchema, n: FlatSchema, dir: Direction, emit: Emit): void {
     // Bounds.
     for (const side of ['lower', 'upper'] as const) {
       const before = o[side];
@@ -289,7 +311,10 @@ export class SchemaDiffer {
       emit(looser ? 'bound-loosened' : 'bound-tightened', `multipleOf ${before ?? 'none'} → ${after ?? 'none'}`, o.multipleOf?.at ?? o.anchor, n.multipleOf?.at ?? n.anchor);
     }
     if (!!o.uniqueItems !== !!n.uniqueItems) emit(n.uniqueItems ? 'bound-tightened' : 'bound-loosened', n.uniqueItems ? 'items must now be unique' : 'items no longer need to be unique', o.uniqueItems ?? o.anchor, n.uniqueItems ?? n.anchor);
+  }
 
+  /** Patterns and formats. */
+  private comparePatternsAndFormats(o: FlatSchema, n: FlatSchema, dir: Direction, emit: Emit): void {
     // Patterns and formats.
     const addedPatterns = [...n.patterns.keys()].filter((p) => !o.patterns.has(p));
     const removedPatterns = [...o.patterns.keys()].filter((p) => !n.patterns.has(p));
@@ -310,10 +335,10 @@ export class SchemaDiffer {
       if (dir === 'request') emit(widened ? 'format-widened' : 'format-narrowed', reason, ...at);
       else emit(narrowed ? 'format-narrowed' : widened ? 'format-widened' : custom ? 'format-custom-changed' : 'format-changed', reason, ...at);
     }
+  }
 
-    this.compareObjects(o, n, dir, out, emit);
-    this.compareArrays(o, n, dir, out);
-
+  /** oneOf / anyOf groups and the discriminator. */
+  private compareVariants(o: FlatSchema, n: FlatSchema, dir: Direction, emit: Emit, out: SchemaChange[]): void {
     // oneOf / anyOf, matched group by group.
     const groups = Math.min(o.variants.length, n.variants.length);
     for (let i = 0; i < groups; i++) {
@@ -330,7 +355,10 @@ export class SchemaDiffer {
     if (o.discriminator && n.discriminator && o.discriminator.propertyName !== n.discriminator.propertyName) {
       emit('discriminator-changed', `discriminator ${o.discriminator.propertyName} → ${n.discriminator.propertyName}`, o.discriminator.at, n.discriminator.at);
     }
+  }
 
+  /** if / then / else. */
+  private compareConditionals(o: FlatSchema, n: FlatSchema, dir: Direction, emit: Emit, out: SchemaChange[]): void {
     // if / then / else, by position. A new conditional narrows, a dropped one widens; when the
     // `if` itself changes, what its then/else say applies to other values: compared only under the same `if`.
     const conditionals = Math.max(o.conditionals.length, n.conditionals.length);
@@ -348,7 +376,10 @@ export class SchemaDiffer {
         }
       }
     }
+  }
 
+  /** dependentRequired, a request default, and the keywords compared only for equality. */
+  private compareOtherKeywords(o: FlatSchema, n: FlatSchema, dir: Direction, emit: Emit): void {
     // dependentRequired.
     for (const key of new Set([...o.dependentRequired.keys(), ...n.dependentRequired.keys()])) {
       const before = o.dependentRequired.get(key);
@@ -371,7 +402,7 @@ export class SchemaDiffer {
     }
   }
 
-  private compareObjects(o: FlatSchema, n: FlatSchema, dir: Direction, out: SchemaChange[], emit: (suffix: string, reason: string, oldLoc: Loc | undefined, newLoc: Loc | undefined, path?: string[]) => void): void {
+  private compareObjects(o: FlatSchema, n: FlatSchema, dir: Direction, out: SchemaChange[], emit: Emit): void {
     // What a side of the exchange never sees: readOnly properties are not sent by clients, writeOnly ones not returned.
     const hidden = (set: DocumentSet, locs: Loc[] | undefined) => {
       if (!locs) return true;

@@ -127,6 +127,81 @@ export interface DeliveryPurge {
 }
 
 /**
+ * The log's in-memory indexes: every delivery in `seq` order, by id, by channel, and the dead
+ * letters (FAILED, still in the log) with their count per channel.
+ */
+function createDeliveryIndex() {
+  const all: Delivery[] = [];
+  const byId = new Map<string, Delivery>();
+  const byChannel = new Map<string, Delivery[]>();
+  /** Dead letters, and how many of them each channel has: they do not count against the caps. */
+  const dead = new Set<Delivery>();
+  const deadPerChannel = new Map<string, number>();
+
+  function countDead(delivery: Delivery, delta: 1 | -1): void {
+    const n = (deadPerChannel.get(delivery.channelId) ?? 0) + delta;
+    if (n > 0) deadPerChannel.set(delivery.channelId, n);
+    else deadPerChannel.delete(delivery.channelId);
+  }
+
+  function index(delivery: Delivery): void {
+    all.push(delivery);
+    byId.set(delivery.id, delivery);
+    let list = byChannel.get(delivery.channelId);
+    if (!list) byChannel.set(delivery.channelId, (list = []));
+    list.push(delivery);
+  }
+
+  function unindex(delivery: Delivery): void {
+    byId.delete(delivery.id);
+    if (dead.delete(delivery)) countDead(delivery, -1);
+    removeFrom(all, delivery);
+    const list = byChannel.get(delivery.channelId);
+    if (list) {
+      removeFrom(list, delivery);
+      if (list.length === 0) byChannel.delete(delivery.channelId);
+    }
+  }
+
+  /** Keeps the dead letters right after a delivery's status changed. */
+  function noteDead(delivery: Delivery): void {
+    const isDead = delivery.status === 'FAILED' && byId.get(delivery.id) === delivery;
+    if (isDead && !dead.has(delivery)) {
+      dead.add(delivery);
+      countDead(delivery, 1);
+    } else if (!isDead && dead.delete(delivery)) {
+      countDead(delivery, -1);
+    }
+  }
+
+  return { all, byId, byChannel, dead, deadPerChannel, index, unindex, noteDead };
+}
+
+const purgeMatches = (filter: DeliveryPurge) => (d: Delivery) =>
+  d.status === filter.status &&
+  (!filter.channelId || d.channelId === filter.channelId) &&
+  (!filter.accountId || d.accountId === filter.accountId) &&
+  (!filter.topic || d.topic === filter.topic);
+
+/** One page of `source` (the log or one channel's deliveries), newest first, with the counts per status. */
+function pageOf(source: readonly Delivery[], query: DeliveryQuery, evictions: Pick<DeliveryPage, 'evicted' | 'deadLettersEvicted'>): DeliveryPage {
+  const before = query.cursor === undefined ? Infinity : decodeCursor(query.cursor);
+  const counts = Object.fromEntries(DELIVERY_STATUSES.map((s) => [s, 0])) as Record<DeliveryStatus, number>;
+  const items: Delivery[] = [];
+  let more = false;
+  for (let i = source.length - 1; i >= 0; i--) {
+    const d = source[i];
+    if ((query.accountId && d.accountId !== query.accountId) || (query.topic && d.topic !== query.topic)) continue;
+    counts[d.status]++;
+    if ((query.status && d.status !== query.status) || d.seq >= before) continue;
+    if (items.length < query.limit) items.push(d);
+    else more = true;
+  }
+  const last = items[items.length - 1];
+  return { items, nextCursor: more && last ? encodeCursor(last.seq) : undefined, counts, ...evictions };
+}
+
+/**
  * The in-memory delivery log, bounded. Past `capPerChannel` deliveries of a channel or
  * `capTotal` in all, the oldest DELIVERED or CANCELLED one is evicted (counted in `evicted`);
  * unfinished ones are never evicted, so nothing still owed to a receiver disappears.
@@ -144,12 +219,7 @@ export interface DeliveryPurge {
  */
 export function createDeliveryLog(caps: DeliveryLogCaps) {
   const deadLetterCap = caps.deadLetterCap ?? caps.capTotal;
-  const all: Delivery[] = [];
-  const byId = new Map<string, Delivery>();
-  const byChannel = new Map<string, Delivery[]>();
-  /** Dead letters, and how many of them each channel has: they do not count against the caps. */
-  const dead = new Set<Delivery>();
-  const deadPerChannel = new Map<string, number>();
+  const { all, byId, byChannel, dead, deadPerChannel, index, unindex, noteDead } = createDeliveryIndex();
   let evicted = 0;
   let deadLettersEvicted = 0;
   let detached = false;
@@ -162,30 +232,6 @@ export function createDeliveryLog(caps: DeliveryLogCaps) {
     else records.insert(delivery);
   }
 
-  function index(delivery: Delivery): void {
-    all.push(delivery);
-    byId.set(delivery.id, delivery);
-    let list = byChannel.get(delivery.channelId);
-    if (!list) byChannel.set(delivery.channelId, (list = []));
-    list.push(delivery);
-  }
-
-  function countDead(delivery: Delivery, delta: 1 | -1): void {
-    const n = (deadPerChannel.get(delivery.channelId) ?? 0) + delta;
-    if (n > 0) deadPerChannel.set(delivery.channelId, n);
-    else deadPerChannel.delete(delivery.channelId);
-  }
-
-  function noteDead(delivery: Delivery): void {
-    const isDead = delivery.status === 'FAILED' && byId.get(delivery.id) === delivery;
-    if (isDead && !dead.has(delivery)) {
-      dead.add(delivery);
-      countDead(delivery, 1);
-    } else if (!isDead && dead.delete(delivery)) {
-      countDead(delivery, -1);
-    }
-  }
-
   function noteStatus(delivery: Delivery): void {
     noteDead(delivery);
     if (byId.get(delivery.id) === delivery) record(delivery);
@@ -193,14 +239,7 @@ export function createDeliveryLog(caps: DeliveryLogCaps) {
 
   function remove(delivery: Delivery): void {
     if (!detached) caps.records?.().delete(delivery.id);
-    byId.delete(delivery.id);
-    if (dead.delete(delivery)) countDead(delivery, -1);
-    removeFrom(all, delivery);
-    const list = byChannel.get(delivery.channelId);
-    if (list) {
-      removeFrom(list, delivery);
-      if (list.length === 0) byChannel.delete(delivery.channelId);
-    }
+    unindex(delivery);
   }
 
   const evictable = (d: Delivery) => d.status === 'DELIVERED' || d.status === 'CANCELLED';
@@ -231,13 +270,7 @@ export function createDeliveryLog(caps: DeliveryLogCaps) {
     /** Puts a delivery another process worked into the log in place of the copy the log had (an adoption), and records it. */
     take(delivery: Delivery): void {
       const known = byId.get(delivery.id);
-      if (known && known !== delivery) {
-        byId.delete(known.id);
-        if (dead.delete(known)) countDead(known, -1);
-        removeFrom(all, known);
-        const list = byChannel.get(known.channelId);
-        if (list) removeFrom(list, known);
-      }
+      if (known && known !== delivery) unindex(known);
       if (byId.get(delivery.id) !== delivery) index(delivery);
       noteStatus(delivery);
     },
@@ -279,36 +312,14 @@ export function createDeliveryLog(caps: DeliveryLogCaps) {
     },
     /** Drops the finished deliveries that match (not counted as evicted); returns how many. */
     purge(filter: DeliveryPurge): number {
-      const matches = all.filter(
-        (d) =>
-          d.status === filter.status &&
-          (!filter.channelId || d.channelId === filter.channelId) &&
-          (!filter.accountId || d.accountId === filter.accountId) &&
-          (!filter.topic || d.topic === filter.topic),
-      );
+      const matches = all.filter(purgeMatches(filter));
       for (const delivery of matches) remove(delivery);
       return matches.length;
     },
     size: () => all.length,
     deadLetters: () => dead.size,
     /** Newest first. */
-    query(query: DeliveryQuery): DeliveryPage {
-      const source = query.channelId ? byChannel.get(query.channelId) ?? [] : all;
-      const before = query.cursor === undefined ? Infinity : decodeCursor(query.cursor);
-      const counts = Object.fromEntries(DELIVERY_STATUSES.map((s) => [s, 0])) as Record<DeliveryStatus, number>;
-      const items: Delivery[] = [];
-      let more = false;
-      for (let i = source.length - 1; i >= 0; i--) {
-        const d = source[i];
-        if ((query.accountId && d.accountId !== query.accountId) || (query.topic && d.topic !== query.topic)) continue;
-        counts[d.status]++;
-        if ((query.status && d.status !== query.status) || d.seq >= before) continue;
-        if (items.length < query.limit) items.push(d);
-        else more = true;
-      }
-      const last = items[items.length - 1];
-      return { items, nextCursor: more && last ? encodeCursor(last.seq) : undefined, counts, evicted, deadLettersEvicted };
-    },
+    query: (query: DeliveryQuery): DeliveryPage => pageOf(query.channelId ? byChannel.get(query.channelId) ?? [] : all, query, { evicted, deadLettersEvicted }),
   };
 }
 

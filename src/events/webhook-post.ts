@@ -136,7 +136,7 @@ function screenedLookup(screen: AddressScreen): LookupFunction {
         const refused = screen(answer.address);
         if (refused) return callback(Object.assign(new Error(refused.error), { code: refused.errorCode }), '', 0);
       }
-      if (lookupOptions.all) return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, answers);
+      if (lookupOptions.all) return callback(null, answers);
       if (!answers.length) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
       callback(null, answers[0].address, answers[0].family);
     });

@@ -1,26 +1,11 @@
 import { parseAuthorization, type Authorization } from '../auth/authorization.js';
+import type { Principal } from '../auth/principal.js';
 import type { Violation } from '../errors/problem.js';
 import type { ContractOperation } from '../contract/load-contract.js';
 import type { ParsedParameters } from '../contract/validators.js';
 import type { Caller } from '../rate-limit/callers.js';
 import type { RateLimitState } from '../rate-limit/rate-limiter.js';
 import type { ApiRequest } from './types.js';
-
-/**
- * What the pipeline learns about a request as it moves through the steps. Each step reads
- * what earlier steps wrote; nothing else hangs off `req`.
- */
-export type PrincipalLevel = 'COMPANY' | 'ACCOUNT' | 'AFFILIATE' | 'ADMIN';
-
-export interface Principal {
-  /** How the caller authenticated: a bearer token of a level, or Basic client credentials. */
-  via: 'token' | 'client-credentials';
-  level: PrincipalLevel;
-  companyId?: string;
-  accountId?: string;
-  affiliateId?: string;
-  clientId: string;
-}
 
 /** Scenario effects that act on the answer once it is composed (src/app/answer-effects.ts). */
 export interface AnswerEffects {
@@ -32,6 +17,10 @@ export interface AnswerEffects {
   drop?: boolean;
 }
 
+/**
+ * What the pipeline learns about a request as it moves through the steps. Each step reads
+ * what earlier steps wrote; nothing else hangs off `req`.
+ */
 export interface RequestState {
   requestId: string;
   startedAt: number;

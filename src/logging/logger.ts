@@ -34,7 +34,7 @@ const LEVELS: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 4
  */
 export function createLogger(options: { level: LogLevel; format: 'pretty' | 'json'; destination?: NodeJS.WritableStream }): Logger {
   const out = options.destination ?? process.stdout;
-  if (options.format === 'json') return pino().pino({ level: options.level, base: undefined }, out as never) as unknown as Logger;
+  if (options.format === 'json') return pino().pino({ level: options.level, base: undefined }, out as never);
   return createPrettyLogger(options.level, out);
 }
 

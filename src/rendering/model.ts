@@ -5,9 +5,9 @@ import type { components } from '../client/schema.js';
  * dispatches, tests). Renderers are pure: the same input gives the same bytes, which is what
  * makes documents reproducible from a seed (DESIGN: one clock, one seeded random).
  */
-export type LabelFormat = 'PDF' | 'PNG' | 'ZPL';
-export type LabelSize = 'A4' | 'A6' | 'LABEL_4X6';
-export type WeightUnit = 'KG' | 'LB';
+export type LabelFormat = components['schemas']['DocumentRendering']['labelFormat'];
+export type LabelSize = components['schemas']['DocumentRendering']['labelSize'];
+export type WeightUnit = components['schemas']['UnitPreferences']['weightUnit'];
 
 /** A postal party as printed on a document (an Address, or a PUDO Point as receiver). */
 export interface DocumentParty {

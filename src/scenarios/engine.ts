@@ -2,12 +2,12 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Clock } from '../clock/clock.js';
 import { ProblemError } from '../errors/problem.js';
 import type { Random } from '../random/random.js';
-import { createRateLimiter, type RateLimiter } from '../rate-limit/rate-limiter.js';
-import type { DomainFacts, DomainKind, Effect, RuleKind, ScenarioDefinition, When } from './model.js';
+import type { RateLimiter } from '../rate-limit/rate-limiter.js';
+import { buildActivation, fire as fireRule, fired, restoreCounters, snapshotOf, viewOf, type Activation, type RuleState } from './activation.js';
+import type { DomainFacts, DomainKind, Effect, RuleKind, ScenarioDefinition } from './model.js';
+import type { RequestFacts } from './rule-matcher.js';
 import { canonicalQuery } from './body-digest.js';
-import { compileMatch, type CompiledMatch, type RequestFacts } from './rule-matcher.js';
-import { RuleIndex } from './rule-index.js';
-import { effectKind, SCENARIO_BOUNDS, ScenarioError, scenarioWeight, toMs, type ParameterValues, type ScenarioLoader } from './scenario-file.js';
+import { SCENARIO_BOUNDS, ScenarioError, scenarioWeight, type ParameterValues, type ScenarioLoader } from './scenario-file.js';
 
 /**
  * The scenario engine of one mock instance: which scenarios are active (globally, for one
@@ -101,39 +101,6 @@ export interface ScenarioEngine {
   restore(snapshot: ScenarioSnapshot): void;
 }
 
-interface RuleState {
-  index: number;
-  label: string;
-  name?: string;
-  kind: RuleKind;
-  match: CompiledMatch;
-  when: When;
-  effect?: Effect;
-  sequence?: (Effect | 'pass')[];
-  repeat: boolean | 'last';
-  matched: number;
-  fired: number;
-  step: number;
-  draws: number;
-  /** The rule's seeded stream, derived on its first draw (most rules never draw). */
-  random: () => Random;
-  limiter?: RateLimiter;
-  from?: number;
-  until?: number;
-}
-
-interface Activation {
-  definition: ScenarioDefinition;
-  accountId?: string;
-  params?: ParameterValues;
-  source: ActivationSource;
-  activatedAt: number;
-  rules: RuleState[];
-  /** Its request rules by phase, found by lookup (rule-index.ts). */
-  requestRules: Record<'request' | 'body', RuleIndex<RuleState>>;
-  hasDomainRules: boolean;
-}
-
 /** Header activations are kept per scenario and caller so sequences span requests; bounded. */
 const MAX_HEADER_ACTIVATIONS = 1000;
 
@@ -149,111 +116,8 @@ export function createScenarioEngine(deps: { clock: Clock; random: Random; loade
   const inline = new Map<string, ScenarioDefinition>();
   /** The hits of the handler a domain moment happens in, if any (one store per engine, so per mock instance). */
   const handlerHits = new AsyncLocalStorage<{ hits: string[]; open: boolean }>();
-
-  function build(definition: ScenarioDefinition, options: ActivateOptions, activatedAt = deps.clock.now()): Activation {
-    const scope = options.accountId ?? '*';
-    const rules = definition.rules.map((rule, index): RuleState => {
-      const first = rule.effect ?? rule.sequence!.find((e): e is Effect => e !== 'pass');
-      const kind = first ? (effectKind(first) as RuleKind) : 'request';
-      const rateLimit = rule.effect?.rateLimit;
-      return {
-        index,
-        name: rule.name,
-        label: rule.name ?? `rule ${index}`,
-        kind,
-        match: compileMatch(rule.match),
-        when: rule.when ?? {},
-        effect: rule.effect,
-        sequence: rule.sequence,
-        repeat: rule.repeat ?? false,
-        matched: 0,
-        fired: 0,
-        step: 0,
-        draws: 0,
-        random: lazily(() => deps.random.derive(`scenario:${definition.name}:${scope}:${index}`)),
-        limiter: rateLimit ? createRateLimiter({ clock: deps.clock, limit: rateLimit.limit, windowMs: toMs(rateLimit.window) }) : undefined,
-        from: instant(rule.when?.from, activatedAt),
-        until: instant(rule.when?.until, activatedAt),
-      };
-    });
-    const requestRules = (phase: 'request' | 'body') =>
-      new RuleIndex(rules.filter((r) => r.kind === 'request' && r.match.needsBody === (phase === 'body')).map((rule) => ({ rule, match: definition.rules[rule.index].match })));
-    return {
-      definition,
-      accountId: options.accountId,
-      params: options.params,
-      source: options.source ?? 'api',
-      activatedAt,
-      rules,
-      requestRules: { request: requestRules('request'), body: requestRules('body') },
-      hasDomainRules: rules.some((r) => r.kind !== 'request'),
-    };
-  }
-
-  function draw(rule: RuleState): number {
-    rule.draws++;
-    return rule.random().next();
-  }
-
-  function sampleLatency(rule: RuleState, effect: Effect): number {
-    const latency = effect.latency;
-    if (latency === undefined) return 0;
-    if (typeof latency !== 'object') return toMs(latency);
-    if ('min' in latency) {
-      const min = toMs(latency.min);
-      const max = toMs(latency.max);
-      return Math.round(min + draw(rule) * Math.max(0, max - min));
-    }
-    // Box–Muller: a normal sample from two uniform draws; never negative.
-    const u = 1 - draw(rule);
-    const v = draw(rule);
-    const z = Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
-    return Math.max(0, Math.round(toMs(latency.mean) + z * toMs(latency.stddev)));
-  }
-
-  /** Counts a match and decides whether the rule fires; returns its effect for this firing. */
-  function fire(rule: RuleState): Effect | 'pass' | undefined {
-    const now = deps.clock.now();
-    if (rule.from !== undefined && now < rule.from) return undefined;
-    if (rule.until !== undefined && now >= rule.until) return undefined;
-    rule.matched++;
-    const n = rule.matched - (rule.when.after ?? 0);
-    if (n <= 0) return undefined;
-    if (rule.when.every && n % rule.when.every !== 0) return undefined;
-    if (rule.when.times !== undefined && rule.fired >= rule.when.times) return undefined;
-    if (rule.when.probability !== undefined && draw(rule) >= rule.when.probability) return undefined;
-    let effect: Effect | 'pass';
-    if (rule.sequence) {
-      if (rule.step >= rule.sequence.length) {
-        if (!rule.repeat) return undefined;
-        if (rule.repeat === true) rule.step = 0;
-      }
-      // repeat: last keeps answering the last step (the step stays past the end).
-      effect = rule.sequence[Math.min(rule.step++, rule.sequence.length - 1)];
-    } else {
-      effect = rule.effect!;
-    }
-    rule.fired++;
-    return effect;
-  }
-
-  function fired(activation: Activation, rule: RuleState, effect: Effect): FiredEffect {
-    return { scenario: activation.definition.name, rule: rule.label, effect, latencyMs: sampleLatency(rule, effect), limiter: effect.rateLimit ? rule.limiter : undefined };
-  }
-
-  function view(activation: Activation): ActivationView {
-    const rules = activation.rules.map((r) => ({ index: r.index, ...(r.name ? { name: r.name } : {}), kind: r.kind, matched: r.matched, fired: r.fired }));
-    return {
-      name: activation.definition.name,
-      ...(activation.definition.description ? { description: activation.definition.description } : {}),
-      ...(activation.accountId ? { accountId: activation.accountId } : {}),
-      source: activation.source,
-      activatedAt: new Date(activation.activatedAt).toISOString(),
-      ...(activation.params && Object.keys(activation.params).length ? { params: activation.params } : {}),
-      hits: rules.reduce((sum, r) => sum + r.fired, 0),
-      rules,
-    };
-  }
+  const build = (definition: ScenarioDefinition, options: ActivateOptions, activatedAt?: number) => buildActivation(deps, definition, options, activatedAt);
+  const fire = (rule: RuleState) => fireRule(rule, deps.clock.now());
 
   /** Ready scenarios read for the header, parsed once (the header may come with every request). */
   const loaded = new Map<string, ScenarioDefinition>();
@@ -295,34 +159,18 @@ export function createScenarioEngine(deps: { clock: Clock; random: Random; loade
     return weight;
   }
 
-  const inScope = (activation: Activation, accountId: string | undefined) => !activation.accountId || activation.accountId === accountId;
-
   const engine: ScenarioEngine = {
     activate(scenario, options = {}) {
-      let definition: ScenarioDefinition;
-      let parsedInline = false;
-      if (typeof scenario === 'string' && !scenario.includes('\n') && !scenario.trimStart().startsWith('{')) {
-        definition = inline.has(scenario) && !options.params ? inline.get(scenario)! : deps.loader.load(scenario, { params: options.params });
-      } else {
-        definition = deps.loader.parse(scenario, { source: 'scenario', params: options.params });
-        parsedInline = true;
-      }
+      const { definition, parsedInline } = readScenario(deps.loader, inline, scenario, options.params);
       const existing = active.findIndex((a) => a.definition.name === definition.name && a.accountId === options.accountId);
       // Every request is matched against every active scenario: their patterns together are bounded.
       const weight = active.reduce((sum, a, i) => (i === existing ? sum : sum + weightOf(a.definition)), weightOf(definition));
-      if (weight > SCENARIO_BOUNDS.maxActiveWeight) {
-        throw new ScenarioError(`activating ${definition.name} would exceed the active scenarios' pattern bound`, [
-          {
-            field: 'scenario/rules',
-            message: `the active scenarios' globs and regular expressions would weigh ${weight} pattern units together; at most ${SCENARIO_BOUNDS.maxActiveWeight} are active at once: deactivate a scenario first (DELETE /__admin/scenarios/{name})`,
-          },
-        ]);
-      }
+      checkActiveWeight(definition, weight);
       if (parsedInline) inline.set(definition.name, definition);
       const activation = build(definition, options);
       if (existing === -1) active.push(activation);
       else active[existing] = activation;
-      return view(activation);
+      return viewOf(activation);
     },
     deactivate(name, accountId) {
       let removed = 0;
@@ -335,50 +183,24 @@ export function createScenarioEngine(deps: { clock: Clock; random: Random; loade
       for (const [key, activation] of byHeader) if (activation.definition.name === name && accountId === undefined) byHeader.delete(key);
       return removed;
     },
-    list: () => [...active.map(view), ...[...byHeader.values()].map(view)],
+    list: () => [...active.map(viewOf), ...[...byHeader.values()].map(viewOf)],
     available: () => deps.loader.available(),
-    hasRequestRules(phase) {
-      return active.some((a) => a.requestRules[phase].size > 0);
-    },
+    hasRequestRules: (phase) => active.some((a) => a.requestRules[phase].size > 0),
     evaluateRequest(facts, phase, header) {
-      const out: FiredEffect[] = [];
       const activations = [...active.filter((a) => inScope(a, facts.accountId))];
       // A name given twice is one scenario (its rules would otherwise be matched twice).
       const named = [...new Set(header?.names ?? [])];
       // Named scenarios are matched on top of the active ones: together they keep to the same bound.
       const weight = named.reduce((sum, name) => sum + weightOf(resolve(name)), 0);
-      if (weight > SCENARIO_BOUNDS.maxActiveWeight) {
-        throw new ProblemError('validation-error', {
-          detail: `X-Shipmock-Scenario names scenarios whose patterns weigh ${weight} units together; at most ${SCENARIO_BOUNDS.maxActiveWeight} per request`,
-          violations: [{ field: 'header/X-Shipmock-Scenario', message: `names scenarios weighing ${weight} pattern units; at most ${SCENARIO_BOUNDS.maxActiveWeight} together` }],
-        });
-      }
+      checkHeaderWeight(weight);
       for (const name of named) activations.push(headerActivation(name, header!.scope));
-      const request = { method: facts.method, path: facts.path, queryKey: canonicalQuery(facts.query ?? {}), operationId: facts.operationId };
-      for (const activation of activations) {
-        for (const rule of activation.requestRules[phase].candidates(request)) {
-          if (!rule.match.request(facts)) continue;
-          const effect = fire(rule);
-          if (effect && effect !== 'pass') out.push(fired(activation, rule, effect));
-        }
-      }
-      return out;
+      return requestEffects(activations, facts, phase, fire);
     },
     evaluate(kind, facts) {
-      for (const activation of active) {
-        if (!inScope(activation, facts.accountId)) continue;
-        for (const rule of activation.rules) {
-          if (rule.kind !== kind || !rule.match.domain(facts)) continue;
-          const effect = fire(rule);
-          if (effect === 'pass') return undefined;
-          if (effect) {
-            const collecting = handlerHits.getStore();
-            if (collecting?.open) collecting.hits.push(`${activation.definition.name}/${rule.label}`);
-            return fired(activation, rule, effect);
-          }
-        }
-      }
-      return undefined;
+      const effect = domainEffect(active, kind, facts, fire);
+      const collecting = handlerHits.getStore();
+      if (effect && collecting?.open) collecting.hits.push(`${effect.scenario}/${effect.rule}`);
+      return effect;
     },
     hasDomainRules: () => active.some((a) => a.hasDomainRules),
     async collectHits(fn) {
@@ -401,31 +223,11 @@ export function createScenarioEngine(deps: { clock: Clock; random: Random; loade
       }
       if (accountId === undefined) byHeader.clear();
     },
-    snapshot() {
-      return {
-        activations: active.map((a) => ({
-          definition: a.definition,
-          ...(a.accountId ? { accountId: a.accountId } : {}),
-          ...(a.params ? { params: a.params } : {}),
-          source: a.source,
-          activatedAt: a.activatedAt,
-          rules: a.rules.map((r) => ({ matched: r.matched, fired: r.fired, step: r.step, draws: r.draws })),
-        })),
-      };
-    },
+    snapshot: () => snapshotOf(active),
     restore(snapshot) {
-      const rebuilt = snapshot.activations.map((saved) => {
-        const definition = deps.loader.parse(saved.definition, { source: `state scenario ${saved.definition?.name}` });
-        const activation = build(definition, { accountId: saved.accountId, params: saved.params, source: saved.source }, saved.activatedAt);
-        activation.rules.forEach((rule, i) => {
-          const counters = saved.rules[i];
-          if (!counters) return;
-          Object.assign(rule, { matched: counters.matched, fired: counters.fired, step: counters.step });
-          // Replay the seeded stream so probabilities and latencies continue where they were.
-          for (let d = 0; d < counters.draws; d++) draw(rule);
-        });
-        return activation;
-      });
+      const rebuilt = snapshot.activations.map((saved) =>
+        restoreCounters(build(deps.loader.parse(saved.definition, { source: `state scenario ${saved.definition?.name}` }), saved, saved.activatedAt), saved),
+      );
       active.splice(0, active.length, ...rebuilt);
       byHeader.clear();
       for (const a of rebuilt) if (a.source !== 'start') inline.set(a.definition.name, a.definition);
@@ -434,15 +236,61 @@ export function createScenarioEngine(deps: { clock: Clock; random: Random; loade
   return engine;
 }
 
-function instant(value: string | undefined, activatedAt: number): number | undefined {
-  if (value === undefined) return undefined;
-  if (value.startsWith('P')) return activatedAt + toMs(value);
-  const ms = Date.parse(value);
-  if (!Number.isFinite(ms)) throw new ScenarioError(`invalid instant ${value}`);
-  return ms;
+/** A scenario named (ready-made, or activated inline before) or given inline (an object or YAML/JSON text). */
+function readScenario(loader: ScenarioLoader, inline: ReadonlyMap<string, ScenarioDefinition>, scenario: string | object, params?: ParameterValues) {
+  if (typeof scenario === 'string' && !scenario.includes('\n') && !scenario.trimStart().startsWith('{')) {
+    const definition = inline.has(scenario) && !params ? inline.get(scenario)! : loader.load(scenario, { params });
+    return { definition, parsedInline: false };
+  }
+  return { definition: loader.parse(scenario, { source: 'scenario', params }), parsedInline: true };
 }
 
-function lazily<T>(make: () => T): () => T {
-  let value: T | undefined;
-  return () => (value ??= make());
+/** Every request is matched against every active scenario: their patterns together are bounded. */
+function checkActiveWeight(definition: ScenarioDefinition, weight: number): void {
+  if (weight <= SCENARIO_BOUNDS.maxActiveWeight) return;
+  throw new ScenarioError(`activating ${definition.name} would exceed the active scenarios' pattern bound`, [
+    {
+      field: 'scenario/rules',
+      message: `the active scenarios' globs and regular expressions would weigh ${weight} pattern units together; at most ${SCENARIO_BOUNDS.maxActiveWeight} are active at once: deactivate a scenario first (DELETE /__admin/scenarios/{name})`,
+    },
+  ]);
+}
+
+/** Scenarios named in X-Shipmock-Scenario are matched on top of the active ones: together they keep to the same bound. */
+function checkHeaderWeight(weight: number): void {
+  if (weight <= SCENARIO_BOUNDS.maxActiveWeight) return;
+  throw new ProblemError('validation-error', {
+    detail: `X-Shipmock-Scenario names scenarios whose patterns weigh ${weight} units together; at most ${SCENARIO_BOUNDS.maxActiveWeight} per request`,
+    violations: [{ field: 'header/X-Shipmock-Scenario', message: `names scenarios weighing ${weight} pattern units; at most ${SCENARIO_BOUNDS.maxActiveWeight} together` }],
+  });
+}
+
+const inScope = (activation: Activation, accountId: string | undefined) => !activation.accountId || activation.accountId === accountId;
+
+/** Every request rule of these activations (in order) that fires for the request in this phase. */
+function requestEffects(activations: readonly Activation[], facts: RequestFacts, phase: 'request' | 'body', fire: (rule: RuleState) => Effect | 'pass' | undefined): FiredEffect[] {
+  const out: FiredEffect[] = [];
+  const request = { method: facts.method, path: facts.path, queryKey: canonicalQuery(facts.query ?? {}), operationId: facts.operationId };
+  for (const activation of activations) {
+    for (const rule of activation.requestRules[phase].candidates(request)) {
+      if (!rule.match.request(facts)) continue;
+      const effect = fire(rule);
+      if (effect && effect !== 'pass') out.push(fired(activation, rule, effect));
+    }
+  }
+  return out;
+}
+
+/** The first domain rule of this kind, in scope, that fires; a `pass` step of a sequence stops the search. */
+function domainEffect(active: readonly Activation[], kind: DomainKind, facts: DomainFacts, fire: (rule: RuleState) => Effect | 'pass' | undefined): FiredEffect | undefined {
+  for (const activation of active) {
+    if (!inScope(activation, facts.accountId)) continue;
+    for (const rule of activation.rules) {
+      if (rule.kind !== kind || !rule.match.domain(facts)) continue;
+      const effect = fire(rule);
+      if (effect === 'pass') return undefined;
+      if (effect) return fired(activation, rule, effect);
+    }
+  }
+  return undefined;
 }

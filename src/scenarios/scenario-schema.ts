@@ -7,7 +7,8 @@ import { lazyModule } from '../util/lazy-module.js';
 
 // Ajv's compiler loads only when the cache is cold (start-up budget, src/util/lazy-module.ts).
 const ajvModule = lazyModule<typeof import('ajv/dist/2020.js')>('ajv/dist/2020.js');
-const standaloneModule = lazyModule<typeof import('ajv/dist/standalone/index.js')>('ajv/dist/standalone/index.js');
+// CommonJS: the code generator is the module's `default` export.
+const standaloneModule = lazyModule<{ default: typeof import('ajv/dist/standalone/index.js').default }>('ajv/dist/standalone/index.js');
 
 /**
  * The validator of the scenario file format (scenarios/scenario.schema.json). Compiling it costs
@@ -34,9 +35,7 @@ export function scenarioSchemaValidator(schemaPath: string): ValidateFunction {
   const { Ajv2020 } = ajvModule();
   const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, strictTypes: false, code: { source: true, lines: false } });
   const fresh = ajv.compile(JSON.parse(text));
-  // CommonJS default export under .default.
-  const standalone = standaloneModule() as unknown as { default: (ajv: unknown, fn: ValidateFunction) => string };
-  writeToCache([[name, toCachedModuleSource(standalone.default(ajv, fresh))]]);
+  writeToCache([[name, toCachedModuleSource(standaloneModule().default(ajv, fresh))]]);
   compiled = fresh;
   return fresh;
 }

@@ -102,7 +102,7 @@ export function createInteractionCycles(deps: {
     stateHandlers(names: Iterable<string> | 'any'): VerifierOptions['stateHandlers'] {
       // The {setup, teardown} form is missing from the published StateHandlers type (TOOLCHAIN.md).
       const table = names === 'any' ? anyName(handlerFor) : Object.fromEntries([...names].map((n) => [n, handlerFor(n)]));
-      return table as unknown as VerifierOptions['stateHandlers'];
+      return table as VerifierOptions['stateHandlers'];
     },
     /** Every message description answers with the delivery its state captured; metadata via providerWithMetadata. */
     messageProviders(descriptions: Iterable<string> | 'any', wrap: WrapMessage): VerifierOptions['messageProviders'] {

@@ -68,6 +68,129 @@ function createdId(what: string, result: ApiResult): string {
 }
 
 /**
+ * The steps that work inside one account (its token and client come with it): they need nothing
+ * of the company's session, so they live apart from it.
+ */
+const accountSteps = {
+  /** A carrier with a home-delivery service that serves the route without customs (routes the catalogue lists). */
+  async findRoute(account: StateAccount, routeFrom: string, routeTo: string): Promise<RouteChoice> {
+    const query = { route_from: routeFrom, route_to: routeTo };
+    const carriers = expectStatus('GET /v1/carriers', await account.api.GET('/v1/carriers', { params: { query: { ...query, limit: 100 } } }), 200);
+    for (const carrier of carriers.data?.items ?? []) {
+      const services = expectStatus(
+        `GET /v1/carriers/${carrier.id}/services`,
+        await account.api.GET('/v1/carriers/{carrier-id}/services', { params: { path: { 'carrier-id': carrier.id }, query: { ...query, limit: 100 } } }),
+        200,
+      );
+      for (const service of services.data?.items ?? []) {
+        if (service.deliveryType === 'PUDO') continue;
+        const route = service.routes.find((r) => r.from === routeFrom && r.to === routeTo);
+        if (route && !route.dutiable) return { carrierId: carrier.id, serviceId: service.id };
+      }
+    }
+    throw new StateSetupError(`no carrier service serves ${routeFrom} → ${routeTo} without customs`);
+  },
+
+  async createCarrierDefinition(account: StateAccount, carrierId: string, name = 'DHL Parcel EU', group = 'EU'): Promise<string> {
+    return createdId('POST /v0/carrier-definitions', await account.api.POST('/v0/carrier-definitions', { body: { carrierId, name, group } }));
+  },
+
+  async createServiceDefinition(account: StateAccount, carrierDefinitionId: string, serviceId: string): Promise<string> {
+    return createdId(
+      'POST /v1/service-definitions',
+      await account.api.POST('/v1/service-definitions', { body: { carrierDefinitionId, serviceId, name: 'Standard' } }),
+    );
+  },
+
+  async createShipmentChannel(account: StateAccount): Promise<string> {
+    return createdId(
+      'POST /v1/shipment-channels',
+      await account.api.POST('/v1/shipment-channels', { body: { name: 'Web shop', documentRendering: { labelFormat: 'PDF', labelSize: 'A6' }, default: true } }),
+    );
+  },
+
+  async createAddress(account: StateAccount, countryCode: string, name = 'Erika Mustermann'): Promise<string> {
+    const fields = ADDRESSES[countryCode];
+    if (!fields) throw new StateSetupError(`no sample address for country ${countryCode} (known: ${Object.keys(ADDRESSES).join(', ')})`);
+    return createdId('POST /v1/addresses', await account.api.POST('/v1/addresses', { body: { name, countryCode, ...fields } }));
+  },
+
+  async createParcel(account: StateAccount, weight = 1.5): Promise<string> {
+    return createdId(
+      'POST /v1/parcels',
+      await account.api.POST('/v1/parcels', {
+        body: { weight, weightUnit: 'KG', dimensions: { length: 30, width: 20, height: 10, unit: 'CM' }, reference: 'ORDER-1001' },
+      }),
+    );
+  },
+
+  async createBooking(account: StateAccount, input: Schemas['ShipmentBookingRequest']): Promise<Schemas['ShipmentBooking']> {
+    const id = createdId('POST /v1/shipment-bookings', await account.api.POST('/v1/shipment-bookings', { body: input }));
+    const booking = expectStatus(
+      `GET /v1/shipment-bookings/${id}`,
+      await account.api.GET('/v1/shipment-bookings/{shipment-booking-id}', { params: { path: { 'shipment-booking-id': id } } }),
+      200,
+    ).data!;
+    if (booking.status !== 'BOOKED') throw new StateSetupError(`booking ${id} is ${booking.status}${booking.failureReason ? ` (${booking.failureReason})` : ''}, expected BOOKED`);
+    return booking;
+  },
+
+  async createDispatch(account: StateAccount, carrierDefinitionId: string, shipmentBookingIds: string[], pickupDate: string): Promise<string> {
+    return createdId(
+      'POST /v1/shipment-dispatches',
+      await account.api.POST('/v1/shipment-dispatches', {
+        body: { carrierDefinitionId, shipmentBookingIds, pickupDate, pickupWindowFrom: '09:00', pickupWindowTo: '17:00' },
+      }),
+    );
+  },
+
+  async createManifest(account: StateAccount, shipmentDispatchId: string): Promise<string> {
+    return createdId(
+      'POST /v1/shipment-dispatches/{id}/shipment-manifests',
+      await account.api.POST('/v1/shipment-dispatches/{shipment-dispatch-id}/shipment-manifests', {
+        params: { path: { 'shipment-dispatch-id': shipmentDispatchId } },
+      }),
+    );
+  },
+
+  async createZone(account: StateAccount, countryCodes: string[]): Promise<string> {
+    return createdId('POST /v1/zones', await account.api.POST('/v1/zones', { body: { name: `Zone ${countryCodes.join('+')}`, countryCodes } }));
+  },
+
+  async createDeliveryOption(account: StateAccount, serviceDefinitionId: string, zoneIds: string[]): Promise<string> {
+    return createdId(
+      'POST /v1/delivery-options',
+      await account.api.POST('/v1/delivery-options', {
+        body: {
+          name: 'Standard',
+          serviceDefinitionId,
+          zoneIds,
+          priceRules: [{ maxWeightKg: 5, price: { amount: 4.9, currency: 'EUR' } }, { maxWeightKg: 31.5, price: { amount: 9.9, currency: 'EUR' } }],
+          deliveryDaysMin: 1,
+          deliveryDaysMax: 3,
+        },
+      }),
+    );
+  },
+
+  async queryPudoPoints(account: StateAccount, addressId: string): Promise<void> {
+    expectStatus('POST /v1/pudo-points/queries', await account.api.POST('/v1/pudo-points/queries', { body: { addressId, limit: 5 } }), 200);
+  },
+
+  async createEventChannel(account: StateAccount, topics: Schemas['EventTopic'][], url: string): Promise<string> {
+    return createdId('POST /v1/event-channels', await account.api.POST('/v1/event-channels', { body: { name: 'Contract verification', topics, webhook: { url } } }));
+  },
+
+  async createTracker(account: StateAccount, trackingNumber: string): Promise<string> {
+    return createdId('POST /v1/trackers', await account.api.POST('/v1/trackers', { body: { trackingNumber } }));
+  },
+
+  async createMockEvent(account: StateAccount, input: Schemas['MockEventRequest']): Promise<void> {
+    expectStatus('POST /v1/event-channels/events', await account.api.POST('/v1/event-channels/events', { body: input }), 201);
+  },
+};
+
+/**
  * The public-API building blocks of provider states: each creates what a state needs through
  * the documented endpoints only (so it works against a service we do not control) and records
  * the accounts it created, which `cleanUp()` deletes again. Everything else an interaction
@@ -122,122 +245,7 @@ export function createPublicApiSteps(access: CompanyAccess, options: { fetch?: (
       }
     },
 
-    /** A carrier with a home-delivery service that serves the route without customs (routes the catalogue lists). */
-    async findRoute(account: StateAccount, routeFrom: string, routeTo: string): Promise<RouteChoice> {
-      const query = { route_from: routeFrom, route_to: routeTo };
-      const carriers = expectStatus('GET /v1/carriers', await account.api.GET('/v1/carriers', { params: { query: { ...query, limit: 100 } } }), 200);
-      for (const carrier of carriers.data?.items ?? []) {
-        const services = expectStatus(
-          `GET /v1/carriers/${carrier.id}/services`,
-          await account.api.GET('/v1/carriers/{carrier-id}/services', { params: { path: { 'carrier-id': carrier.id }, query: { ...query, limit: 100 } } }),
-          200,
-        );
-        for (const service of services.data?.items ?? []) {
-          if (service.deliveryType === 'PUDO') continue;
-          const route = service.routes.find((r) => r.from === routeFrom && r.to === routeTo);
-          if (route && !route.dutiable) return { carrierId: carrier.id, serviceId: service.id };
-        }
-      }
-      throw new StateSetupError(`no carrier service serves ${routeFrom} → ${routeTo} without customs`);
-    },
-
-    async createCarrierDefinition(account: StateAccount, carrierId: string, name = 'DHL Parcel EU', group = 'EU'): Promise<string> {
-      return createdId('POST /v0/carrier-definitions', await account.api.POST('/v0/carrier-definitions', { body: { carrierId, name, group } }));
-    },
-
-    async createServiceDefinition(account: StateAccount, carrierDefinitionId: string, serviceId: string): Promise<string> {
-      return createdId(
-        'POST /v1/service-definitions',
-        await account.api.POST('/v1/service-definitions', { body: { carrierDefinitionId, serviceId, name: 'Standard' } }),
-      );
-    },
-
-    async createShipmentChannel(account: StateAccount): Promise<string> {
-      return createdId(
-        'POST /v1/shipment-channels',
-        await account.api.POST('/v1/shipment-channels', { body: { name: 'Web shop', documentRendering: { labelFormat: 'PDF', labelSize: 'A6' }, default: true } }),
-      );
-    },
-
-    async createAddress(account: StateAccount, countryCode: string, name = 'Erika Mustermann'): Promise<string> {
-      const fields = ADDRESSES[countryCode];
-      if (!fields) throw new StateSetupError(`no sample address for country ${countryCode} (known: ${Object.keys(ADDRESSES).join(', ')})`);
-      return createdId('POST /v1/addresses', await account.api.POST('/v1/addresses', { body: { name, countryCode, ...fields } }));
-    },
-
-    async createParcel(account: StateAccount, weight = 1.5): Promise<string> {
-      return createdId(
-        'POST /v1/parcels',
-        await account.api.POST('/v1/parcels', {
-          body: { weight, weightUnit: 'KG', dimensions: { length: 30, width: 20, height: 10, unit: 'CM' }, reference: 'ORDER-1001' },
-        }),
-      );
-    },
-
-    async createBooking(account: StateAccount, input: Schemas['ShipmentBookingRequest']): Promise<Schemas['ShipmentBooking']> {
-      const id = createdId('POST /v1/shipment-bookings', await account.api.POST('/v1/shipment-bookings', { body: input }));
-      const booking = expectStatus(
-        `GET /v1/shipment-bookings/${id}`,
-        await account.api.GET('/v1/shipment-bookings/{shipment-booking-id}', { params: { path: { 'shipment-booking-id': id } } }),
-        200,
-      ).data!;
-      if (booking.status !== 'BOOKED') throw new StateSetupError(`booking ${id} is ${booking.status}${booking.failureReason ? ` (${booking.failureReason})` : ''}, expected BOOKED`);
-      return booking;
-    },
-
-    async createDispatch(account: StateAccount, carrierDefinitionId: string, shipmentBookingIds: string[], pickupDate: string): Promise<string> {
-      return createdId(
-        'POST /v1/shipment-dispatches',
-        await account.api.POST('/v1/shipment-dispatches', {
-          body: { carrierDefinitionId, shipmentBookingIds, pickupDate, pickupWindowFrom: '09:00', pickupWindowTo: '17:00' },
-        }),
-      );
-    },
-
-    async createManifest(account: StateAccount, shipmentDispatchId: string): Promise<string> {
-      return createdId(
-        'POST /v1/shipment-dispatches/{id}/shipment-manifests',
-        await account.api.POST('/v1/shipment-dispatches/{shipment-dispatch-id}/shipment-manifests', {
-          params: { path: { 'shipment-dispatch-id': shipmentDispatchId } },
-        }),
-      );
-    },
-
-    async createZone(account: StateAccount, countryCodes: string[]): Promise<string> {
-      return createdId('POST /v1/zones', await account.api.POST('/v1/zones', { body: { name: `Zone ${countryCodes.join('+')}`, countryCodes } }));
-    },
-
-    async createDeliveryOption(account: StateAccount, serviceDefinitionId: string, zoneIds: string[]): Promise<string> {
-      return createdId(
-        'POST /v1/delivery-options',
-        await account.api.POST('/v1/delivery-options', {
-          body: {
-            name: 'Standard',
-            serviceDefinitionId,
-            zoneIds,
-            priceRules: [{ maxWeightKg: 5, price: { amount: 4.9, currency: 'EUR' } }, { maxWeightKg: 31.5, price: { amount: 9.9, currency: 'EUR' } }],
-            deliveryDaysMin: 1,
-            deliveryDaysMax: 3,
-          },
-        }),
-      );
-    },
-
-    async queryPudoPoints(account: StateAccount, addressId: string): Promise<void> {
-      expectStatus('POST /v1/pudo-points/queries', await account.api.POST('/v1/pudo-points/queries', { body: { addressId, limit: 5 } }), 200);
-    },
-
-    async createEventChannel(account: StateAccount, topics: Schemas['EventTopic'][], url: string): Promise<string> {
-      return createdId('POST /v1/event-channels', await account.api.POST('/v1/event-channels', { body: { name: 'Contract verification', topics, webhook: { url } } }));
-    },
-
-    async createTracker(account: StateAccount, trackingNumber: string): Promise<string> {
-      return createdId('POST /v1/trackers', await account.api.POST('/v1/trackers', { body: { trackingNumber } }));
-    },
-
-    async createMockEvent(account: StateAccount, input: Schemas['MockEventRequest']): Promise<void> {
-      expectStatus('POST /v1/event-channels/events', await account.api.POST('/v1/event-channels/events', { body: input }), 201);
-    },
+    ...accountSteps,
 
     /** The accounts created since the last cleanUp (this interaction's), oldest first. */
     createdAccountIds(): string[] {

@@ -3,7 +3,8 @@ import type { CredentialRegistry } from '../../auth/credentials.js';
 import type { TokenService } from '../../auth/tokens.js';
 import type { SecuritySchemeName } from '../../contract/load-contract.js';
 import { ProblemError } from '../../errors/problem.js';
-import { authorizationOf, requestState, type Principal, type PrincipalLevel } from '../../http/request-state.js';
+import type { Principal, PrincipalLevel } from '../../auth/principal.js';
+import { authorizationOf, requestState } from '../../http/request-state.js';
 import type { ApiRequest, ApiResponse, Next } from '../../http/types.js';
 
 const SCHEME_OF_LEVEL: Record<PrincipalLevel, SecuritySchemeName> = {

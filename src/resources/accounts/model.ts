@@ -4,39 +4,16 @@ import type { components } from '../../client/schema.js';
 type Schemas = components['schemas'];
 
 /** Account: the isolation unit of the spec ("Accounts" section). Fields: contract AccountRequest / AccountResponse. */
-export type AccountType = 'NORMAL' | 'SHARED';
-export type PersistenceType = 'PERMANENT' | 'TEMPORARY';
-
-export interface AccountCompany {
-  name: string;
-  vatNumber: string;
-  countryCode: string;
-  city: string;
-  postalCode: string;
-  address: string;
-}
-
-export interface AccountContact {
-  name: string;
-  email: string;
-  phone: string;
-}
-
 export type AccountInput = Schemas['AccountRequest'];
 
-export interface Account {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  alias?: string;
-  company: AccountCompany;
-  contact: AccountContact;
-  enabled: boolean;
-  meta?: Record<string, string>;
-  persistence: { type: PersistenceType; expiresAt?: string };
-  sources?: string[];
-  type: AccountType;
-}
+type Persistence = NonNullable<Schemas['AccountResponse']['persistence']>;
+export type PersistenceType = NonNullable<Persistence['type']>;
+
+/** contract: AccountResponse. The mock always states an account's persistence and its type. */
+export type Account = Schemas['AccountResponse'] & { persistence: Persistence & { type: PersistenceType } };
+export type AccountCompany = Account['company'];
+export type AccountContact = Account['contact'];
+export type AccountType = Account['type'];
 
 /** Which company owns an account id: the global index that token issuing and auth consult. */
 export interface AccountOwner {

@@ -1,5 +1,5 @@
 import { created, noContent, ok, type HandlerMap, type ParamsIn } from '../shared/operation-handler.js';
-import type { Principal } from '../../http/request-state.js';
+import type { Principal } from '../../auth/principal.js';
 import { ProblemError } from '../../errors/problem.js';
 import { pageArgs } from '../shared/crud-routes.js';
 import type { Account } from './model.js';

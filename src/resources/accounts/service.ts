@@ -1,5 +1,5 @@
 import type { ResourceDeps } from '../shared/domain-deps.js';
-import type { Principal } from '../../http/request-state.js';
+import type { Principal } from '../../auth/principal.js';
 import { ProblemError } from '../../errors/problem.js';
 import type { Page, PageRequest } from '../../store/collection.js';
 import type { Store } from '../../store/store.js';
@@ -22,6 +22,28 @@ export function companyAccountIds(store: Store, companyId: string): string[] {
   return accountsOf(store, companyId)
     .values()
     .map((account) => account.id);
+}
+
+/**
+ * The account an AccountRequest describes, with the defaults the contract names (enabled, NORMAL,
+ * PERMANENT). A replace that keeps TEMPORARY keeps the original expiry; switching to it starts the
+ * 30 days from `nowMs`.
+ */
+function buildAccount(input: AccountInput, meta: { id: string; createdAt: string; updatedAt: string }, nowMs: number, previous?: Account): Account {
+  const persistenceType = input.persistence?.type ?? 'PERMANENT';
+  const expiresAt =
+    persistenceType !== 'TEMPORARY' ? undefined : previous?.persistence.expiresAt ?? new Date(nowMs + TEMPORARY_ACCOUNT_LIFETIME_MS).toISOString();
+  return compact({
+    ...meta,
+    alias: input.alias,
+    company: input.company,
+    contact: input.contact,
+    enabled: input.enabled ?? true,
+    meta: input.meta,
+    persistence: { type: persistenceType, expiresAt },
+    sources: input.sources,
+    type: input.type ?? 'NORMAL',
+  });
 }
 
 /**
@@ -76,26 +98,6 @@ export function createAccountService(core: ResourceDeps) {
     }, { kind: 'account-expiry', subject: account.id, accountId: account.id, detail: 'TEMPORARY account expires' });
   }
 
-  function build(input: AccountInput, meta: { id: string; createdAt: string; updatedAt: string }, previous?: Account): Account {
-    const persistenceType = input.persistence?.type ?? 'PERMANENT';
-    // A replace that keeps TEMPORARY keeps the original expiry; switching to it starts the 30 days.
-    const expiresAt =
-      persistenceType !== 'TEMPORARY'
-        ? undefined
-        : previous?.persistence.expiresAt ?? new Date(clock.now() + TEMPORARY_ACCOUNT_LIFETIME_MS).toISOString();
-    return compact({
-      ...meta,
-      alias: input.alias,
-      company: input.company,
-      contact: input.contact,
-      enabled: input.enabled ?? true,
-      meta: input.meta,
-      persistence: { type: persistenceType, expiresAt },
-      sources: input.sources,
-      type: input.type ?? 'NORMAL',
-    });
-  }
-
   const self = {
     create(companyId: string, input: AccountInput): Account {
       // The company usage report lists every account (contract: UsageReport.accounts maxItems).
@@ -106,7 +108,7 @@ export function createAccountService(core: ResourceDeps) {
         });
       }
       const now = clock.nowIso();
-      const account = build(input, { id: random.uuid(), createdAt: now, updatedAt: now });
+      const account = buildAccount(input, { id: random.uuid(), createdAt: now, updatedAt: now }, clock.now());
       accounts(companyId).insert(account);
       owners().insert({ id: account.id, companyId });
       publish(companyId, 'CREATED', account);
@@ -130,7 +132,7 @@ export function createAccountService(core: ResourceDeps) {
 
     replace(companyId: string, accountId: string, input: AccountInput): Account {
       const previous = self.get(companyId, accountId);
-      const account = build(input, { id: accountId, createdAt: previous.createdAt, updatedAt: clock.nowIso() }, previous);
+      const account = buildAccount(input, { id: accountId, createdAt: previous.createdAt, updatedAt: clock.nowIso() }, clock.now(), previous);
       accounts(companyId).update(account);
       publish(companyId, 'UPDATED', account);
       if (account.persistence.expiresAt !== previous.persistence.expiresAt) scheduleExpiry(companyId, account);

@@ -1,4 +1,4 @@
-import type { Principal } from '../../http/request-state.js';
+import type { Principal } from '../../auth/principal.js';
 import type { DomainDeps } from '../shared/domain-deps.js';
 import { ProblemError } from '../../errors/problem.js';
 import { compact } from '../../util/compact.js';

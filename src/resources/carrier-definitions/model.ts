@@ -3,13 +3,12 @@ import type { Setting } from '../shared/settings.js';
 
 type Schemas = components['schemas'];
 
-export type CarrierMode = 'STAGING' | 'PRODUCTION';
-
 /** contract: CarrierDefinitionRequest (v0 and v1 share it). */
 export type CarrierDefinitionInput = Schemas['CarrierDefinitionRequest'];
 
 /** contract: CarrierDefinition; `mode` is always the effective mode. */
 export type CarrierDefinition = Schemas['CarrierDefinition'];
+export type CarrierMode = CarrierDefinition['mode'];
 
 /** contract: CarrierDefinitionPage (the v0 list envelope). */
 export type CarrierDefinitionPage = Schemas['CarrierDefinitionPage'];

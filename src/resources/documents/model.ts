@@ -1,3 +1,4 @@
+import type { components } from '../../client/schema.js';
 import type {
   CustomsFormContent,
   DangerousGoodsFormContent,
@@ -6,40 +7,16 @@ import type {
   ManifestContent,
 } from '../../rendering/model.js';
 
-export type DocumentKind = 'LABEL' | 'INVOICE' | 'WAYBILL' | 'CUSTOMS' | 'MANIFEST' | 'DANGEROUS_GOODS' | 'RETURN_LABEL';
-export type DocumentGroupType = 'SHIPMENT_BOOKING' | 'SHIPMENT_MANIFEST' | 'CUSTOMS_DECLARATION' | 'PARCEL';
+/** Contract types (src/client/schema.ts, generated from contract/openapi.yaml); below them what only the mock stores. */
+type Schemas = components['schemas'];
 
 /** contract: Document (contract/DECISIONS.md "Document fields"). */
-export interface DocumentView {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  type: DocumentKind;
-  groupId: string;
-  groupType: DocumentGroupType;
-  mediaType: string;
-  contentType: 'PDF' | 'PNG' | 'ZPL';
-  fileName: string;
-  specimen: boolean;
-  trackingNumber?: string;
-  parcelId?: string;
-}
+export type DocumentView = Schemas['Document'];
+export type DocumentKind = DocumentView['type'];
+export type DocumentGroupType = DocumentView['groupType'];
 
 /** contract: DocumentMetaData */
-export interface DocumentMetaData {
-  id: string;
-  documentId: string;
-  type: DocumentKind;
-  mediaType: string;
-  contentType: 'PDF' | 'PNG' | 'ZPL';
-  size: number;
-  checksum: string;
-  pages?: number;
-  groupId: string;
-  groupType: DocumentGroupType;
-  specimen: boolean;
-  createdAt: string;
-}
+export type DocumentMetaData = Schemas['DocumentMetaData'];
 
 /**
  * What the store keeps per document: the view plus its metadata's own id. Nothing about the

@@ -53,6 +53,131 @@ function createRenderCache<T>(size: number) {
 /** The bytes of a document and, for a PDF, its page count. */
 type Content = Pick<RenderedDocument, 'bytes' | 'pages'>;
 
+type GlyphCache = ReturnType<typeof createGlyphCache>;
+
+/** A recipe rendered: the same recipe always gives the same bytes. */
+function render(recipe: DocumentRecipe, glyphs: GlyphCache): RenderedDocument {
+  switch (recipe.kind) {
+    case 'label':
+      return renderLabel(recipe.request, recipe.request, recipe.createdAt, glyphs);
+    case 'customs':
+      return renderCustomsForm(recipe.request, recipe.createdAt);
+    case 'dangerous-goods':
+      return renderDangerousGoodsForm(recipe.request, recipe.createdAt);
+    case 'manifest':
+      return renderManifest(recipe.request, recipe.createdAt);
+  }
+}
+
+/**
+ * A stored recipe rendered. Recipes the mock wrote always render; one from a state file
+ * edited by hand may not, and that is the file's fault, not a server error: the content is
+ * answered as missing (404), and the rest of the state keeps working.
+ */
+function renderRecipe(recipe: DocumentRecipe, id: string, glyphs: GlyphCache): Content {
+  try {
+    const document = render(recipe, glyphs);
+    if (Buffer.isBuffer(document?.bytes)) return document;
+  } catch {
+    // fall through: the recipe does not render
+  }
+  throw new ProblemError('not-found', { detail: `Document ${id} has no content that can be rendered (its stored recipe is broken; was the state file edited?)` });
+}
+
+/** What a Document says of itself, known from its recipe alone (nothing is rendered for it). */
+interface DocumentFacts {
+  type: DocumentKind;
+  format: FileFormat;
+  group: DocumentGroup;
+  specimen: boolean;
+  fileStem: string;
+  trackingNumber?: string;
+  parcelId?: string;
+}
+
+function factsOf(recipe: DocumentRecipe): DocumentFacts {
+  switch (recipe.kind) {
+    case 'label': {
+      const { request } = recipe;
+      return {
+        type: 'LABEL',
+        format: FILE_FORMATS[request.format],
+        group: request.group ?? { id: request.shipmentBookingId, type: 'SHIPMENT_BOOKING' },
+        specimen: request.specimen,
+        fileStem: `label-${request.trackingNumber}`,
+        trackingNumber: request.trackingNumber,
+        parcelId: request.parcel.id,
+      };
+    }
+    case 'customs': {
+      const { request } = recipe;
+      return {
+        type: 'CUSTOMS',
+        format: FILE_FORMATS.PDF,
+        group: request.group ?? { id: request.shipmentBookingId, type: 'SHIPMENT_BOOKING' },
+        specimen: request.specimen,
+        fileStem: `customs-${request.trackingNumbers[0] ?? request.shipmentBookingId}`,
+        trackingNumber: request.trackingNumbers[0],
+      };
+    }
+    case 'dangerous-goods': {
+      const { request } = recipe;
+      return {
+        type: 'DANGEROUS_GOODS',
+        format: FILE_FORMATS.PDF,
+        group: request.group ?? { id: request.shipmentBookingId, type: 'SHIPMENT_BOOKING' },
+        specimen: request.specimen,
+        fileStem: `dangerous-goods-${request.trackingNumbers[0] ?? request.shipmentBookingId}`,
+        trackingNumber: request.trackingNumbers[0],
+      };
+    }
+    case 'manifest': {
+      const { request } = recipe;
+      return {
+        type: 'MANIFEST',
+        format: FILE_FORMATS.PDF,
+        group: { id: request.shipmentManifestId, type: 'SHIPMENT_MANIFEST' },
+        specimen: request.specimen,
+        fileStem: `manifest-${request.shipmentManifestId}`,
+      };
+    }
+  }
+}
+
+/** The Document as answered: named fields only, so fields older versions stored (size, checksum) stay out. */
+const view = (stored: StoredDocument): DocumentView =>
+  compact({
+    id: stored.id,
+    createdAt: stored.createdAt,
+    updatedAt: stored.updatedAt,
+    type: stored.type,
+    groupId: stored.groupId,
+    groupType: stored.groupType,
+    mediaType: stored.mediaType,
+    contentType: stored.contentType,
+    fileName: stored.fileName,
+    specimen: stored.specimen,
+    trackingNumber: stored.trackingNumber,
+    parcelId: stored.parcelId,
+  });
+
+/** contract: DocumentMetaData — size, checksum (SHA-256 hex) and pages of the content, computed from it. */
+const metaDataOf = (document: StoredDocument, { bytes, pages }: Content): DocumentMetaData =>
+  compact({
+    id: document.metaDataId,
+    documentId: document.id,
+    type: document.type,
+    mediaType: document.mediaType,
+    contentType: document.contentType,
+    size: bytes.length,
+    checksum: createHash('sha256').update(bytes).digest('hex'),
+    pages,
+    groupId: document.groupId,
+    groupType: document.groupType,
+    specimen: document.specimen,
+    createdAt: document.createdAt,
+  });
+
 /**
  * Documents: real files, stored as what they are rendered from (booking data) with their
  * metadata in the account's scope, and rendered when their content or meta-data is asked for.
@@ -76,74 +201,26 @@ export function createDocumentService(core: ResourceDeps) {
   const rendered = createRenderCache<Content>(RENDER_CACHE_SIZE);
 
   /**
-   * A stored recipe rendered. Recipes the mock wrote always render; one from a state file
-   * edited by hand may not, and that is the file's fault, not a server error: the content is
-   * answered as missing (404), and the rest of the state keeps working.
-   */
-  function renderRecipe(recipe: DocumentRecipe, id: string): Content {
-    try {
-      const document = render(recipe);
-      if (Buffer.isBuffer(document?.bytes)) return document;
-    } catch {
-      // fall through: the recipe does not render
-    }
-    throw new ProblemError('not-found', { detail: `Document ${id} has no content that can be rendered (its stored recipe is broken; was the state file edited?)` });
-  }
-
-  function render(recipe: DocumentRecipe): RenderedDocument {
-    switch (recipe.kind) {
-      case 'label':
-        return renderLabel(recipe.request, recipe.request, recipe.createdAt, glyphs);
-      case 'customs':
-        return renderCustomsForm(recipe.request, recipe.createdAt);
-      case 'dangerous-goods':
-        return renderDangerousGoodsForm(recipe.request, recipe.createdAt);
-      case 'manifest':
-        return renderManifest(recipe.request, recipe.createdAt);
-    }
-  }
-
-  /** The Document as answered: named fields only, so fields older versions stored (size, checksum) stay out. */
-  const view = (stored: StoredDocument): DocumentView =>
-    compact({
-      id: stored.id,
-      createdAt: stored.createdAt,
-      updatedAt: stored.updatedAt,
-      type: stored.type,
-      groupId: stored.groupId,
-      groupType: stored.groupType,
-      mediaType: stored.mediaType,
-      contentType: stored.contentType,
-      fileName: stored.fileName,
-      specimen: stored.specimen,
-      trackingNumber: stored.trackingNumber,
-      parcelId: stored.parcelId,
-    });
-
-  /**
    * Stores a document as its recipe; nothing is rendered here. Everything the Document says of
    * itself is known from the recipe's format, so a booking costs the same whatever its label
    * format, and the bytes are rendered (byte-identical every time) when someone asks for them.
    */
-  function saveDocument(
-    accountId: string,
-    recipe: DocumentRecipe,
-    meta: { type: DocumentKind; format: FileFormat; group: DocumentGroup; specimen: boolean; fileStem: string; trackingNumber?: string; parcelId?: string; createdAt: string },
-  ): DocumentView {
+  function saveDocument(accountId: string, recipe: DocumentRecipe): DocumentView {
+    const facts = factsOf(recipe);
     const id = random.uuid();
     const stored: StoredDocument = compact({
       id,
-      createdAt: meta.createdAt,
-      updatedAt: meta.createdAt,
-      type: meta.type,
-      groupId: meta.group.id,
-      groupType: meta.group.type,
-      mediaType: meta.format.mediaType,
-      contentType: meta.format.contentType,
-      fileName: `${safeName(meta.fileStem)}.${meta.format.extension}`,
-      specimen: meta.specimen,
-      trackingNumber: meta.trackingNumber,
-      parcelId: meta.parcelId,
+      createdAt: recipe.createdAt,
+      updatedAt: recipe.createdAt,
+      type: facts.type,
+      groupId: facts.group.id,
+      groupType: facts.group.type,
+      mediaType: facts.format.mediaType,
+      contentType: facts.format.contentType,
+      fileName: `${safeName(facts.fileStem)}.${facts.format.extension}`,
+      specimen: facts.specimen,
+      trackingNumber: facts.trackingNumber,
+      parcelId: facts.parcelId,
       metaDataId: random.uuid(),
     });
     documents(accountId).insert(stored);
@@ -161,7 +238,7 @@ export function createDocumentService(core: ResourceDeps) {
     const key = `${accountId}/${document.id}`;
     let found = rendered.get(key);
     if (!found) {
-      found = renderRecipe(stored.recipe, document.id);
+      found = renderRecipe(stored.recipe, document.id, glyphs);
       rendered.set(key, found);
     }
     return found;
@@ -175,60 +252,18 @@ export function createDocumentService(core: ResourceDeps) {
 
   return {
     /** Renders and stores the label of one parcel (PDF, PNG or ZPL per `format`). */
-    createLabel(accountId: string, request: LabelDocumentRequest): DocumentView {
-      const createdAt = clock.nowIso();
-      return saveDocument(accountId, { kind: 'label', request, createdAt }, {
-        type: 'LABEL',
-        format: FILE_FORMATS[request.format],
-        group: request.group ?? { id: request.shipmentBookingId, type: 'SHIPMENT_BOOKING' },
-        specimen: request.specimen,
-        fileStem: `label-${request.trackingNumber}`,
-        trackingNumber: request.trackingNumber,
-        parcelId: request.parcel.id,
-        createdAt,
-      });
-    },
+    createLabel: (accountId: string, request: LabelDocumentRequest): DocumentView => saveDocument(accountId, { kind: 'label', request, createdAt: clock.nowIso() }),
 
     /** Renders and stores a CN22/CN23-like customs form (PDF) for a booking. */
-    createCustomsForm(accountId: string, request: CustomsFormDocumentRequest): DocumentView {
-      const createdAt = clock.nowIso();
-      return saveDocument(accountId, { kind: 'customs', request, createdAt }, {
-        type: 'CUSTOMS',
-        format: FILE_FORMATS.PDF,
-        group: request.group ?? { id: request.shipmentBookingId, type: 'SHIPMENT_BOOKING' },
-        specimen: request.specimen,
-        fileStem: `customs-${request.trackingNumbers[0] ?? request.shipmentBookingId}`,
-        trackingNumber: request.trackingNumbers[0],
-        createdAt,
-      });
-    },
+    createCustomsForm: (accountId: string, request: CustomsFormDocumentRequest): DocumentView =>
+      saveDocument(accountId, { kind: 'customs', request, createdAt: clock.nowIso() }),
 
     /** Renders and stores a shipper's declaration for dangerous goods (PDF) for a booking. */
-    createDangerousGoodsForm(accountId: string, request: DangerousGoodsDocumentRequest): DocumentView {
-      const createdAt = clock.nowIso();
-      return saveDocument(accountId, { kind: 'dangerous-goods', request, createdAt }, {
-        type: 'DANGEROUS_GOODS',
-        format: FILE_FORMATS.PDF,
-        group: request.group ?? { id: request.shipmentBookingId, type: 'SHIPMENT_BOOKING' },
-        specimen: request.specimen,
-        fileStem: `dangerous-goods-${request.trackingNumbers[0] ?? request.shipmentBookingId}`,
-        trackingNumber: request.trackingNumbers[0],
-        createdAt,
-      });
-    },
+    createDangerousGoodsForm: (accountId: string, request: DangerousGoodsDocumentRequest): DocumentView =>
+      saveDocument(accountId, { kind: 'dangerous-goods', request, createdAt: clock.nowIso() }),
 
     /** Renders and stores the manifest (PDF) of a closed dispatch, filed under the Shipment Manifest. */
-    createManifest(accountId: string, request: ManifestDocumentRequest): DocumentView {
-      const createdAt = clock.nowIso();
-      return saveDocument(accountId, { kind: 'manifest', request, createdAt }, {
-        type: 'MANIFEST',
-        format: FILE_FORMATS.PDF,
-        group: { id: request.shipmentManifestId, type: 'SHIPMENT_MANIFEST' },
-        specimen: request.specimen,
-        fileStem: `manifest-${request.shipmentManifestId}`,
-        createdAt,
-      });
-    },
+    createManifest: (accountId: string, request: ManifestDocumentRequest): DocumentView => saveDocument(accountId, { kind: 'manifest', request, createdAt: clock.nowIso() }),
 
     get: (accountId: string, id: string): DocumentView => view(stored(accountId, id)),
 
@@ -254,21 +289,7 @@ export function createDocumentService(core: ResourceDeps) {
     /** contract: DocumentMetaData — size, checksum (SHA-256 hex) and pages of the content, computed from it. */
     metaData(accountId: string, id: string): DocumentMetaData {
       const document = stored(accountId, id);
-      const { bytes, pages } = content(accountId, document);
-      return compact({
-        id: document.metaDataId,
-        documentId: document.id,
-        type: document.type,
-        mediaType: document.mediaType,
-        contentType: document.contentType,
-        size: bytes.length,
-        checksum: createHash('sha256').update(bytes).digest('hex'),
-        pages,
-        groupId: document.groupId,
-        groupType: document.groupType,
-        specimen: document.specimen,
-        createdAt: document.createdAt,
-      });
+      return metaDataOf(document, content(accountId, document));
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { DomainDeps } from '../shared/domain-deps.js';
-import type { Principal } from '../../http/request-state.js';
+import type { Principal } from '../../auth/principal.js';
 import { ProblemError } from '../../errors/problem.js';
 import type { EventEnvelope } from '../../events/event-bus.js';
 import { COMPANY_MOCK_EVENT_TOPICS, type MockEventInput } from './model.js';

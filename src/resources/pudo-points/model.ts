@@ -4,17 +4,12 @@ import type { components } from '../../client/schema.js';
 type Schemas = components['schemas'];
 
 /** contract: PudoOpeningHours */
-export interface OpeningHours {
-  dayOfWeek: 'MONDAY' | 'TUESDAY' | 'WEDNESDAY' | 'THURSDAY' | 'FRIDAY' | 'SATURDAY' | 'SUNDAY';
-  opensAt: string;
-  closesAt: string;
-}
-
-export type PudoPointType = 'PARCEL_SHOP' | 'LOCKER' | 'POST_OFFICE';
-export type PudoService = 'DROP_OFF' | 'PICKUP' | 'RETURNS';
+export type OpeningHours = Schemas['PudoOpeningHours'];
 
 /** contract: PudoPoint (without distanceMeters, which only query results carry). */
 export type PudoPoint = Schemas['PudoPoint'];
+export type PudoPointType = PudoPoint['type'];
+export type PudoService = NonNullable<PudoPoint['services']>[number];
 
 /** contract: PudoPointQuery */
 export type PudoPointQueryInput = Schemas['PudoPointQuery'];

@@ -1,5 +1,5 @@
 import { created, noContent, ok, type BodyOf, type CheckedContext, type HandlerMap, type OperationId, type OperationResult, type ParamsIn } from './operation-handler.js';
-import type { Principal } from '../../http/request-state.js';
+import type { Principal } from '../../auth/principal.js';
 import { ProblemError } from '../../errors/problem.js';
 import type { Entity } from '../../store/collection.js';
 import type { AccountResources } from './account-resources.js';

@@ -1,6 +1,6 @@
 import type { operations } from '../../client/schema.js';
 import type { ContractOperation } from '../../contract/load-contract.js';
-import type { Principal } from '../../http/request-state.js';
+import type { Principal } from '../../auth/principal.js';
 
 /** An operation of the contract, by its operationId (the generated types of contract/openapi.yaml). */
 export type OperationId = keyof operations;

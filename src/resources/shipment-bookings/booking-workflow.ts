@@ -10,6 +10,7 @@ import type { DocumentService } from '../documents/service.js';
 import type { ParcelService } from '../parcels/service.js';
 import type { TrackerService } from '../trackers/service.js';
 import type { ResolvedBooking, ShipmentDraft } from './booking-rules.js';
+import { createBookingDocuments } from './booking-documents.js';
 import { carrierUnavailable, labelRenderingFailed } from './errors.js';
 import type { ShipmentBookingEventCode, StoredShipmentBooking } from './model.js';
 
@@ -45,14 +46,80 @@ export interface BookingWorkflowDeps {
   trackers: TrackerService;
 }
 
+/** What correlates a carrier call in the carrier's log (an inline booking's parcels have no ids yet). */
+export interface CarrierCorrelation {
+  shipmentBookingId: string;
+  parcelIds: string[];
+  reference?: string;
+}
+
 const FAILURE_REASON_MAX = 500;
 
 const locationOf = (party: DocumentParty): CarrierLocation => ({ countryCode: party.countryCode, postalCode: party.postalCode, city: party.city });
+
+/** What a booking records whatever the carrier answered: its references and a snapshot of what it was booked with. */
+function bookingFields(id: string, resolved: ResolvedBooking, answer: CarrierAnswer, now: string) {
+  const { input, serviceDefinition, carrierDefinition, channel, draft } = resolved;
+  const snapshot = compact({
+    carrier: { name: draft.carrier.name, code: draft.carrier.code },
+    service: { name: draft.service.view.name, code: draft.service.view.code },
+    sender: draft.sender,
+    receiver: draft.receiver,
+    weightsKg: draft.weightsKg,
+    carrierReference: answer.kind === 'BOOKED' ? answer.result.carrierReference : undefined,
+  });
+  const head = { id, createdAt: now, updatedAt: now };
+  const common = {
+    mode: answer.mode,
+    carrierId: draft.carrier.id,
+    serviceId: draft.service.view.id,
+    carrierDefinitionId: carrierDefinition.id,
+    serviceDefinitionId: serviceDefinition.id,
+    shipmentChannelId: channel.id,
+    parties: input.parties,
+    customsDeclarationId: input.customsDeclarationId,
+    dangerousGoodsDeclarationIds: input.dangerousGoodsDeclarationIds,
+    shippingQuoteId: input.shippingQuoteId,
+    reference: input.reference,
+    shipDate: input.shipDate,
+    snapshot,
+  };
+  return { head, common };
+}
+
+/** The carrier's answer: BOOKED, or REJECTED with its reason; an outage or timeout is thrown as a 500 `carrier-unavailable` problem. */
+async function askCarrier(
+  carriers: Carriers,
+  accountId: string,
+  definition: CarrierDefinitionRef,
+  draft: ShipmentDraft,
+  correlation: CarrierCorrelation,
+): Promise<CarrierAnswer> {
+  const connection = carriers.forDefinition(definition);
+  try {
+    const result = await connection.book({
+      accountId,
+      serviceId: draft.service.view.id,
+      parcels: draft.weightsKg.map((weightKg, i) => ({ parcelId: correlation.parcelIds[i], weightKg })),
+      sender: locationOf(draft.sender),
+      receiver: locationOf(draft.receiver),
+      reference: correlation.reference,
+      shipmentBookingId: correlation.shipmentBookingId,
+    });
+    return { kind: 'BOOKED', mode: connection.mode, result };
+  } catch (error) {
+    if (!(error instanceof CarrierError)) throw error;
+    if (error.retryable) throw carrierUnavailable(error);
+    return { kind: 'REJECTED', mode: connection.mode, reason: error.message.slice(0, FAILURE_REASON_MAX) };
+  }
+}
 
 /** @example const workflow = createBookingWorkflow(core, deps); const answer = await workflow.askCarrier(…) */
 export function createBookingWorkflow(core: Pick<DomainDeps, 'store' | 'clock' | 'events' | 'scenarios' | 'catalogue'>, deps: BookingWorkflowDeps) {
   const { store, clock, events, scenarios, catalogue } = core;
   const bookings = (accountId: string) => store.account(accountId).collection<StoredShipmentBooking>('shipment-bookings');
+
+  const render = createBookingDocuments({ catalogue, documents: deps.documents });
 
   function publish(accountId: string, code: ShipmentBookingEventCode, booking: StoredShipmentBooking): void {
     // Spec, Events: "A booking event payload carries shipmentId, code (CREATED occurs), createdAt, updatedAt."
@@ -70,114 +137,6 @@ export function createBookingWorkflow(core: Pick<DomainDeps, 'store' | 'clock' |
     bookings(accountId).insert(stored);
     publish(accountId, 'CREATED', stored);
     return stored;
-  }
-
-  /** What a booking records whatever the carrier answered: its references and a snapshot of what it was booked with. */
-  function commonFields(id: string, resolved: ResolvedBooking, answer: CarrierAnswer) {
-    const { input, serviceDefinition, carrierDefinition, channel, draft } = resolved;
-    const now = clock.nowIso();
-    const snapshot = compact({
-      carrier: { name: draft.carrier.name, code: draft.carrier.code },
-      service: { name: draft.service.view.name, code: draft.service.view.code },
-      sender: draft.sender,
-      receiver: draft.receiver,
-      weightsKg: draft.weightsKg,
-      carrierReference: answer.kind === 'BOOKED' ? answer.result.carrierReference : undefined,
-    });
-    const head = { id, createdAt: now, updatedAt: now };
-    const common = {
-      mode: answer.mode,
-      carrierId: draft.carrier.id,
-      serviceId: draft.service.view.id,
-      carrierDefinitionId: carrierDefinition.id,
-      serviceDefinitionId: serviceDefinition.id,
-      shipmentChannelId: channel.id,
-      parties: input.parties,
-      customsDeclarationId: input.customsDeclarationId,
-      dangerousGoodsDeclarationIds: input.dangerousGoodsDeclarationIds,
-      shippingQuoteId: input.shippingQuoteId,
-      reference: input.reference,
-      shipDate: input.shipDate,
-      snapshot,
-    };
-    return { head, common };
-  }
-
-  const carrierOf = (draft: ShipmentDraft) => ({ name: draft.carrier.name, code: draft.carrier.code });
-
-  /** One label per parcel, in the channel's format, size and resolution. */
-  function renderLabels(accountId: string, id: string, resolved: ResolvedBooking, result: CarrierBookingResult) {
-    const { input, channel, draft } = resolved;
-    const { labelFormat: format, labelSize: size, resolutionDpi } = channel.documentRendering;
-    const service = { name: draft.service.view.name, code: draft.service.view.code };
-    const receiverPudoName = draft.receiverPudo ? `PUDO ${draft.receiverPudo.name}` : undefined;
-    return resolved.parcels.map((parcel, index) =>
-      deps.documents.createLabel(accountId, {
-        format,
-        size,
-        resolutionDpi,
-        specimen: result.specimen,
-        carrier: carrierOf(draft),
-        service,
-        sender: draft.sender,
-        receiver: draft.receiver,
-        receiverPudoName,
-        parcel: { id: parcel.id, weight: parcel.weight, weightUnit: parcel.weightUnit ?? 'KG', dimensions: parcel.dimensions, reference: parcel.reference },
-        trackingNumber: result.trackingNumbers[index],
-        parcelIndex: index + 1,
-        parcelCount: resolved.parcels.length,
-        shipDate: input.shipDate,
-        reference: input.reference,
-        shipmentBookingId: id,
-      }),
-    );
-  }
-
-  /** The customs form (CN23-style) of a booking with a customs declaration; its document id. */
-  function renderCustomsForm(accountId: string, id: string, resolved: ResolvedBooking, customs: NonNullable<ResolvedBooking['customs']>, result: CarrierBookingResult): string {
-    const { draft, input } = resolved;
-    return deps.documents.createCustomsForm(accountId, {
-      specimen: result.specimen,
-      typeCodes: customs.types.map((typeId) => catalogue.customsDeclarationType(typeId)?.code ?? typeId),
-      carrier: carrierOf(draft),
-      sender: draft.sender,
-      receiver: draft.receiver,
-      declarant: customs.declarant,
-      currency: customs.currency,
-      contentType: customs.contentType,
-      incoterm: customs.incoterm,
-      invoiceNumber: customs.invoiceNumber,
-      lines: customs.lines ?? [],
-      trackingNumbers: result.trackingNumbers,
-      reference: input.reference,
-      shipmentBookingId: id,
-    }).id;
-  }
-
-  /** The dangerous goods form of a booking with DG declarations, each item with its parcel's tracking number. */
-  function renderDangerousGoodsForm(accountId: string, id: string, resolved: ResolvedBooking, result: CarrierBookingResult): string {
-    const { draft, input } = resolved;
-    const trackingOf = (parcelId?: string) => (parcelId ? result.trackingNumbers[input.parcelIds.indexOf(parcelId)] : undefined);
-    return deps.documents.createDangerousGoodsForm(accountId, {
-      specimen: result.specimen,
-      carrier: carrierOf(draft),
-      sender: draft.sender,
-      receiver: draft.receiver,
-      items: resolved.dangerousGoods.map((dg) => ({
-        unNumber: dg.unNumber,
-        properShippingName: dg.properShippingName,
-        hazardClass: dg.hazardClass,
-        packingGroup: dg.packingGroup,
-        quantity: dg.quantity,
-        quantityUnit: dg.quantityUnit,
-        typeName: catalogue.dangerousGoodsDeclarationType(dg.typeId)?.name,
-        trackingNumber: trackingOf(dg.parcelId),
-        emergencyContact: dg.emergencyContact,
-      })),
-      trackingNumbers: result.trackingNumbers,
-      reference: input.reference,
-      shipmentBookingId: id,
-    }).id;
   }
 
   /** Parcels become booked (with their tracking numbers); the declarations they used are referenced. */
@@ -216,30 +175,8 @@ export function createBookingWorkflow(core: Pick<DomainDeps, 'store' | 'clock' |
      * Sends the shipment to the carrier. `parcelIds` and `shipmentBookingId` only correlate the
      * call in the carrier's log (an inline booking's parcels have no ids yet).
      */
-    async askCarrier(
-      accountId: string,
-      definition: CarrierDefinitionRef,
-      draft: ShipmentDraft,
-      correlation: { shipmentBookingId: string; parcelIds: string[]; reference?: string },
-    ): Promise<CarrierAnswer> {
-      const connection = deps.carriers.forDefinition(definition);
-      try {
-        const result = await connection.book({
-          accountId,
-          serviceId: draft.service.view.id,
-          parcels: draft.weightsKg.map((weightKg, i) => ({ parcelId: correlation.parcelIds[i], weightKg })),
-          sender: locationOf(draft.sender),
-          receiver: locationOf(draft.receiver),
-          reference: correlation.reference,
-          shipmentBookingId: correlation.shipmentBookingId,
-        });
-        return { kind: 'BOOKED', mode: connection.mode, result };
-      } catch (error) {
-        if (!(error instanceof CarrierError)) throw error;
-        if (error.retryable) throw carrierUnavailable(error);
-        return { kind: 'REJECTED', mode: connection.mode, reason: error.message.slice(0, FAILURE_REASON_MAX) };
-      }
-    },
+    askCarrier: (accountId: string, definition: CarrierDefinitionRef, draft: ShipmentDraft, correlation: CarrierCorrelation): Promise<CarrierAnswer> =>
+      askCarrier(deps.carriers, accountId, definition, draft, correlation),
 
     /** A QA scenario's `label` effect (outcome FAIL) refuses the booking before anything is stored. */
     assertLabelsRender(accountId: string, draft: ShipmentDraft, context: BookingContext): void {
@@ -249,7 +186,7 @@ export function createBookingWorkflow(core: Pick<DomainDeps, 'store' | 'clock' |
 
     /** Stores the booking and everything it yields; synchronous, so nothing can interleave. */
     commit(accountId: string, id: string, resolved: ResolvedBooking, answer: CarrierAnswer, context: BookingContext): StoredShipmentBooking {
-      const { head, common } = commonFields(id, resolved, answer);
+      const { head, common } = bookingFields(id, resolved, answer, clock.nowIso());
       if (answer.kind === 'REJECTED') {
         // contract/DECISIONS.md "Booking status and FAILED": stored, inspectable, nothing booked or billed.
         const parcels = resolved.input.parcelIds.map((parcelId) => ({ parcelId }));
@@ -259,11 +196,11 @@ export function createBookingWorkflow(core: Pick<DomainDeps, 'store' | 'clock' |
       const { result } = answer;
       const { input } = resolved;
       const trackingNumbers = result.trackingNumbers;
-      const labels = renderLabels(accountId, id, resolved, result);
+      const labels = render.labels(accountId, id, resolved, result);
       const documentIds = labels.map((label) => label.id);
-      const customsFormId = resolved.customs && renderCustomsForm(accountId, id, resolved, resolved.customs, result);
+      const customsFormId = resolved.customs && render.customsForm(accountId, id, resolved, resolved.customs, result);
       if (customsFormId) documentIds.push(customsFormId);
-      if (resolved.dangerousGoods.length) documentIds.push(renderDangerousGoodsForm(accountId, id, resolved, result));
+      if (resolved.dangerousGoods.length) documentIds.push(render.dangerousGoodsForm(accountId, id, resolved, result));
       markUsed(accountId, id, resolved, trackingNumbers);
       const booking = storeBooking(accountId, {
         ...head,

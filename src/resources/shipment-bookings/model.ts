@@ -7,10 +7,9 @@ import type { ParcelInput } from '../parcels/model.js';
 
 type Schemas = components['schemas'];
 
-export type PartyRole = 'SENDER' | 'RECEIVER' | 'RETURN' | 'PICKUP' | 'BILLING';
-
 /** contract: Party — an Address or (receivers only) a PUDO Point in a role. */
 export type Party = Schemas['Party'];
+export type PartyRole = Party['role'];
 
 /** contract: ShipmentBookingRequest */
 export type ShipmentBookingInput = Schemas['ShipmentBookingRequest'];
@@ -18,13 +17,12 @@ export type ShipmentBookingInput = Schemas['ShipmentBookingRequest'];
 /** contract: InlineShipmentBookingRequest */
 export type InlineShipmentBookingInput = Schemas['InlineShipmentBookingRequest'];
 
-export type ShipmentBookingStatus = 'BOOKED' | 'FAILED' | 'CANCELLED' | 'DISPATCHED' | 'MANIFESTED';
-
 /** contract: BookedParcel */
 export type BookedParcel = Schemas['BookedParcel'];
 
 /** contract: ShipmentBooking (trackerIds is derived from the trackers when read). */
 export type ShipmentBooking = Schemas['ShipmentBooking'];
+export type ShipmentBookingStatus = ShipmentBooking['status'];
 
 /**
  * What the booking sent to the carrier, kept beside it: manifests print it and it must not
@@ -47,4 +45,4 @@ export interface StoredShipmentBooking extends Omit<ShipmentBooking, 'trackerIds
 }
 
 /** A SHIPMENT_BOOKING event's payload (contract: ShipmentBookingEventPayload); `code` is also the event type. */
-export type ShipmentBookingEventCode = 'CREATED' | 'UPDATED' | 'CANCELLED' | 'DISPATCHED' | 'MANIFESTED';
+export type ShipmentBookingEventCode = Schemas['ShipmentBookingEventPayload']['code'];

@@ -4,7 +4,7 @@ import type { CarrierLocation } from '../../carriers/index.js';
 type Schemas = components['schemas'];
 
 /** contract: TrackerStatus */
-export type TrackerStatus = 'CREATED' | 'PICKED_UP' | 'IN_TRANSIT' | 'OUT_FOR_DELIVERY' | 'DELIVERED' | 'EXCEPTION' | 'RETURNED' | 'LOST';
+export type TrackerStatus = Schemas['TrackerStatus'];
 
 /** How a parcel's journey ends; anything but DELIVERED is forced by a QA scenario (effect `tracker`). */
 export type TrackerOutcome = 'DELIVERED' | 'EXCEPTION' | 'RETURNED' | 'LOST';

@@ -6,11 +6,76 @@ import type { Page, PageRequest } from '../../store/collection.js';
 import { compact } from '../../util/compact.js';
 import type { StoredTracker, TrackedParcel, TrackedParcelInput, Tracker, TrackerEvent, TrackerInput, TrackerOutcome } from './model.js';
 import { dueSteps, journeyOf } from './progression.js';
+import { createTrackerTimers } from './tracker-timers.js';
 
 export interface TrackerFilter {
   trackingNumber?: string;
   shipmentBookingId?: string;
   status?: Tracker['status'];
+}
+
+const view = (stored: StoredTracker): Tracker => {
+  const { plan: _plan, ...tracker } = stored;
+  return tracker;
+};
+
+const later = (a: string, b: string) => (Date.parse(a) >= Date.parse(b) ? a : b);
+
+/** The tracker after the given scans. */
+function withSteps(tracker: StoredTracker, steps: TrackerEvent[]): StoredTracker {
+  const last = steps[steps.length - 1];
+  return compact({
+    ...tracker,
+    events: [...tracker.events, ...steps],
+    status: last.status,
+    deliveredAt: last.status === 'DELIVERED' ? last.occurredAt : tracker.deliveredAt,
+    // The resource changed when the carrier scanned, whenever the mock noticed it.
+    updatedAt: later(tracker.updatedAt, last.occurredAt),
+  });
+}
+
+/** A new tracker of a registered parcel, before any scan is recorded. */
+function newTracker(id: string, now: string, parcel: TrackedParcel): StoredTracker {
+  return {
+    id,
+    createdAt: now,
+    updatedAt: now,
+    trackingNumber: parcel.trackingNumber,
+    carrierId: parcel.carrierId,
+    shipmentBookingId: parcel.shipmentBookingId,
+    parcelId: parcel.parcelId,
+    status: 'CREATED',
+    estimatedDeliveryAt: parcel.estimatedDeliveryAt,
+    events: [],
+    plan: parcel.plan,
+  };
+}
+
+/**
+ * A booked parcel with its journey planned: the carrier's scan plan, bent by a QA scenario's
+ * `tracker` effect if one fires (DELIVERED otherwise).
+ */
+function plannedParcel(carriers: Carriers, scenarios: DomainDeps['scenarios'], accountId: string, input: TrackedParcelInput, facts: DomainFacts): TrackedParcel {
+  const carrier = carriers.simulated(input.carrierId);
+  const fired = scenarios.evaluate('tracker', { ...facts, accountId, carrierId: carrier.carrier.id, carrierCode: carrier.carrier.code });
+  const outcome: TrackerOutcome = fired?.effect.tracker?.outcome ?? 'DELIVERED';
+  const carrierPlan = carrier.plan({ accountId, ...input });
+  const plan = journeyOf(carrierPlan, outcome);
+  const planned = carrierPlan.find((e) => e.status === 'DELIVERED')!;
+  return { ...input, id: input.trackingNumber, plan, estimatedDeliveryAt: planned.occurredAt };
+}
+
+/** The parcel once its tracker is deleted: still trackable, by no tracker for now. */
+function untracked(parcel: TrackedParcel): TrackedParcel {
+  const { trackerId: _trackerId, ...rest } = parcel;
+  return rest;
+}
+
+function matches(filter: TrackerFilter) {
+  return (t: StoredTracker) =>
+    (!filter.trackingNumber || t.trackingNumber === filter.trackingNumber) &&
+    (!filter.shipmentBookingId || t.shipmentBookingId === filter.shipmentBookingId) &&
+    (!filter.status || t.status === filter.status);
 }
 
 /**
@@ -36,28 +101,13 @@ export function createTrackerService(core: ResourceDeps & Pick<DomainDeps, 'scen
   const { store, clock, random, events, scenarios } = core;
   const trackers = (accountId: string) => store.account(accountId).collection<StoredTracker>('trackers');
   const parcels = (accountId: string) => store.account(accountId).collection<TrackedParcel>('tracked-parcels');
-  /** Pending timers of this instance, by account and tracker: one per tracker, at its next scan. */
-  const timers = new Map<string, () => void>();
-
-  const view = (stored: StoredTracker): Tracker => {
-    const { plan: _plan, ...tracker } = stored;
-    return tracker;
-  };
+  const timers = createTrackerTimers(clock, (accountId, trackerId) => {
+    // The tracker (or its whole account) may be gone by then: nothing to do.
+    const found = trackers(accountId).get(trackerId);
+    if (found) catchUp(accountId, found);
+  });
   const publish = (accountId: string, type: string, tracker: StoredTracker) =>
     events.publish({ topic: 'TRACKER', type, accountId, payload: view(tracker) });
-  const later = (a: string, b: string) => (Date.parse(a) >= Date.parse(b) ? a : b);
-
-  function withSteps(tracker: StoredTracker, steps: TrackerEvent[]): StoredTracker {
-    const last = steps[steps.length - 1];
-    return compact({
-      ...tracker,
-      events: [...tracker.events, ...steps],
-      status: last.status,
-      deliveredAt: last.status === 'DELIVERED' ? last.occurredAt : tracker.deliveredAt,
-      // The resource changed when the carrier scanned, whenever the mock noticed it.
-      updatedAt: later(tracker.updatedAt, last.occurredAt),
-    });
-  }
 
   /** Records the scans due by now, one UPDATED event per scan, in order; then re-arms the timer. */
   function catchUp(accountId: string, tracker: StoredTracker): StoredTracker {
@@ -67,69 +117,21 @@ export function createTrackerService(core: ResourceDeps & Pick<DomainDeps, 'scen
       trackers(accountId).update(current);
       publish(accountId, 'UPDATED', current);
     }
-    arm(accountId, current);
+    timers.arm(accountId, current);
     return current;
-  }
-
-  function arm(accountId: string, tracker: StoredTracker): void {
-    const key = `${accountId}/${tracker.id}`;
-    timers.get(key)?.();
-    timers.delete(key);
-    const next = tracker.plan[tracker.events.length];
-    if (!next) return;
-    const cancel = clock.setTimer(Date.parse(next.occurredAt), () => {
-      timers.delete(key);
-      // The tracker (or its whole account) may be gone by then: nothing to do.
-      const found = trackers(accountId).get(tracker.id);
-      if (found) catchUp(accountId, found);
-    }, { kind: 'tracker-step', subject: tracker.id, accountId, detail: `${next.status}${next.description ? `: ${next.description}` : ''}` });
-    timers.set(key, cancel);
-  }
-
-  function disarm(accountId: string, trackerId: string): void {
-    const key = `${accountId}/${trackerId}`;
-    timers.get(key)?.();
-    timers.delete(key);
   }
 
   /** Starts a tracker for a registered parcel: its history is every scan due by now. */
   function start(accountId: string, parcel: TrackedParcel): StoredTracker {
-    const now = clock.nowIso();
     // A tracker always shows at least the CREATED scan (the contract's minItems 1), even if the clock was set back.
     const history = dueSteps(parcel.plan, 0, clock.now());
     const first = history.length ? history : parcel.plan.slice(0, 1);
-    const base: StoredTracker = {
-      id: random.uuid(),
-      createdAt: now,
-      updatedAt: now,
-      trackingNumber: parcel.trackingNumber,
-      carrierId: parcel.carrierId,
-      shipmentBookingId: parcel.shipmentBookingId,
-      parcelId: parcel.parcelId,
-      status: 'CREATED',
-      estimatedDeliveryAt: parcel.estimatedDeliveryAt,
-      events: [],
-      plan: parcel.plan,
-    };
-    const stored = withSteps(base, first);
+    const stored = withSteps(newTracker(random.uuid(), clock.nowIso(), parcel), first);
     trackers(accountId).insert(stored);
     parcels(accountId).update({ ...parcel, trackerId: stored.id });
     publish(accountId, 'CREATED', stored);
-    arm(accountId, stored);
+    timers.arm(accountId, stored);
     return stored;
-  }
-
-  function forcedOutcome(accountId: string, input: TrackedParcelInput, facts: DomainFacts): TrackerOutcome {
-    const carrier = deps.carriers.simulated(input.carrierId).carrier;
-    const fired = scenarios.evaluate('tracker', { ...facts, accountId, carrierId: carrier.id, carrierCode: carrier.code });
-    return fired?.effect.tracker?.outcome ?? 'DELIVERED';
-  }
-
-  function matches(filter: TrackerFilter) {
-    return (t: StoredTracker) =>
-      (!filter.trackingNumber || t.trackingNumber === filter.trackingNumber) &&
-      (!filter.shipmentBookingId || t.shipmentBookingId === filter.shipmentBookingId) &&
-      (!filter.status || t.status === filter.status);
   }
 
   return {
@@ -139,11 +141,7 @@ export function createTrackerService(core: ResourceDeps & Pick<DomainDeps, 'scen
      * (`facts.operationId` lets rules match the booking operation).
      */
     register(accountId: string, input: TrackedParcelInput, facts: DomainFacts = {}): Tracker {
-      const outcome = forcedOutcome(accountId, input, facts);
-      const carrierPlan = deps.carriers.simulated(input.carrierId).plan({ accountId, ...input });
-      const plan = journeyOf(carrierPlan, outcome);
-      const planned = carrierPlan.find((e) => e.status === 'DELIVERED')!;
-      const parcel: TrackedParcel = { ...input, id: input.trackingNumber, plan, estimatedDeliveryAt: planned.occurredAt };
+      const parcel = plannedParcel(deps.carriers, scenarios, accountId, input, facts);
       parcels(accountId).insert(parcel);
       return view(start(accountId, parcel));
     },
@@ -186,13 +184,10 @@ export function createTrackerService(core: ResourceDeps & Pick<DomainDeps, 'scen
     remove(accountId: string, id: string): Tracker {
       const found = trackers(accountId).get(id);
       if (!found) throw notFound('Tracker', id);
-      disarm(accountId, id);
+      timers.disarm(accountId, id);
       trackers(accountId).delete(id);
       const parcel = parcels(accountId).get(found.trackingNumber);
-      if (parcel?.trackerId === id) {
-        const { trackerId: _trackerId, ...rest } = parcel;
-        parcels(accountId).update(rest);
-      }
+      if (parcel?.trackerId === id) parcels(accountId).update(untracked(parcel));
       publish(accountId, 'DELETED', found);
       return view(found);
     },

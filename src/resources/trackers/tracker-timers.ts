@@ -1,0 +1,35 @@
+import type { Clock } from '../../clock/clock.js';
+import type { StoredTracker } from './model.js';
+
+/**
+ * One clock timer per tracker, at its next planned scan. When it fires, `onDue` records what
+ * fell due (the tracker service's catch-up, which arms the next timer). Timers belong to this
+ * mock instance; they are not state (a durable mock re-arms them on start: TrackerService.resume).
+ *
+ * @example const timers = createTrackerTimers(clock, (accountId, trackerId) => catchUpById(accountId, trackerId)); timers.arm(accountId, tracker);
+ */
+export function createTrackerTimers(clock: Clock, onDue: (accountId: string, trackerId: string) => void) {
+  /** Pending timers, by account and tracker. */
+  const timers = new Map<string, () => void>();
+
+  function disarm(accountId: string, trackerId: string): void {
+    const key = `${accountId}/${trackerId}`;
+    timers.get(key)?.();
+    timers.delete(key);
+  }
+
+  /** (Re-)arms the tracker's timer at its next planned scan; none when its journey is over. */
+  function arm(accountId: string, tracker: StoredTracker): void {
+    const key = `${accountId}/${tracker.id}`;
+    disarm(accountId, tracker.id);
+    const next = tracker.plan[tracker.events.length];
+    if (!next) return;
+    const cancel = clock.setTimer(Date.parse(next.occurredAt), () => {
+      timers.delete(key);
+      onDue(accountId, tracker.id);
+    }, { kind: 'tracker-step', subject: tracker.id, accountId, detail: `${next.status}${next.description ? `: ${next.description}` : ''}` });
+    timers.set(key, cancel);
+  }
+
+  return { arm, disarm };
+}
