@@ -10,7 +10,7 @@ import type { Services } from '../resources/index.js';
 import { applyConnectionLimits, resolveConnectionLimits, serverOptionsOf, type ConnectionLimits } from './connection-limits.js';
 import { createMockHandles, type MockHandles } from './mock-handles.js';
 import { openDataStore } from './data-store.js';
-import { readStateFile, writeStateFile } from './state-file.js';
+import { readStateFile, restoreKeptParts, writeStateFile, type StateFile } from './state-file.js';
 import { resolveTls, type TlsOptions } from './tls.js';
 
 export interface StartOptions extends MockOptions, TlsOptions {
@@ -57,18 +57,26 @@ export async function startMock(options: StartOptions = {}): Promise<RunningMock
   // Checked first: a bad value must fail before anything starts.
   const limits = resolveConnectionLimits(options.connections);
   if (options.data && options.stateFile) throw new Error('--data and --state-file cannot be combined: --data keeps the state durably, --state-file is a JSON snapshot saved on shutdown');
-  const saved = options.stateFile ? readStateFile(options.stateFile, options.tokenSecret) : undefined;
   let runtime: MockRuntime | undefined;
   const durable = options.data
-    ? await openDataStore(options.data, { tokenSecret: options.tokenSecret, shared: options.sharedData, onError: (error) => runtime?.logger.error({ err: error }, 'background commit failed') })
+    ? await openDataStore(options.data, { shared: options.sharedData, onError: (error) => runtime?.logger.error({ err: error }, 'background commit failed') })
     : undefined;
-  const tokenSecret = durable?.tokenSecret ?? saved?.tokenSecret;
   try {
-    runtime = createRuntime(tokenSecret ? { ...options, tokenSecret } : options, options.logger, { store: durable?.store });
+    runtime = createRuntime(options, options.logger, { store: durable?.store });
   } catch (error) {
     durable?.store.close();
     throw error;
   }
+  const { parts } = runtime.store;
+  let saved: StateFile | undefined;
+  try {
+    saved = options.stateFile ? readStateFile(options.stateFile, parts) : undefined;
+  } catch (error) {
+    runtime.dispose();
+    throw error;
+  }
+  // The token secret and any other durable part an export never shows (state-file.ts).
+  if (saved) restoreKeptParts(parts, saved.parts);
   const { app, services, control } = createApp(runtime);
   // Tracker scans that were pending when the mock stopped resume (and those due meanwhile happen now).
   if (durable) services.trackers.resume();
@@ -116,7 +124,7 @@ export async function startMock(options: StartOptions = {}): Promise<RunningMock
     close: () =>
       new Promise<void>((resolve, reject) => {
         // Saved before anything stops, so the file has exactly what the last request left.
-        if (options.stateFile && saved) writeStateFile(options.stateFile, control.state.export(), saved.tokenSecret);
+        if (options.stateFile && saved) writeStateFile(options.stateFile, control.state.export(), parts);
         // Stops webhook retries and closes their sockets as well as the clock's timers.
         runtime.dispose();
         server.close((error) => (error ? reject(error) : resolve()));
