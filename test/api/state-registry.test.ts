@@ -140,10 +140,15 @@ describe('every registered part keeps to its declaration', () => {
     for (const part of shared) {
       // Durable ones: the same value once the second process has pulled (an empty batch);
       // transient ones (journal, windows) travel their own way: something of the first arrives.
-      await waitFor(async () => {
-        await two.runtime.store.probe?.();
-        return part.durable ? jsonOf(part) === jsonOf(ofOne.get(part.name)!) : jsonOf(part) !== atStart.get(part.name);
-      }, `${part.name} on the second process`);
+      await waitFor(
+        async () => {
+          await two.runtime.store.probe?.();
+          return part.durable ? jsonOf(part) === jsonOf(ofOne.get(part.name)!) : jsonOf(part) !== atStart.get(part.name);
+        },
+        `${part.name} on the second process`,
+      ).catch((error) => {
+        throw new Error(`${(error as Error).message}\nfirst:  ${jsonOf(ofOne.get(part.name)!).slice(0, 3000)}\nsecond: ${jsonOf(part).slice(0, 3000)}`);
+      });
     }
   }, 180_000);
 });
