@@ -38,6 +38,24 @@ export function createTrackerService(core: ResourceDeps & Pick<DomainDeps, 'scen
   const parcels = (accountId: string) => store.account(accountId).collection<TrackedParcel>('tracked-parcels');
   /** Pending timers of this instance, by account and tracker: one per tracker, at its next scan. */
   const timers = new Map<string, () => void>();
+  // Transient (re-armed from the stored trackers at start: resume()); a reset cancels those of
+  // the trackers it drops, so no timer of a dropped tracker is left on the clock.
+  store.parts.register({
+    name: 'tracker-timers',
+    description: 'pending timers of the trackers, one per tracker at its next scan',
+    durable: false,
+    storage: 'value',
+    sharing: 'process',
+    reset: 'per-account',
+    snapshot: () => [...timers.keys()].sort(),
+    clear(accountId) {
+      for (const [key, cancel] of timers) {
+        if (accountId !== undefined && !key.startsWith(`${accountId}/`)) continue;
+        cancel();
+        timers.delete(key);
+      }
+    },
+  });
 
   const view = (stored: StoredTracker): Tracker => {
     const { plan: _plan, ...tracker } = stored;
