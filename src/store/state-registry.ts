@@ -12,7 +12,7 @@
  * still registers (`storage: 'rows'`) so that reset and export know it.
  *
  * Adding state: register it with its factory (see docs/architecture.md, "State: one registry");
- * test/architecture/state-registry.test.ts then holds it to its declaration, and
+ * test/api/state-registry.test.ts then holds it to its declaration, and
  * test/architecture/unregistered-state.test.ts fails on state that is kept without registering.
  */
 export interface StatePart<S = unknown> {
