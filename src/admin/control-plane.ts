@@ -36,10 +36,11 @@ export interface CredentialsView {
  */
 export interface ControlPlane {
   /**
-   * Without an account: empties the mock (accounts, resources, journal, webhook deliveries, forced
-   * token expiries, rate-limit windows, API-activated scenarios) and restarts the seeded id stream.
-   * With one: empties that account's data, journal entries, deliveries and scoped scenarios; the
-   * Account itself and its tokens stay.
+   * Without an account: clears every part of the state registry that a reset clears (accounts,
+   * resources, journal, webhook deliveries, forced token expiries, rate-limit windows and login
+   * locks, API-activated scenarios, inspector events, the carrier call log) and restarts the seeded
+   * id stream. With one: that account's share of the per-account parts (its data, journal entries,
+   * deliveries, scoped scenarios, events, carrier calls); the Account itself and its tokens stay.
    */
   reset(accountId?: string): void;
   state: {
@@ -107,9 +108,6 @@ export function createControlPlane(runtime: MockRuntime, options: ControlPlaneOp
   const { clock } = runtime;
   // Companies added at run time get ids from their own stream: adding one does not shift resource ids.
   const companyIds = runtime.random.stream('control-plane-companies');
-  // A full reset also restarts the seeded id stream: every test after a reset sees the same ids,
-  // whatever ran before it (nothing stored is left that the restarted stream could collide with).
-  const startOfStream = runtime.random.snapshot();
   const clockView = (): ClockView => {
     const failures = clock.timerFailures();
     return { now: clock.nowIso(), epochMs: clock.now(), mode: clock.mode, ...(failures.count ? { timerFailures: failures } : {}) };
@@ -119,18 +117,9 @@ export function createControlPlane(runtime: MockRuntime, options: ControlPlaneOp
   const inspect = createInspection(runtime, options.inspection ?? NO_SERVICES);
   return {
     inspect,
-    reset(accountId) {
-      inspect.forgetEvents(accountId);
-      runtime.store.reset(accountId);
-      runtime.webhooks.reset(accountId);
-      runtime.journal.clear(accountId);
-      runtime.tokenRevocations.clear(accountId);
-      runtime.scenarios.reset(accountId);
-      if (accountId === undefined) {
-        runtime.rateLimiter.reset();
-        runtime.random.restore(startOfStream);
-      }
-    },
+    // Every registered part (store/state-registry.ts): a full reset also restarts the seeded id
+    // stream, so every test after a reset sees the same ids whatever ran before it.
+    reset: (accountId) => runtime.store.parts.reset(accountId),
     state: {
       export: () => exportState(runtime),
       import(state) {

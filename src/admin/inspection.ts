@@ -21,8 +21,6 @@ export interface Inspection {
   usage(fromMs: number, toMs: number): UsageOverview;
   /** The newest published events (of one account, mentioning a text such as a booking id), oldest first. */
   events(filter: { accountId?: string; mentions?: string; limit: number }): EventEnvelope[];
-  /** Drops the remembered events (of one account), as a reset drops the rest. */
-  forgetEvents(accountId?: string): void;
 }
 
 export interface StateOverview {
@@ -63,8 +61,6 @@ export function isSecretCollection(name: string): boolean {
 /** Stored strings longer than this are cut in lists (document contents are base64): fetch the item. */
 const LIST_STRING_LIMIT = 2048;
 const DAY_MS = 86_400_000;
-/** Events the inspector can show: the most recent ones, across accounts (a ring, not a log). */
-const RECENT_EVENTS = 500;
 
 function cutLongStrings(value: unknown): unknown {
   if (typeof value === 'string') return value.length > LIST_STRING_LIMIT ? `${value.slice(0, 64)}… (${value.length} characters; open the item)` : value;
@@ -90,28 +86,9 @@ export function createInspection(runtime: MockRuntime, deps: InspectionDeps): In
     return out;
   };
 
-  // Kept from the moment the control plane exists: the inspector shows a booking's events.
-  const recentEvents: EventEnvelope[] = [];
-  runtime.events.subscribe((event) => {
-    recentEvents.push(event);
-    if (recentEvents.length > RECENT_EVENTS) recentEvents.shift();
-  });
-
   return {
-    events({ accountId, mentions, limit }) {
-      const out: EventEnvelope[] = [];
-      for (let i = recentEvents.length - 1; i >= 0 && out.length < limit; i--) {
-        const event = recentEvents[i];
-        if (accountId && event.accountId !== accountId) continue;
-        if (mentions && !JSON.stringify(event.payload).includes(mentions)) continue;
-        out.push(event);
-      }
-      return out.reverse();
-    },
-    forgetEvents(accountId) {
-      const kept = accountId === undefined ? [] : recentEvents.filter((event) => event.accountId !== accountId);
-      recentEvents.splice(0, recentEvents.length, ...kept);
-    },
+    // The events are the instance's (events/recent-events.ts, a registered part), reset with the rest.
+    events: (filter) => runtime.recentEvents.find(filter),
     overview() {
       const companies = runtime.credentials.companies.map((company) => ({
         companyId: company.companyId,

@@ -2,6 +2,7 @@ import type { MockRuntime } from '../runtime/runtime.js';
 import type { CompanyCredentials } from '../auth/credentials.js';
 import type { ScenarioSnapshot } from '../scenarios/engine.js';
 import type { TokenRevocationsSnapshot } from '../scenarios/token-revocations.js';
+import type { StateRegistry } from '../store/state-registry.js';
 import type { StoreSnapshot } from '../store/store.js';
 
 /**
@@ -10,8 +11,9 @@ import type { StoreSnapshot } from '../store/store.js';
  * same virtual time, the same companies, active scenarios (with their counters) and forced
  * token expiries, and continues the seeded id stream, so ids created afterwards never repeat.
  *
- * Not included (transient, documented in the README): the request journal, the webhook
- * delivery log and queued deliveries, rate-limit windows, the carrier call log.
+ * The fields are written by the exported parts of the state registry (store/state-registry.ts),
+ * each its own; the parts never exported (the journal, webhook deliveries, rate-limit windows,
+ * the carrier call log, …: README, State) start empty after an import.
  */
 export interface MockState {
   format: 'shipmock-state';
@@ -32,19 +34,9 @@ export interface MockState {
 
 /** @example const saved = exportState(runtime); importState(other, saved); */
 export function exportState(runtime: MockRuntime): MockState {
-  return {
-    format: 'shipmock-state',
-    version: 1,
-    exportedAt: runtime.clock.nowIso(),
-    seed: runtime.options.seed,
-    clock: { now: runtime.clock.nowIso() },
-    random: runtime.random.snapshot(),
-    randomStreams: runtime.random.state().streams,
-    companies: runtime.credentials.companies.map((c) => ({ ...c })),
-    store: runtime.store.snapshot(),
-    scenarios: runtime.scenarios.snapshot(),
-    tokenRevocations: runtime.tokenRevocations.snapshot(),
-  };
+  const head: Pick<MockState, 'format' | 'version' | 'exportedAt' | 'seed'> = { format: 'shipmock-state', version: 1, exportedAt: runtime.clock.nowIso(), seed: runtime.options.seed };
+  const fields = runtime.store.parts.all().map((part) => part.exported?.write() ?? {});
+  return Object.assign(head, ...fields) as MockState;
 }
 
 /**
@@ -53,27 +45,27 @@ export function exportState(runtime: MockRuntime): MockState {
  */
 export function importState(runtime: MockRuntime, state: MockState): void {
   if (state?.format !== 'shipmock-state' || state.version !== 1) throw new Error('not a shipmock state (format shipmock-state, version 1)');
-  const now = Date.parse(state.clock?.now);
-  if (!Number.isFinite(now)) throw new Error('clock.now is not a date-time');
-  const before = exportState(runtime);
+  const { parts } = runtime.store;
+  const fields: Record<string, unknown> = { ...state };
+  for (const part of parts.all()) part.exported?.check?.(fields);
+  const before: Record<string, unknown> = { ...exportState(runtime) };
   try {
-    apply(runtime, state, now);
+    apply(parts, fields);
   } catch (error) {
-    apply(runtime, before, Date.parse(before.clock.now));
+    apply(parts, before);
     throw error;
   }
 }
 
-function apply(runtime: MockRuntime, state: MockState, now: number): void {
-  runtime.store.restore(state.store);
-  runtime.scenarios.restore(state.scenarios);
-  runtime.tokenRevocations.restore(state.tokenRevocations);
-  runtime.credentials.restoreCompanies(state.companies ?? []);
-  runtime.random.restoreState({ position: state.random, streams: state.randomStreams ?? {} });
-  runtime.rateLimiter.reset();
-  runtime.webhooks.reset();
-  runtime.journal.clear();
-  runtime.clock.set(now);
+/**
+ * Every exported part reads its fields; every part never exported that a reset clears starts
+ * empty; then the parts read last (the clock, whose due timers see the imported state).
+ */
+function apply(parts: StateRegistry, state: Record<string, unknown>): void {
+  const all = parts.all();
+  for (const part of all) if (part.exported && !part.exported.last) part.exported.read(state);
+  for (const part of all) if (!part.exported && part.reset !== 'kept') part.clear!();
+  for (const part of all) if (part.exported?.last) part.exported.read(state);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { exportedAs, type StateRegistry } from '../store/state-registry.js';
 
 /**
  * Client credentials the mock accepts: companies (and their accounts), affiliates, admins.
@@ -60,7 +61,7 @@ export function readCredentialsFile(path: string): CredentialsFile {
  * const registry = createCredentialRegistry(readCredentialsFile(BUILT_IN_CREDENTIALS_PATH));
  * registry.authenticate('shipmock-demo-client', 'shipmock-demo-secret')?.kind // 'company'
  */
-export function createCredentialRegistry(file: CredentialsFile): CredentialRegistry {
+export function createCredentialRegistry(file: CredentialsFile, parts?: StateRegistry): CredentialRegistry {
   const companies = [...(file.companies ?? [])];
   const affiliates = [...(file.affiliates ?? [])];
   const admins = [...(file.admins ?? [])];
@@ -76,6 +77,24 @@ export function createCredentialRegistry(file: CredentialsFile): CredentialRegis
     claim(company.clientId);
     companies.push(company);
   }
+  const restoreCompanies = (saved: readonly CompanyCredentials[]) => {
+    for (const company of saved) {
+      const known = companies.some((c) => c.companyId === company.companyId || c.clientId === company.clientId);
+      if (!known) addCompany({ ...company });
+    }
+  };
+  parts?.register({
+    name: 'companies',
+    description: 'companies (with their client credentials), the built-in ones and those added at run time',
+    durable: true,
+    storage: 'value',
+    sharing: 'shared',
+    // README, State: a reset keeps the companies (credentials a suite set up in beforeAll).
+    reset: 'kept',
+    snapshot: () => companies.map((c) => ({ ...c })),
+    restore: restoreCompanies,
+    exported: exportedAs('companies', () => companies.map((c) => ({ ...c })), (saved: CompanyCredentials[] | undefined) => restoreCompanies(saved ?? [])),
+  });
   return {
     companies,
     affiliates,
@@ -93,12 +112,7 @@ export function createCredentialRegistry(file: CredentialsFile): CredentialRegis
       return undefined;
     },
     addCompany,
-    restoreCompanies(saved) {
-      for (const company of saved) {
-        const known = companies.some((c) => c.companyId === company.companyId || c.clientId === company.clientId);
-        if (!known) addCompany({ ...company });
-      }
-    },
+    restoreCompanies,
     company: (companyId) => companies.find((c) => c.companyId === companyId),
   };
 }

@@ -46,10 +46,12 @@ const HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toStrin
  * const tokens = createTokenService({ secret: 'dev', now: clock.now });
  * const { token } = tokens.sign({ lvl: 'COMPANY', cid, sub: clientId }, 4 * 3600_000);
  */
-export function createTokenService(options: { secret?: string; now: () => number }): TokenService {
-  // A per-instance secret unless fixed: tokens of another instance are "foreign-signed".
-  const secret = options.secret ?? randomBytes(32).toString('hex');
-  const mac = (input: string) => createHmac('sha256', secret).update(input).digest();
+export function createTokenService(options: { secret?: string | (() => string); now: () => number }): TokenService {
+  // A per-instance secret unless fixed: tokens of another instance are "foreign-signed". A
+  // function is asked on every use (the runtime's registered secret, given back by a durable store).
+  const fixed = typeof options.secret === 'function' ? undefined : (options.secret ?? randomBytes(32).toString('hex'));
+  const secretOf = typeof options.secret === 'function' ? options.secret : () => fixed!;
+  const mac = (input: string) => createHmac('sha256', secretOf()).update(input).digest();
   let issued = 0;
   // Signature checks of tokens already seen: a client sends the same token on every call, and
   // an HMAC plus a JSON parse per request showed up in the hot path. Only valid signatures are

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock/clock.js';
 import type { Catalogue } from '../carrier-catalogue/model.js';
 import type { Random } from '../random/random.js';
+import type { StateRegistry } from '../store/state-registry.js';
 import type { CarrierConnection, CarrierDefinitionRef } from './connection.js';
 import type { CarrierInterceptors } from './interceptors.js';
 import { createProductionConnection } from './production.js';
@@ -39,8 +40,8 @@ export interface Carriers {
  * const carriers = createCarriers({ catalogue, clock, random, interceptors });
  * const result = await carriers.forDefinition(carrierDefinition).book({ accountId, serviceId, parcels, sender, receiver });
  */
-export function createCarriers(deps: { catalogue: Catalogue; clock: Clock; random: Random; interceptors: CarrierInterceptors; issued?: IssuedNumbers }): Carriers {
-  const network = createSimulatedCarrierNetwork({ clock: deps.clock, interceptors: deps.interceptors });
+export function createCarriers(deps: { catalogue: Catalogue; clock: Clock; random: Random; interceptors: CarrierInterceptors; issued?: IssuedNumbers; parts?: StateRegistry }): Carriers {
+  const network = createSimulatedCarrierNetwork({ clock: deps.clock, interceptors: deps.interceptors, parts: deps.parts });
   // One registry for every carrier of this instance (a carrier object per lookup must not reissue).
   const issued = deps.issued ?? memoryIssuedNumbers();
   const simulatedById = new Map<string, SimulatedCarrier>();

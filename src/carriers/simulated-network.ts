@@ -1,4 +1,5 @@
 import type { Clock } from '../clock/clock.js';
+import type { StateRegistry } from '../store/state-registry.js';
 import { CarrierError, type CarrierErrorKind } from './carrier-error.js';
 import type { CarrierCall, CarrierInterceptors } from './interceptors.js';
 
@@ -25,10 +26,25 @@ export interface SimulatedCarrierNetwork {
  * const network = createSimulatedCarrierNetwork({ clock, interceptors });
  * await network.call({ operation: 'BOOK', carrierId, carrierCode, carrierDefinitionId, accountId, request }, () => carrier.book(request, 'PRODUCTION'));
  */
-export function createSimulatedCarrierNetwork(deps: { clock: Clock; interceptors: CarrierInterceptors; historyLimit?: number }): SimulatedCarrierNetwork {
+export function createSimulatedCarrierNetwork(deps: { clock: Clock; interceptors: CarrierInterceptors; historyLimit?: number; parts?: StateRegistry }): SimulatedCarrierNetwork {
   const limit = deps.historyLimit ?? 1000;
   const log: CarrierCallRecord[] = [];
   let seq = 0;
+  deps.parts?.register({
+    name: 'carrier-calls',
+    description: 'the carrier call log of PRODUCTION connections',
+    durable: false,
+    storage: 'value',
+    sharing: 'process',
+    reset: 'per-account',
+    snapshot: () => log.slice(),
+    clear(accountId) {
+      const kept = accountId === undefined ? [] : log.filter((call) => call.accountId !== accountId);
+      log.splice(0, log.length, ...kept);
+      // A full reset numbers the calls from 1 again, as a fresh mock does.
+      if (accountId === undefined) seq = 0;
+    },
+  });
 
   function record(call: CarrierCall, outcome: CarrierCallRecord['outcome'], message?: string) {
     const { request: _request, ...rest } = call;

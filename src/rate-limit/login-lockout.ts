@@ -1,5 +1,5 @@
 import type { Clock } from '../clock/clock.js';
-import { createRateLimiter, type RateLimitState, type WindowStore } from './rate-limiter.js';
+import { createRateLimiter, type RateLimitState, type Window, type WindowStore } from './rate-limiter.js';
 
 export interface LoginLockoutConfig {
   /** Failed client-credential checks allowed per (client id, address) in one window. */
@@ -25,6 +25,8 @@ export interface LoginLockout {
   readonly config: LoginLockoutConfig;
   readonly size: number;
   reset(): void;
+  /** The (client id, address) windows held, oldest first. */
+  windows(): [string, Window][];
 }
 
 /** @example createLoginLockout({ clock, failures: 10, windowMs: 900_000 }).locked('client', '127.0.0.1') // undefined */
@@ -45,5 +47,6 @@ export function createLoginLockout(options: LoginLockoutConfig & { clock: Clock;
       return windows.size;
     },
     reset: () => windows.reset(),
+    windows: () => windows.windows(),
   };
 }

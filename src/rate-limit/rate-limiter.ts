@@ -35,6 +35,8 @@ export interface RateLimiter {
   /** Windows held right now (ended ones are swept on the next use). */
   readonly size: number;
   reset(): void;
+  /** The windows held, oldest first (what the state registry compares). */
+  windows(): [string, Window][];
 }
 
 /**
@@ -133,5 +135,6 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       return windows.size;
     },
     reset: () => windows.clear(),
+    windows: () => [...windows.entries()].map(([key, window]) => [key, { ...window }]),
   };
 }

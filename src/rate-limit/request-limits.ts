@@ -1,4 +1,5 @@
 import type { Clock } from '../clock/clock.js';
+import type { StateRegistry } from '../store/state-registry.js';
 import { createLoginLockout, type LoginLockout, type LoginLockoutConfig } from './login-lockout.js';
 import { createRateLimiter, type RateLimitConfig, type RateLimiter, type WindowStore } from './rate-limiter.js';
 
@@ -22,6 +23,8 @@ export interface RequestLimitsOptions {
   maxAddressKeys?: number;
   /** Where the windows are kept (a shared store's values); default: Maps of this process. */
   windows?: { principals: WindowStore; addresses: WindowStore; lockout: WindowStore };
+  /** The instance's state registry: the windows and the login locks register in it. */
+  parts?: StateRegistry;
 }
 
 /** The two limiters behind the one the pipeline sees. */
@@ -61,6 +64,31 @@ export function createRequestLimits(options: RequestLimitsOptions): RequestLimit
   });
   const lockout = createLoginLockout({ clock: options.clock, ...(options.lockout ?? { failures: 10, windowMs: 15 * 60_000 }), windows: options.windows?.lockout });
   const of = (key: string) => (key.startsWith(ADDRESS_KEY_PREFIX) ? addresses : principals);
+  // Transient (a restart starts with fresh windows); with a shared store every process counts in
+  // the same windows (kept in its values: windows-in-values.ts). A full reset clears them all.
+  options.parts?.register({
+    name: 'rate-limit-windows',
+    description: 'request windows per verified credential and per client address',
+    durable: false,
+    storage: 'value',
+    sharing: 'shared',
+    reset: 'whole',
+    snapshot: () => ({ principals: principals.windows(), addresses: addresses.windows() }),
+    clear() {
+      principals.reset();
+      addresses.reset();
+    },
+  });
+  options.parts?.register({
+    name: 'login-lockout',
+    description: 'wrong client secrets per (client id, address), locking the pair after too many',
+    durable: false,
+    storage: 'value',
+    sharing: 'shared',
+    reset: 'whole',
+    snapshot: () => lockout.windows(),
+    clear: () => lockout.reset(),
+  });
   return {
     principals,
     addresses,
@@ -95,5 +123,6 @@ export function createRequestLimits(options: RequestLimitsOptions): RequestLimit
       addresses.reset();
       lockout.reset();
     },
+    windows: () => [...principals.windows(), ...addresses.windows()],
   };
 }

@@ -79,7 +79,7 @@ export function createServices(deps: DomainDeps) {
   // Carrier data and configuration. `carriers` is the simulated carriers layer bookings send
   // to: carriers.forDefinition(carrierDefinition).book(…) (STAGING sandbox or PRODUCTION network).
   const catalogueService = createCatalogueService(deps);
-  const carriers = createCarriers({ catalogue, clock: deps.clock, random: deps.random, interceptors: deps.carrierInterceptors, issued: issuedNumbersIn(deps.store) });
+  const carriers = createCarriers({ catalogue, clock: deps.clock, random: deps.random, interceptors: deps.carrierInterceptors, issued: issuedNumbersIn(deps.store), parts: deps.store.parts });
   const carrierDefinitions = createCarrierDefinitionService(deps, {
     serviceDefinitionsOf: (accountId, carrierDefinitionId) => serviceDefinitions.referencing(accountId, carrierDefinitionId),
   });

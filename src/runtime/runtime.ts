@@ -1,4 +1,5 @@
-import { BUILT_IN_CREDENTIALS_PATH, createCredentialRegistry, readCredentialsFile, type CompanyCredentials, type CredentialRegistry } from '../auth/credentials.js';
+import { randomBytes } from 'node:crypto';
+import { BUILT_IN_CREDENTIALS_PATH, createCredentialRegistry, readCredentialsFile, type CredentialRegistry } from '../auth/credentials.js';
 import { createTokenService, type TokenService } from '../auth/tokens.js';
 import { createCarrierInterceptors, type CarrierInterceptors } from '../carriers/interceptors.js';
 import { loadCatalogue } from '../carrier-catalogue/load-catalogue.js';
@@ -22,6 +23,8 @@ import type { LoginLockout } from '../rate-limit/login-lockout.js';
 import { createRequestLimits, type RequestLimits } from '../rate-limit/request-limits.js';
 import { windowsInValues } from '../rate-limit/windows-in-values.js';
 import { createStore, type Store } from '../store/store.js';
+import type { StateRegistry } from '../store/state-registry.js';
+import { createRecentEvents, type RecentEvents } from '../events/recent-events.js';
 import { createSharedJournal } from '../journal/shared-journal.js';
 import { createJournal, DEFAULT_JOURNAL_CAPACITY, type Journal } from '../journal/journal.js';
 import { scenarioCarrierInterceptor } from '../scenarios/carrier-faults.js';
@@ -63,6 +66,8 @@ export interface MockRuntime {
   scenarios: ScenarioEngine;
   journal: Journal;
   tokenRevocations: TokenRevocations;
+  /** The newest published events, for the inspector (admin/inspection.ts). */
+  recentEvents: RecentEvents;
   /** Stops background work (webhook deliveries, clock timers); the instance is unusable after. */
   dispose(): void;
 }
@@ -97,13 +102,15 @@ export function createRuntime(input: MockOptions = {}, logger?: Logger, deps: Ru
   // points of one 2^32 cycle; sequences and tracking numbers are drawn from shared state).
   const seed = shared ? hashString(`${options.seed}:process:${shared.processNumber}`) : options.seed;
   const random = createRandom(seed, store.durable ? { onDraw: store.touch } : {});
-  const credentials = createCredentialRegistry(input.credentials ?? readCredentialsFile(BUILT_IN_CREDENTIALS_PATH));
+  // Clock and random are foundations below the store: they are registered here, where they are built.
+  registerClockAndRandom(store.parts, clock, random);
+  const credentials = createCredentialRegistry(input.credentials ?? readCredentialsFile(BUILT_IN_CREDENTIALS_PATH), store.parts);
   const company = credentials.defaultCompany;
   if (input.companyId) company.companyId = input.companyId;
   if (input.clientId) company.clientId = input.clientId;
   if (input.clientSecret) company.clientSecret = input.clientSecret;
-  const tokenRevocations = createTokenRevocations(clock);
-  const scenarios = createScenarioEngine({ clock, random, loader: createScenarioLoader() });
+  const tokenRevocations = createTokenRevocations(clock, store.parts);
+  const scenarios = createScenarioEngine({ clock, random, loader: createScenarioLoader(), parts: store.parts });
   const rateLimiter = createRequestLimits({
     clock,
     principal: options.rateLimit,
@@ -111,8 +118,8 @@ export function createRuntime(input: MockOptions = {}, logger?: Logger, deps: Ru
     lockout: options.loginLockout,
     // Shared store: one window per caller whichever process counts the request, each window a row.
     ...(shared ? { windows: sharedWindows(() => store.system.values) } : {}),
+    parts: store.parts,
   });
-  registerStateParts(store, { random, clock, scenarios, tokenRevocations, credentials });
   for (const entry of input.scenarios ?? []) {
     const { scenario, ...scope } = typeof entry === 'string' ? { scenario: entry } : entry;
     scenarios.activate(scenario, { ...scope, source: 'start' });
@@ -136,11 +143,36 @@ export function createRuntime(input: MockOptions = {}, logger?: Logger, deps: Ru
     // Shared store: each delivery is sent by one process, each attempt recorded before it goes.
     ...(shared ? { shared: { processNumber: shared.processNumber, record: () => shared.run(() => {}) } } : {}),
   });
+  store.parts.register({
+    name: 'webhook-deliveries',
+    description: 'webhook delivery queue, waiting retries, dead letters and the delivery log (collections of store.system)',
+    durable: true,
+    storage: 'rows',
+    sharing: 'shared',
+    reset: 'per-account',
+    snapshot: () => store.system.existing<Delivery>(WEBHOOK_DELIVERIES)?.values() ?? [],
+    clear: (accountId) => webhooks.reset(accountId),
+  });
   const stopTakeover = shared
     ? startDeliveryTakeover({ shared, system: () => store.system, records: () => store.system.collection<Delivery>(WEBHOOK_DELIVERIES), adopt: webhooks.adopt, logger: log })
     : undefined;
-  const tokens = withRevocations(createTokenService({ secret: input.tokenSecret, now: clock.now }), tokenRevocations);
+  const tokenSecret = registerTokenSecret(store.parts, input.tokenSecret);
+  const tokens = withRevocations(createTokenService({ secret: tokenSecret, now: clock.now }), tokenRevocations);
   const loginLockout = rateLimiter.lockout;
+  // Shared store: the journal shows the traffic of every process (shared-journal.ts).
+  const journal = shared
+    ? createSharedJournal({ capacity: input.journalSize, processNumber: shared.processNumber, feed: shared.feed('journal', input.journalSize ?? DEFAULT_JOURNAL_CAPACITY) })
+    : createJournal({ capacity: input.journalSize });
+  store.parts.register({
+    name: 'journal',
+    description: 'the request journal (with a shared store, every process shows the traffic of all: shared-journal.ts)',
+    durable: false,
+    storage: 'value',
+    sharing: 'shared',
+    reset: 'per-account',
+    snapshot: () => journal.find({ limit: journal.capacity }),
+    clear: (accountId) => void journal.clear(accountId),
+  });
   return {
     options,
     contract,
@@ -160,11 +192,9 @@ export function createRuntime(input: MockOptions = {}, logger?: Logger, deps: Ru
     catalogue: loadCatalogue(),
     carrierInterceptors,
     scenarios,
-    // Shared store: the journal shows the traffic of every process (shared-journal.ts).
-    journal: shared
-      ? createSharedJournal({ capacity: input.journalSize, processNumber: shared.processNumber, feed: shared.feed('journal', input.journalSize ?? DEFAULT_JOURNAL_CAPACITY) })
-      : createJournal({ capacity: input.journalSize }),
+    journal,
     tokenRevocations,
+    recentEvents: createRecentEvents(events, store.parts),
     dispose() {
       stopTakeover?.();
       webhooks.dispose();
@@ -182,23 +212,73 @@ const sharedWindows = (values: () => Map<string, unknown>) => ({
 });
 
 /**
- * The state beside the collections that a durable store saves with each commit (and gives back
- * here, at start): random positions (ids never repeat), the clock, active scenarios with their
- * counters, forced token expiries, companies added at run time. Registered before the start
- * scenarios are activated, so --scenario flags apply on top of the saved ones.
+ * Virtual time and the seeded streams. Both survive a restart of a --data mock (ids never repeat,
+ * time runs on); the clock is shared by the processes of a shared store, the random stream is
+ * each process's own (their ids never collide).
  */
-function registerStateParts(
-  store: Store,
-  parts: { random: Random; clock: Clock; scenarios: ScenarioEngine; tokenRevocations: TokenRevocations; credentials: CredentialRegistry },
-): void {
-  if (!store.durable) return;
-  const { random, clock, scenarios, tokenRevocations, credentials } = parts;
-  store.part('random', { snapshot: () => random.state(), restore: (saved) => random.restoreState(saved as ReturnType<Random['state']>) });
-  store.part('clock', { snapshot: () => clock.snapshot(), restore: (saved) => clock.restore(saved as ReturnType<Clock['snapshot']>) });
-  store.part('scenarios', { snapshot: () => scenarios.snapshot(), restore: (saved) => scenarios.restore(saved as ReturnType<ScenarioEngine['snapshot']>) });
-  store.part('token-revocations', {
-    snapshot: () => tokenRevocations.snapshot(),
-    restore: (saved) => tokenRevocations.restore(saved as ReturnType<TokenRevocations['snapshot']>),
+function registerClockAndRandom(parts: StateRegistry, clock: Clock, random: Random): void {
+  parts.register({
+    name: 'clock',
+    description: 'virtual time (offset from wall time, or the frozen time of a manual clock)',
+    durable: true,
+    storage: 'value',
+    sharing: 'shared',
+    // README, State: a reset keeps the clock (time does not run backwards under a test suite).
+    reset: 'kept',
+    snapshot: () => clock.snapshot(),
+    restore: (saved: ReturnType<Clock['snapshot']>) => clock.restore(saved),
+    exported: {
+      write: () => ({ clock: { now: clock.nowIso() } }),
+      check(state) {
+        if (!Number.isFinite(exportedNow(state))) throw new Error('clock.now is not a date-time');
+      },
+      read: (state) => clock.set(exportedNow(state)),
+      last: true,
+    },
   });
-  store.part('companies', { snapshot: () => credentials.companies, restore: (saved) => credentials.restoreCompanies(saved as CompanyCredentials[]) });
+  parts.register({
+    name: 'random',
+    description: 'positions of the seeded random stream and its named streams (ids never repeat)',
+    durable: true,
+    storage: 'value',
+    sharing: 'process',
+    reset: 'whole',
+    snapshot: () => random.state(),
+    restore: (saved: ReturnType<Random['state']>) => random.restoreState(saved),
+    // A full reset restarts the seeded id stream where this mock started it (after a --data
+    // restart: the saved position), so every test after a reset sees the same ids.
+    clear: () => random.restore(startOfStream),
+    exported: {
+      write: () => ({ random: random.snapshot(), randomStreams: random.state().streams }),
+      read: (state) => random.restoreState({ position: state.random as number, streams: (state.randomStreams as Record<string, number> | undefined) ?? {} }),
+    },
+  });
+  // Taken after the registration: a durable store has given the saved position back by now.
+  const startOfStream = random.snapshot();
+}
+
+const exportedNow = (state: Record<string, unknown>) => Date.parse((state.clock as { now?: string } | undefined)?.now ?? '');
+
+/**
+ * The token signing secret: durable (tokens issued before a restart stay valid), shared (every
+ * process signs alike), never exported. --token-secret, when given, wins and replaces the saved one.
+ * The same part for every engine: SQLite keeps it with the other parts, a shared store seeds it
+ * when the database is created (so processes starting together agree on one), --state-file
+ * writes it beside the state (server/state-file.ts).
+ */
+function registerTokenSecret(parts: StateRegistry, given: string | undefined): () => string {
+  let secret = given ?? randomBytes(32).toString('hex');
+  parts.register({
+    name: 'token-secret',
+    description: 'the token signing secret',
+    durable: true,
+    storage: 'value',
+    sharing: 'shared',
+    reset: 'kept',
+    snapshot: () => secret,
+    restore(saved: unknown) {
+      if (given === undefined && typeof saved === 'string' && saved) secret = saved;
+    },
+  });
+  return () => secret;
 }

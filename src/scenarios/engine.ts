@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Clock } from '../clock/clock.js';
 import { ProblemError } from '../errors/problem.js';
 import type { Random } from '../random/random.js';
+import { exportedAs, type StateRegistry } from '../store/state-registry.js';
 import type { RateLimiter } from '../rate-limit/rate-limiter.js';
 import { buildActivation, fire as fireRule, fired, restoreCounters, snapshotOf, viewOf, type Activation, type RuleState } from './activation.js';
 import type { DomainFacts, DomainKind, Effect, RuleKind, ScenarioDefinition } from './model.js';
@@ -109,7 +110,7 @@ const MAX_HEADER_ACTIVATIONS = 1000;
  * const engine = createScenarioEngine({ clock, random, loader: createScenarioLoader() });
  * engine.activate('carrier-outage', { accountId });
  */
-export function createScenarioEngine(deps: { clock: Clock; random: Random; loader: ScenarioLoader }): ScenarioEngine {
+export function createScenarioEngine(deps: { clock: Clock; random: Random; loader: ScenarioLoader; parts?: StateRegistry }): ScenarioEngine {
   const active: Activation[] = [];
   const byHeader = new Map<string, Activation>();
   /** Definitions activated inline (not from a file), so the header can name them too. */
@@ -233,6 +234,19 @@ export function createScenarioEngine(deps: { clock: Clock; random: Random; loade
       for (const a of rebuilt) if (a.source !== 'start') inline.set(a.definition.name, a.definition);
     },
   };
+  deps.parts?.register({
+    name: 'scenarios',
+    description: 'active scenarios with their rules\' counters (those named by the X-Shipmock-Scenario header are not kept)',
+    durable: true,
+    storage: 'value',
+    sharing: 'shared',
+    // --scenario ones stay, their counters restart (README, State).
+    reset: 'per-account',
+    snapshot: engine.snapshot,
+    restore: engine.restore,
+    clear: engine.reset,
+    exported: exportedAs('scenarios', engine.snapshot, engine.restore),
+  });
   return engine;
 }
 

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock/clock.js';
 import type { TokenClaims, TokenService } from '../auth/tokens.js';
+import { exportedAs, type StateRegistry } from '../store/state-registry.js';
 
 /**
  * Tokens a scenario declared expired before their time ("token expiry mid-flow"). Tokens are
@@ -38,12 +39,12 @@ export function subjectOf(claims: Partial<TokenClaims>): string | undefined {
 
 const signatureOf = (token: string) => token.slice(token.lastIndexOf('.') + 1);
 
-/** @example const revocations = createTokenRevocations(clock); revocations.expire(token, claims) */
-export function createTokenRevocations(clock: Clock): TokenRevocations {
+/** @example const revocations = createTokenRevocations(clock, store.parts); revocations.expire(token, claims) */
+export function createTokenRevocations(clock: Clock, parts?: StateRegistry): TokenRevocations {
   const tokens = new Map<string, { at: number; subject?: string }>();
   const subjects = new Map<string, number>();
 
-  return {
+  const revocations: TokenRevocations = {
     expire(token, claims) {
       const now = clock.now();
       if (tokens.size >= MAX_TOKENS) tokens.delete(tokens.keys().next().value!);
@@ -78,6 +79,19 @@ export function createTokenRevocations(clock: Clock): TokenRevocations {
       for (const [k, v] of Object.entries(snapshot.subjects ?? {})) subjects.set(k, v);
     },
   };
+  parts?.register({
+    name: 'token-revocations',
+    description: 'tokens a scenario expired before their time',
+    durable: true,
+    storage: 'value',
+    sharing: 'shared',
+    reset: 'per-account',
+    snapshot: revocations.snapshot,
+    restore: revocations.restore,
+    clear: revocations.clear,
+    exported: exportedAs('tokenRevocations', revocations.snapshot, revocations.restore),
+  });
+  return revocations;
 }
 
 /**

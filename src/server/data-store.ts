@@ -1,19 +1,18 @@
-import { randomBytes } from 'node:crypto';
 import { isPostgresUrl } from '../store/data-location.js';
 import type { Store } from '../store/store.js';
 import type { ClaimedDataFile } from '../store/data-file.js';
 
 /**
  * --data: the durable store of a mock (src/store/sqlite-store.ts, loaded only when asked for).
- * The token signing secret is kept in the file beside the state (it is as secret as the client
- * secrets already there, and the file is 0600), so tokens issued before a restart stay valid;
- * --token-secret, when given, wins and replaces the saved one.
+ * The store keeps every durable part of the state registry, the token signing secret among them
+ * (runtime.ts: it is as secret as the client secrets already there, and the file is 0600), so
+ * tokens issued before a restart stay valid.
  *
- * @example const { store, tokenSecret } = await openDataStore('/var/lib/shipmock/mock.db');
+ * @example const { store } = await openDataStore('/var/lib/shipmock/mock.db');
  */
-export async function openDataStore(path: string, options: { tokenSecret?: string; onError?: (error: Error) => void; shared?: boolean } = {}): Promise<{ store: Store; tokenSecret: string }> {
+export async function openDataStore(path: string, options: { onError?: (error: Error) => void; shared?: boolean } = {}): Promise<{ store: Store }> {
   if (isPostgresUrl(path)) {
-    // A database several processes share; the token secret is kept in it (src/store/postgres-store.ts).
+    // A database several processes share (src/store/postgres-store.ts).
     const { openPostgresStore } = await import('../store/postgres-store.js');
     return openPostgresStore(path, options);
   }
@@ -37,13 +36,5 @@ export async function openDataStore(path: string, options: { tokenSecret?: strin
       await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 80));
     }
   }
-  let tokenSecret = options.tokenSecret ?? randomBytes(32).toString('hex');
-  store.part('token-secret', {
-    snapshot: () => tokenSecret,
-    restore(saved) {
-      if (options.tokenSecret === undefined && typeof saved === 'string') tokenSecret = saved;
-    },
-  });
-  store.commit();
-  return { store, tokenSecret };
+  return { store };
 }

@@ -10,7 +10,7 @@ import type { Services } from '../resources/index.js';
 import { applyConnectionLimits, resolveConnectionLimits, serverOptionsOf, type ConnectionLimits } from './connection-limits.js';
 import { createMockHandles, handlePartsOf, type MockHandles } from './mock-handles.js';
 import { openDataStore } from './data-store.js';
-import { readStateFile, writeStateFile } from './state-file.js';
+import { readStateFile, restoreKeptParts, writeStateFile, type StateFile } from './state-file.js';
 import { resolveTls, type TlsOptions } from './tls.js';
 import { openReplay, type ReplaySource } from '../replay/replay-source.js';
 import { replayAnswer } from '../replay/replay-step.js';
@@ -82,26 +82,29 @@ export async function startMock(options: StartOptions = {}): Promise<RunningMock
   // Checked first: a bad value must fail before anything starts.
   const limits = resolveConnectionLimits(options.connections);
   if (options.data && options.stateFile) throw new Error('--data and --state-file cannot be combined: --data keeps the state durably, --state-file is a JSON snapshot saved on shutdown');
-  const saved = options.stateFile ? readStateFile(options.stateFile, options.tokenSecret) : undefined;
   let runtime: MockRuntime | undefined;
   const durable = options.data
-    ? await openDataStore(options.data, { tokenSecret: options.tokenSecret, shared: options.sharedData, onError: (error) => runtime?.logger.error({ err: error }, 'background commit failed') })
+    ? await openDataStore(options.data, { shared: options.sharedData, onError: (error) => runtime?.logger.error({ err: error }, 'background commit failed') })
     : undefined;
-  const tokenSecret = durable?.tokenSecret ?? saved?.tokenSecret;
   try {
-    runtime = createRuntime(tokenSecret ? { ...options, tokenSecret } : options, options.logger, { store: durable?.store });
+    runtime = createRuntime(options, options.logger, { store: durable?.store });
   } catch (error) {
     durable?.store.close();
     throw error;
   }
+  const { parts } = runtime.store;
+  let saved: StateFile | undefined;
   let replay;
   const gate = createContractGate({ contract: runtime.contract, validators: runtime.validators, routes: runtime.routes });
   try {
+    saved = options.stateFile ? readStateFile(options.stateFile, parts) : undefined;
     replay = options.replay ? openReplay(options.replay, { store: runtime.store, logger: runtime.logger }) : undefined;
   } catch (error) {
     runtime.dispose();
     throw error;
   }
+  // The token secret and any other durable part an export never shows (state-file.ts).
+  if (saved) restoreKeptParts(parts, saved.parts);
   const { app, services, control } = createApp(runtime, {
     replay: replay && replayAnswer({ replay, gate, tokens: runtime.tokens, bodyLimit: runtime.options.bodyLimit }),
   });
@@ -151,7 +154,7 @@ export async function startMock(options: StartOptions = {}): Promise<RunningMock
     close: () =>
       new Promise<void>((resolve, reject) => {
         // Saved before anything stops, so the file has exactly what the last request left.
-        if (options.stateFile && saved) writeStateFile(options.stateFile, control.state.export(), saved.tokenSecret);
+        if (options.stateFile && saved) writeStateFile(options.stateFile, control.state.export(), parts);
         // Stops webhook retries and closes their sockets as well as the clock's timers.
         runtime.dispose();
         // What --on-miss proxy recorded is written, and the folder released.

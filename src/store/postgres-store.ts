@@ -14,14 +14,10 @@ import type { Store } from './store.js';
  *
  * No pg type leaves this file and postgres-feed.ts: the rest of the mock sees a `Store`.
  */
-export interface PostgresStoreOptions extends SharedStoreOptions {
-  /** Used instead of the secret kept in the database (all processes must then be given the same). */
-  tokenSecret?: string;
-}
+export type PostgresStoreOptions = SharedStoreOptions;
 
 export interface OpenedPostgresStore {
   store: Store;
-  tokenSecret: string;
   processNumber: number;
 }
 
@@ -76,7 +72,7 @@ async function connect(url: string): Promise<pg.Client> {
 
 /**
  * Connects, migrates (once, whoever starts first), and loads the state.
- * @example const { store, tokenSecret } = await openPostgresStore('postgres://shipmock@127.0.0.1:5432/shipmock');
+ * @example const { store } = await openPostgresStore('postgres://shipmock@127.0.0.1:5432/shipmock');
  */
 export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<OpenedPostgresStore> {
   let client: pg.Client;
@@ -86,17 +82,17 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     throw new SharedStoreError(url, `cannot connect to PostgreSQL (${(error as Error).message || (error as { code?: string }).code})`, 'Start PostgreSQL, or check the host, port, user and database in the URL.');
   }
   try {
-    const { tokenSecret, processNumber } = await migrate(client, url, options.tokenSecret);
+    const processNumber = await migrate(client, url);
     const store = createSharedStore(createPostgresBackend(url, client), processNumber, options);
     await store.shared.run(() => {});
-    return { store, tokenSecret, processNumber };
+    return { store, processNumber };
   } catch (error) {
     await client.end().catch(() => {});
     throw error instanceof SharedStoreError ? error : new SharedStoreError(url, `cannot be used (${(error as Error).message})`, 'Check that the database is a shipmock database and the user may create tables in it.');
   }
 }
 
-async function migrate(client: pg.Client, url: string, givenSecret: string | undefined): Promise<{ tokenSecret: string; processNumber: number }> {
+async function migrate(client: pg.Client, url: string): Promise<number> {
   // Several processes may start at the same moment: one migrates, the others wait and find it done.
   await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
   try {
@@ -117,13 +113,33 @@ async function migrate(client: pg.Client, url: string, givenSecret: string | und
         throw error;
       }
     }
-    const candidate = (await import('node:crypto')).randomBytes(32).toString('hex');
-    await client.query("INSERT INTO shipmock_meta (key, value) VALUES ('token_secret', $1) ON CONFLICT (key) DO NOTHING", [candidate]);
-    const saved = (await client.query<{ value: string }>("SELECT value FROM shipmock_meta WHERE key = 'token_secret'")).rows[0].value;
-    const processNumber = Number((await client.query<{ n: string }>("SELECT nextval('shipmock_process') AS n")).rows[0].n);
-    return { tokenSecret: givenSecret ?? saved, processNumber };
+    await seedTokenSecret(client);
+    return Number((await client.query<{ n: string }>("SELECT nextval('shipmock_process') AS n")).rows[0].n);
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
+  }
+}
+
+/**
+ * The token signing secret is the registered part `token-secret` (runtime.ts), pulled like every
+ * shared part. A new database gets one here, under the migration lock, so that processes starting
+ * together sign alike; a database of an earlier version moves the secret it kept in shipmock_meta
+ * there (tokens issued before the upgrade stay valid). Under the batch lock: its change number
+ * follows commit order like every batch's.
+ */
+async function seedTokenSecret(client: pg.Client): Promise<void> {
+  const has = await client.query("SELECT 1 FROM shipmock_parts WHERE name = 'token-secret'");
+  if (has.rowCount) return;
+  const kept = (await client.query<{ value: string }>("SELECT value FROM shipmock_meta WHERE key = 'token_secret'")).rows[0]?.value;
+  const secret = kept ?? (await import('node:crypto')).randomBytes(32).toString('hex');
+  await client.query('BEGIN');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [BATCH_LOCK]);
+    await client.query("INSERT INTO shipmock_parts (name, value, change) VALUES ('token-secret', $1, nextval('shipmock_change')) ON CONFLICT (name) DO NOTHING", [JSON.stringify(secret)]);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Entity } from './collection.js';
 import { createDirtyWrites, dirtyRows, type DirtyRows } from './dirty-writes.js';
-import { createStore, workingSetOf, type MemoryStore, type WorkingSet, type SharedBatches, type SharedFeed, type StatePart, type Store } from './store.js';
+import { createStore, workingSetOf, type MemoryStore, type WorkingSet, type SharedBatches, type SharedFeed, type Store } from './store.js';
+import { sharedValue, type StatePart } from './state-registry.js';
 
 /**
  * The engine of a store several processes share (docs/scaling.md): each process keeps the
@@ -62,9 +63,6 @@ export interface SharedBackend {
   close(): Promise<void>;
 }
 
-/** The state parts each process keeps for itself: its own random stream (ids never collide across processes). */
-const LOCAL_PARTS = new Set(['random']);
-
 interface Batch {
   /** Members that have not settled yet. */
   pending: Set<object>;
@@ -87,6 +85,15 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
   const parts = new Map<string, { part: StatePart; saved?: string }>();
   /** Part values pulled before the part was registered. */
   const pulledParts = new Map<string, string>();
+  // The durable parts every process shares (state-registry.ts: `sharing: 'shared'`); a part of
+  // each process (its random stream, so ids never collide across processes) is neither saved nor pulled.
+  memory.parts.keep((part) => {
+    if (!sharedValue(part)) return;
+    const pulled = pulledParts.get(part.name);
+    pulledParts.delete(part.name);
+    if (pulled !== undefined) part.restore!(JSON.parse(pulled));
+    parts.set(part.name, { part, saved: pulled });
+  });
   /** The change number this copy has applied everything up to. */
   let lastSeen = 0;
   /** The copy may differ from the database (a commit failed half-way): the next batch loads everything again. */
@@ -144,14 +151,13 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
         continue;
       }
       entry.saved = value;
-      entry.part.restore(JSON.parse(value));
+      entry.part.restore!(JSON.parse(value));
     }
   }
 
   function changedParts(): [string, string][] {
     const out: [string, string][] = [];
     for (const [name, entry] of parts) {
-      if (LOCAL_PARTS.has(name)) continue;
       const json = JSON.stringify(entry.part.snapshot() ?? null);
       if (json !== entry.saved) out.push([name, json]);
     }
@@ -283,12 +289,6 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
 
   const store: Store & { shared: SharedBatches } = Object.assign(workingSetOf(memory), {
     durable: true,
-    part(name, part) {
-      const pulled = pulledParts.get(name);
-      pulledParts.delete(name);
-      if (pulled !== undefined && !LOCAL_PARTS.has(name)) part.restore(JSON.parse(pulled));
-      parts.set(name, { part, saved: LOCAL_PARTS.has(name) ? undefined : pulled });
-    },
     // Requests commit through their batch (settle); work outside one gets a batch of its own.
     commit() {
       if (!dirty.empty || changedParts().length) scheduleBackgroundBatch();

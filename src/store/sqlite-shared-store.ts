@@ -16,7 +16,6 @@ import type { SharedFeed, Store } from './store.js';
  * Journal feed: a table read every FEED_POLL_MS (SQLite has no NOTIFY); a clear is a row in it.
  */
 export interface SharedSqliteOptions extends SharedStoreOptions {
-  tokenSecret?: string;
   /** The file, claimed (shared) by the caller (data-file.ts). */
   claim?: ClaimedDataFile;
 }
@@ -113,9 +112,9 @@ export function isSharedDataFile(path: string): boolean {
 }
 
 /**
- * @example const { store, tokenSecret } = await openSharedSqliteStore('/var/lib/shipmock/team.db');
+ * @example const { store } = await openSharedSqliteStore('/var/lib/shipmock/team.db');
  */
-export async function openSharedSqliteStore(path: string, options: SharedSqliteOptions = {}): Promise<{ store: Store; tokenSecret: string; processNumber: number }> {
+export async function openSharedSqliteStore(path: string, options: SharedSqliteOptions = {}): Promise<{ store: Store; processNumber: number }> {
   // Held shared by every process of the layout: a mock of one process is refused while they run (data-file.ts).
   const claim = options.claim ?? claimDataFile(path, 'workers');
   if (claim.links > 1) {
@@ -131,7 +130,7 @@ export async function openSharedSqliteStore(path: string, options: SharedSqliteO
     throw new DataFileError(path, `cannot be opened (${(error as Error).message})`, 'Check the path and its permissions.');
   }
   try {
-    const { tokenSecret, processNumber } = await writeTransaction(
+    const processNumber = await writeTransaction(
       db,
       () => {
         const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").pluck().all() as string[];
@@ -140,19 +139,26 @@ export async function openSharedSqliteStore(path: string, options: SharedSqliteO
             throw new DataFileError(path, 'was written by a mock of one process (or is not a shipmock file)', 'Give --workers a new --data file; the workers create it. (To move state over: GET /__admin/state from the old mock, PUT it to the new one.)');
           }
           db.exec(`CREATE TABLE shipmock_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID; ${SCHEMA}`);
-          db.prepare("INSERT INTO shipmock_meta (key, value) VALUES ('layout', ?), ('token_secret', ?)").run(String(SHARED_LAYOUT_VERSION), randomBytes(32).toString('hex'));
+          db.prepare("INSERT INTO shipmock_meta (key, value) VALUES ('layout', ?)").run(String(SHARED_LAYOUT_VERSION));
         }
         const layout = Number(db.prepare("SELECT value FROM shipmock_meta WHERE key = 'layout'").pluck().get());
         if (layout > SHARED_LAYOUT_VERSION) throw new DataFileError(path, `was written by a newer shipmock (shared layout ${layout}; this one reads up to ${SHARED_LAYOUT_VERSION})`, 'Run the newer shipmock, or start this one with a new --data file.');
-        const saved = db.prepare("SELECT value FROM shipmock_meta WHERE key = 'token_secret'").pluck().get() as string;
-        const number = db.prepare("UPDATE shipmock_counters SET value = value + 1 WHERE name = 'process' RETURNING value").pluck().get() as number;
-        return { tokenSecret: options.tokenSecret ?? saved, processNumber: number };
+        // The token signing secret is the registered part `token-secret` (runtime.ts), pulled like
+        // every shared part: a new file gets one here, in the write transaction of the start, so
+        // workers starting together sign alike; a file of an earlier version moves the secret it
+        // kept in shipmock_meta there (tokens issued before the upgrade stay valid).
+        if (!db.prepare("SELECT 1 FROM shipmock_parts WHERE name = 'token-secret'").get()) {
+          const kept = db.prepare("SELECT value FROM shipmock_meta WHERE key = 'token_secret'").pluck().get() as string | undefined;
+          const change = db.prepare("UPDATE shipmock_counters SET value = value + 1 WHERE name = 'change' RETURNING value").pluck().get() as number;
+          db.prepare("INSERT INTO shipmock_parts (name, value, change) VALUES ('token-secret', ?, ?)").run(JSON.stringify(kept ?? randomBytes(32).toString('hex')), change);
+        }
+        return db.prepare("UPDATE shipmock_counters SET value = value + 1 WHERE name = 'process' RETURNING value").pluck().get() as number;
       },
       'start',
     );
     const store = createSharedStore(createSqliteBackend(path, db, claim), processNumber, options);
     await store.shared.run(() => {});
-    return { store, tokenSecret, processNumber };
+    return { store, processNumber };
   } catch (error) {
     db.close();
     claim.release();

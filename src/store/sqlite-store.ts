@@ -3,7 +3,8 @@ import Database from 'better-sqlite3';
 import type { CollectionSnapshot, Entity } from './collection.js';
 import { ClaimContendedError, claimDataFile, DataFileError, type ClaimedDataFile } from './data-file.js';
 import { createDirtyWrites, dirtyRows } from './dirty-writes.js';
-import { createStore, SYSTEM_SCOPE, workingSetOf, type MemoryStore, type WorkingSet, type ScopeSnapshot, type StatePart, type Store } from './store.js';
+import { createStore, SYSTEM_SCOPE, workingSetOf, type MemoryStore, type WorkingSet, type ScopeSnapshot, type Store } from './store.js';
+import { savedAsValue, type StatePart } from './state-registry.js';
 
 /**
  * The durable store: the memory store stays the working set (reads cost what they cost in
@@ -164,6 +165,14 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   const savedParts = new Map<string, string>();
   for (const row of sql.parts.all() as { name: string; value: string }[]) savedParts.set(row.name, row.value);
   const parts = new Map<string, { part: StatePart; saved?: string }>();
+  // Every durable part kept as a value (state-registry.ts): its saved value goes back to it as it
+  // registers, and each commit saves it when its snapshot changed.
+  memory.parts.keep((part) => {
+    if (!savedAsValue(part)) return;
+    const saved = savedParts.get(part.name);
+    if (saved !== undefined) part.restore!(JSON.parse(saved));
+    parts.set(part.name, { part, saved });
+  });
 
   const changedParts = (): [string, string][] => {
     const out: [string, string][] = [];
@@ -212,7 +221,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       const value = saved.get(name);
       if (value === undefined) continue;
       entry.saved = value;
-      entry.part.restore(JSON.parse(value));
+      entry.part.restore!(JSON.parse(value));
     }
   }
 
@@ -261,11 +270,6 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   let closed = false;
   const store: Store = Object.assign(workingSetOf(memory), {
     durable: true,
-    part(name, part) {
-      const saved = savedParts.get(name);
-      if (saved !== undefined) part.restore(JSON.parse(saved));
-      parts.set(name, { part, saved });
-    },
     commit() {
       if (closed) return;
       if (failure) {

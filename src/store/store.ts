@@ -1,4 +1,5 @@
 import { Collection, type CollectionSnapshot, type Entity } from './collection.js';
+import { createStateRegistry, exportedAs, type StateRegistry } from './state-registry.js';
 
 /**
  * All mutable state of a mock instance, behind one registry (no module globals).
@@ -109,16 +110,6 @@ export interface StoreWatcher {
   replaced(key: string): void;
 }
 
-/**
- * State that lives beside the collections: the random source's positions, the clock, active
- * scenarios, token revocations, companies. A durable store saves every registered part with
- * each commit (when its snapshot changed) and restores the saved value when it is registered.
- */
-export interface StatePart {
-  snapshot(): unknown;
-  restore(saved: unknown): void;
-}
-
 export interface Store {
   account(accountId: string): Scope;
   /** Whether the account's scope exists, without creating it (readers of deleted accounts). */
@@ -141,10 +132,11 @@ export interface Store {
   /** True when writes outlive the process (`commit` does work). */
   readonly durable: boolean;
   /**
-   * Registers state kept beside the collections under a stable name. A durable store hands the
-   * saved value to `part.restore` right away (if the file has one) and saves it on each commit.
+   * Every part of the instance's state (state-registry.ts): the scopes register as the part
+   * `store`, every other stateful component registers where it is built. A durable store keeps
+   * the durable parts (and gives their saved values back as they register).
    */
-  part(name: string, part: StatePart): void;
+  readonly parts: StateRegistry;
   /**
    * Makes every write since the last commit durable as one transaction. The HTTP layer calls it
    * before writing any response; background work gets it scheduled by `touch`. No-op in memory.
@@ -217,12 +209,12 @@ export interface MemoryStore extends Store {
 }
 
 /** What a durable store answers straight from its memory working set. */
-export type WorkingSet = Pick<Store, 'account' | 'hasAccount' | 'accountIds' | 'company' | 'global' | 'system' | 'reset' | 'snapshot' | 'restore'>;
+export type WorkingSet = Pick<Store, 'account' | 'hasAccount' | 'accountIds' | 'company' | 'global' | 'system' | 'reset' | 'snapshot' | 'restore' | 'parts'>;
 
 /**
  * The working-set part of a durable store (SQLite, shared): scopes are read live (a reset
  * replaces them), so add the rest with Object.assign onto this object, not by spreading it.
- * @example const store: Store = Object.assign(workingSetOf(memory), { durable: true, part, commit, touch, close });
+ * @example const store: Store = Object.assign(workingSetOf(memory), { durable: true, commit, touch, close });
  */
 export function workingSetOf(memory: MemoryStore): WorkingSet {
   return {
@@ -239,6 +231,7 @@ export function workingSetOf(memory: MemoryStore): WorkingSet {
     reset: memory.reset,
     snapshot: memory.snapshot,
     restore: memory.restore,
+    parts: memory.parts,
   };
 }
 
@@ -253,7 +246,7 @@ export function createStore(watcher?: StoreWatcher): MemoryStore {
     if (!found) scopes.set(key, (found = new Scope(watcher?.scope(key))));
     return found;
   };
-  return {
+  const store: MemoryStore = {
     account: (accountId) => scope(`account:${accountId}`),
     hasAccount: (accountId) => scopes.has(`account:${accountId}`),
     accountIds: () => [...scopes.keys()].filter((key) => key.startsWith('account:')).map((key) => key.slice('account:'.length)),
@@ -290,7 +283,7 @@ export function createStore(watcher?: StoreWatcher): MemoryStore {
       }
     },
     durable: false,
-    part() {},
+    parts: createStateRegistry(),
     commit() {},
     touch() {},
     close() {},
@@ -301,4 +294,19 @@ export function createStore(watcher?: StoreWatcher): MemoryStore {
       if (scopes.delete(key)) watcher?.replaced(key);
     },
   };
+  // The scopes are the first part: resources of every account, companies' accounts, the global
+  // scope (issued carrier numbers). The system scope is its owners' (webhook deliveries).
+  store.parts.register({
+    name: 'store',
+    description: 'resources in the scopes of accounts, companies and the global scope',
+    durable: true,
+    storage: 'rows',
+    sharing: 'shared',
+    reset: 'per-account',
+    snapshot: () => store.snapshot(),
+    restore: (saved: StoreSnapshot) => store.restore(saved),
+    clear: (accountId) => store.reset(accountId),
+    exported: exportedAs('store', () => store.snapshot(), (saved: StoreSnapshot) => store.restore(saved)),
+  });
+  return store;
 }

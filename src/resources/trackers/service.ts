@@ -101,7 +101,7 @@ export function createTrackerService(core: ResourceDeps & Pick<DomainDeps, 'scen
   const { store, clock, random, events, scenarios } = core;
   const trackers = (accountId: string) => store.account(accountId).collection<StoredTracker>('trackers');
   const parcels = (accountId: string) => store.account(accountId).collection<TrackedParcel>('tracked-parcels');
-  const timers = createTrackerTimers(clock, (accountId, trackerId) => {
+  const timers = createTrackerTimers(clock, store.parts, (accountId, trackerId) => {
     // The tracker (or its whole account) may be gone by then: nothing to do.
     const found = trackers(accountId).get(trackerId);
     if (found) catchUp(accountId, found);

@@ -1,16 +1,35 @@
 import type { Clock } from '../../clock/clock.js';
+import type { StateRegistry } from '../../store/state-registry.js';
 import type { StoredTracker } from './model.js';
 
 /**
  * One clock timer per tracker, at its next planned scan. When it fires, `onDue` records what
  * fell due (the tracker service's catch-up, which arms the next timer). Timers belong to this
- * mock instance; they are not state (a durable mock re-arms them on start: TrackerService.resume).
+ * mock instance: transient state (a durable mock re-arms them on start: TrackerService.resume),
+ * registered so that a reset cancels those of the trackers it drops.
  *
- * @example const timers = createTrackerTimers(clock, (accountId, trackerId) => catchUpById(accountId, trackerId)); timers.arm(accountId, tracker);
+ * @example const timers = createTrackerTimers(clock, store.parts, (accountId, trackerId) => catchUpById(accountId, trackerId)); timers.arm(accountId, tracker);
  */
-export function createTrackerTimers(clock: Clock, onDue: (accountId: string, trackerId: string) => void) {
+export function createTrackerTimers(clock: Clock, parts: StateRegistry, onDue: (accountId: string, trackerId: string) => void) {
   /** Pending timers, by account and tracker. */
   const timers = new Map<string, () => void>();
+  // No timer of a dropped tracker is left on the clock after a reset.
+  parts.register({
+    name: 'tracker-timers',
+    description: 'pending timers of the trackers, one per tracker at its next scan',
+    durable: false,
+    storage: 'value',
+    sharing: 'process',
+    reset: 'per-account',
+    snapshot: () => [...timers.keys()].sort(),
+    clear(accountId) {
+      for (const [key, cancel] of timers) {
+        if (accountId !== undefined && !key.startsWith(`${accountId}/`)) continue;
+        cancel();
+        timers.delete(key);
+      }
+    },
+  });
 
   function disarm(accountId: string, trackerId: string): void {
     const key = `${accountId}/${trackerId}`;
