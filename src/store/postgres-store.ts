@@ -88,7 +88,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   try {
     const { tokenSecret, processNumber } = await migrate(client, url, options.tokenSecret);
     const store = createSharedStore(createPostgresBackend(url, client), processNumber, options);
-    await store.shared.run(() => {});
+    await store.load();
     return { store, tokenSecret, processNumber };
   } catch (error) {
     await client.end().catch(() => {});

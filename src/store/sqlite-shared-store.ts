@@ -151,7 +151,7 @@ export async function openSharedSqliteStore(path: string, options: SharedSqliteO
       'start',
     );
     const store = createSharedStore(createSqliteBackend(path, db, claim), processNumber, options);
-    await store.shared.run(() => {});
+    await store.load();
     return { store, tokenSecret, processNumber };
   } catch (error) {
     db.close();

@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import type { CollectionSnapshot, Entity } from './collection.js';
 import { ClaimContendedError, claimDataFile, DataFileError, type ClaimedDataFile } from './data-file.js';
 import { createDirtyWrites, dirtyRows } from './dirty-writes.js';
-import { createStore, SYSTEM_SCOPE, workingSetOf, type MemoryStore, type WorkingSet, type ScopeSnapshot, type StatePart, type Store } from './store.js';
+import { createStore, processCounters, SOLE_PROCESS, soleFeed, StoreUnavailableError, SYSTEM_SCOPE, workingSetOf, type MemoryStore, type WorkingSet, type ScopeSnapshot, type StatePart, type Store, type UnitKind } from './store.js';
 
 /**
  * The durable store: the memory store stays the working set (reads cost what they cost in
@@ -82,10 +82,10 @@ export class SharedLayoutError extends Error {
 }
 
 /** A write that failed because the data file cannot take it now (disk full, read-only, I/O error). */
-export class StoreUnavailableError extends Error {
-  constructor(readonly reason: string) {
-    super(`the data file cannot be written: ${reason}`);
-    this.name = 'StoreUnavailableError';
+class FileUnavailableError extends StoreUnavailableError {
+  constructor(reason: string) {
+    super(reason);
+    this.message = `the data file cannot be written: ${reason}`;
   }
 }
 
@@ -123,7 +123,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     scheduled = true;
     setImmediate(() => {
       scheduled = false;
-      // A request's commit (commit-before-respond) in this turn already took it: no second pass
+      // A unit of work's commit in this turn already took it: no second pass
       // over every state part.
       if (!wanted) return;
       try {
@@ -176,7 +176,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
 
   /** About how many bytes the last commit wrote (the size of the write that proves a recovery). */
   let commitBytes = 0;
-  const transaction = db.transaction((partsToWrite: [string, string][]) => {
+  const writeRows = db.transaction((partsToWrite: [string, string][]) => {
     const rows = dirtyRows(dirty, memory);
     commitBytes = 0;
     for (const row of rows.items) commitBytes += (row[4]?.length ?? 0) + 64;
@@ -227,7 +227,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     db.prepare("DELETE FROM meta WHERE key = 'probe'").run();
   }
 
-  function fail(error: unknown): StoreUnavailableError {
+  function fail(error: unknown): FileUnavailableError {
     failure = writeFailure(error);
     probeBytes = Math.min(commitBytes, 16 * 1024 * 1024);
     try {
@@ -237,7 +237,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     }
     recovery ??= setInterval(recover, RECOVERY_INTERVAL_MS);
     recovery.unref();
-    const unavailable = new StoreUnavailableError(failure);
+    const unavailable = new FileUnavailableError(failure);
     // Logged once when the outage begins, whoever met it (a request or background work).
     options.onError?.(new Error(`${unavailable.message}; requests are answered 503 store-unavailable until a write succeeds again (tried every ${RECOVERY_INTERVAL_MS / 1000} s)`));
     return unavailable;
@@ -256,6 +256,45 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       if (error instanceof StoreUnavailableError) return;
       failure = writeFailure(error);
     }
+  }
+
+  /** The units of work that ended in this turn of the event loop: ONE commit for them all. */
+  let group: { done: Promise<void>; settle(error?: unknown): void } | undefined;
+  function joinGroupCommit(): Promise<void> {
+    if (group) return group.done;
+    let settle!: (error?: unknown) => void;
+    const done = new Promise<void>((resolve, reject) => {
+      settle = (error) => (error === undefined ? resolve() : reject(error));
+    });
+    group = { done, settle };
+    setImmediate(() => {
+      const ending = group!;
+      group = undefined;
+      try {
+        store.commit();
+      } catch (error) {
+        return ending.settle(error);
+      }
+      ending.settle();
+    });
+    return done;
+  }
+
+  /**
+   * The unit of work (Store.transaction): the work runs at once, against the working set; the
+   * units that end in one turn commit together on the next. While the file cannot take writes a
+   * request is refused before its work runs, so the store stays as committed; background work
+   * runs, and what it wrote is committed when a write succeeds again (recover).
+   */
+  function transaction<T>(work: () => T | PromiseLike<T>, kind: UnitKind = 'request'): Promise<T> {
+    if (failure && kind === 'request') return Promise.reject(new FileUnavailableError(failure));
+    return new Promise<T>((resolve) => resolve(work())).then((value) => {
+      if (failure && kind === 'background') {
+        schedule();
+        return value;
+      }
+      return joinGroupCommit().then(() => value);
+    });
   }
 
   let closed = false;
@@ -278,13 +317,13 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
             // the file cannot be read either: the reason already says the file is failing
           }
         }
-        throw new StoreUnavailableError(failure);
+        throw new FileUnavailableError(failure);
       }
       wanted = false;
       const partsToWrite = changedParts();
       if (dirty.empty && !partsToWrite.length) return;
       try {
-        transaction(partsToWrite);
+        writeRows(partsToWrite);
       } catch (error) {
         throw fail(error);
       }
@@ -292,7 +331,10 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       for (const [name, json] of partsToWrite) parts.get(name)!.saved = json;
     },
     touch: schedule,
-    unavailable: () => failure,
+    transaction,
+    process: SOLE_PROCESS,
+    counters: processCounters,
+    feed: soleFeed,
     probe: async () => failure,
     close() {
       if (closed) return;
