@@ -116,6 +116,9 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   let failure: string | undefined;
   let recovery: NodeJS.Timeout | undefined;
 
+  /** The units of work that ended in this turn of the event loop: ONE commit for them all. */
+  let group: { done: Promise<void>; settle(error?: unknown): void } | undefined;
+
   const schedule = () => {
     if (loading) return;
     wanted = true;
@@ -123,9 +126,9 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     scheduled = true;
     setImmediate(() => {
       scheduled = false;
-      // A unit of work's commit in this turn already took it: no second pass
-      // over every state part.
-      if (!wanted) return;
+      // A unit of work's commit in this turn already took it, or is about to (its group commit
+      // comes next): no second pass over every state part.
+      if (!wanted || group) return;
       try {
         store.commit();
       } catch (error) {
@@ -258,8 +261,6 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     }
   }
 
-  /** The units of work that ended in this turn of the event loop: ONE commit for them all. */
-  let group: { done: Promise<void>; settle(error?: unknown): void } | undefined;
   function joinGroupCommit(): Promise<void> {
     if (group) return group.done;
     let settle!: (error?: unknown) => void;
