@@ -1,7 +1,7 @@
 import type { Clock } from '../clock/clock.js';
 import type { Logger } from '../logging/logger.js';
 import type { ChannelSource } from './channel-source.js';
-import type { Delivery, DeliveryLog, DeliveryStatus } from './delivery-log.js';
+import { isFinished, type Delivery, type DeliveryLog, type DeliveryStatus } from './delivery-log.js';
 
 /** One channel's FIFO queue: one delivery at a time is worked (`active`), the rest wait. */
 export interface ChannelQueue {
@@ -118,6 +118,19 @@ export function createDeliveryQueues(deps: QueueDeps) {
         const owner = queue.active ?? queue.waiting[0];
         if (owner?.accountId === accountId && !deps.channels.target(accountId, queue.channelId)) cancelQueue(queue, 'the Account was deleted');
       }
+    },
+    /** Shutdown: timers cancelled, what was still owed marked CANCELLED (the log is detached: the store keeps it owed). */
+    shutDown(): void {
+      for (const queue of queues.values()) {
+        queue.cancelTimer?.();
+        for (const delivery of [queue.active, ...queue.waiting]) {
+          if (delivery && !isFinished(delivery.status)) {
+            setStatus(delivery, 'CANCELLED');
+            delivery.reason = 'the mock shut down';
+          }
+        }
+      }
+      queues.clear();
     },
     /** A redelivered delivery goes to the end of its channel's queue (which lives again). */
     requeue(delivery: Delivery): void {

@@ -127,6 +127,8 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   const unsubscribe = deps.events.subscribe(onEvent);
   // This process works only its own deliveries; the ones of a stopped process are adopted.
   resume(log.load().filter((delivery) => process.owns(delivery.owner)));
+  const adopt = adopter({ clock, log, queues, process, isDisposed });
+  // Deliveries of processes that stopped are claimed in the store and worked here.
   const stopAdopting = deps.records
     ? process.adoptAbandoned<Delivery>({
         records: deps.records,
@@ -179,25 +181,6 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     return delivery;
   }
 
-  function adopt(deliveries: Delivery[]): void {
-    for (const delivery of [...deliveries].sort((a, b) => a.seq - b.seq)) {
-      if (disposed || isFinished(delivery.status)) continue;
-      delivery.owner = process.number;
-      if (delivery.inFlight) {
-        const lost = delivery.inFlight;
-        delete delivery.inFlight;
-        delivery.attempts.push({ attempt: lost.attempt, at: lost.at, url: lost.url, errorCode: 'SENDER_STOPPED', error: 'the process sending this attempt stopped before its answer was recorded; retried by another', latencyMs: 0 });
-      }
-      // Due now: the retry it was waiting for (or the lost attempt's) is this process's to make.
-      if (delivery.status === 'IN_FLIGHT') {
-        delivery.nextAttemptAt = clock.nowIso();
-        delivery.status = 'RETRYING';
-      }
-      log.take(delivery);
-      queues.enqueue(delivery);
-    }
-  }
-
   function dispose(): void {
     if (disposed) return;
     disposed = true;
@@ -205,16 +188,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     unsubscribe();
     // A shutdown is no cancellation the store should keep: the next start resumes them.
     log.detach();
-    for (const queue of queues.queues.values()) {
-      queue.cancelTimer?.();
-      for (const delivery of [queue.active, ...queue.waiting]) {
-        if (delivery && !isFinished(delivery.status)) {
-          queues.setStatus(delivery, 'CANCELLED');
-          delivery.reason = 'the mock shut down';
-        }
-      }
-    }
-    queues.queues.clear();
+    queues.shutDown();
     transport.close();
   }
 
@@ -238,6 +212,33 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
       log.drop(matches);
     },
     dispose,
+  };
+}
+
+/**
+ * Takes over deliveries whose process stopped (already claimed in the store): an attempt that
+ * process had on the wire is recorded as lost, then the delivery is retried here, in its
+ * channel's order.
+ */
+function adopter(parts: { clock: Clock; log: DeliveryLog; queues: DeliveryQueues; process: StoreProcess; isDisposed(): boolean }) {
+  const { clock, log, queues, process } = parts;
+  return function adopt(deliveries: Delivery[]): void {
+    for (const delivery of [...deliveries].sort((a, b) => a.seq - b.seq)) {
+      if (parts.isDisposed() || isFinished(delivery.status)) continue;
+      delivery.owner = process.number;
+      if (delivery.inFlight) {
+        const lost = delivery.inFlight;
+        delete delivery.inFlight;
+        delivery.attempts.push({ attempt: lost.attempt, at: lost.at, url: lost.url, errorCode: 'SENDER_STOPPED', error: 'the process sending this attempt stopped before its answer was recorded; retried by another', latencyMs: 0 });
+      }
+      // Due now: the retry it was waiting for (or the lost attempt's) is this process's to make.
+      if (delivery.status === 'IN_FLIGHT') {
+        delivery.nextAttemptAt = clock.nowIso();
+        delivery.status = 'RETRYING';
+      }
+      log.take(delivery);
+      queues.enqueue(delivery);
+    }
   };
 }
 

@@ -2,7 +2,7 @@ import type { Entity } from './collection.js';
 import { createDirtyWrites, dirtyRows, type DirtyRows } from './dirty-writes.js';
 import { hashString } from '../random/random.js';
 import { watchAbandonedWork } from './process-takeover.js';
-import { createStore, StoreUnavailableError, workingSetOf, type MemoryStore, type SharedFeed, type StatePart, type Store, type StoreProcess, type WorkingSet } from './store.js';
+import { createStore, StoreUnavailableError, workingSetOf, type MemoryStore, type Scope, type SharedFeed, type StatePart, type Store, type StoreProcess, type WorkingSet } from './store.js';
 import { valuesUnderPrefix } from './values-under-prefix.js';
 
 /**
@@ -261,31 +261,6 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
     }
   }
 
-  /**
-   * The unit of work: joins this process's next batch (the work starts from what every process
-   * committed), and ends when `work` has settled; resolves once the batch committed. Requests
-   * and background work alike: nobody holds a batch for long (a member that does not settle
-   * within memberTimeoutMs is left behind, and its writes go with a later batch).
-   */
-  function transaction<T>(work: () => T | PromiseLike<T>): Promise<T> {
-    const member = {};
-    const unreachable = (error: Error) => {
-      void settle(member).catch(() => {});
-      throw new StoreUnavailableError(`the shared database cannot be reached: ${error.message}`);
-    };
-    const unconfirmed = (error: Error) => {
-      throw new StoreUnavailableError(error instanceof StoreUnavailableError ? error.reason : error.message, 'the write was not confirmed and may not have been saved');
-    };
-    return enter(member).then(
-      () =>
-        new Promise<T>((resolve) => resolve(work())).then(
-          (value) => settle(member).then(() => value, unconfirmed),
-          (error: unknown) => settle(member).then(() => Promise.reject(error), () => Promise.reject(error)),
-        ),
-      unreachable,
-    );
-  }
-
   let backgroundScheduled = false;
   function scheduleBackgroundBatch(): void {
     if (backgroundScheduled) return;
@@ -296,15 +271,9 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
     });
   }
 
+  const transaction = <T>(work: () => T | PromiseLike<T>) => unitInBatch({ enter, settle }, work);
   const feeds: { close(): void }[] = [];
-  const process: StoreProcess = {
-    number: processNumber,
-    // Far-apart points of one 2^32 cycle: two processes started with one seed never hand out the
-    // same ids (sequences and tracking numbers are drawn from shared state).
-    seed: (seed) => hashString(`${seed}:process:${processNumber}`),
-    owns: (owner) => owner === processNumber,
-    adoptAbandoned: (watch) => watchAbandonedWork({ me: processNumber, system: () => memory.system, transaction: (work) => transaction(work) }, watch),
-  };
+  const process = sharedProcess(processNumber, () => memory.system, transaction);
 
   const store: Store & { load(): Promise<void> } = Object.assign(workingSetOf(memory), {
     durable: true,
@@ -346,4 +315,41 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
     },
   } satisfies Omit<Store, keyof WorkingSet> & { load(): Promise<void> });
   return store;
+}
+
+/**
+ * The unit of work of a shared store: joins this process's next batch (the work starts from what
+ * every process committed), and ends when `work` has settled; resolves once the batch committed.
+ * Requests and background work alike: nobody holds a batch for long (a member that does not
+ * settle within memberTimeoutMs is left behind, and its writes go with a later batch).
+ */
+function unitInBatch<T>(batches: { enter(member: object): Promise<void>; settle(member: object): Promise<void> }, work: () => T | PromiseLike<T>): Promise<T> {
+  const member = {};
+  const unreachable = (error: Error) => {
+    void batches.settle(member).catch(() => {});
+    throw new StoreUnavailableError(`the shared database cannot be reached: ${error.message}`);
+  };
+  const unconfirmed = (error: Error) => {
+    throw new StoreUnavailableError(error instanceof StoreUnavailableError ? error.reason : error.message, 'the write was not confirmed and may not have been saved');
+  };
+  return batches.enter(member).then(
+    () =>
+      new Promise<T>((resolve) => resolve(work())).then(
+        (value) => batches.settle(member).then(() => value, unconfirmed),
+        (error: unknown) => batches.settle(member).then(() => Promise.reject(error), () => Promise.reject(error)),
+      ),
+    unreachable,
+  );
+}
+
+/** This process among those sharing the store: its number, its own random stream, the work it owns. */
+function sharedProcess(processNumber: number, system: () => Scope, transaction: (work: () => void) => Promise<void>): StoreProcess {
+  return {
+    number: processNumber,
+    // Far-apart points of one 2^32 cycle: two processes started with one seed never hand out the
+    // same ids (sequences and tracking numbers are drawn from shared state).
+    seed: (seed) => hashString(`${seed}:process:${processNumber}`),
+    owns: (owner) => owner === processNumber,
+    adoptAbandoned: (watch) => watchAbandonedWork({ me: processNumber, system, transaction }, watch),
+  };
 }

@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import type { CollectionSnapshot, Entity } from './collection.js';
 import { ClaimContendedError, claimDataFile, DataFileError, type ClaimedDataFile } from './data-file.js';
 import { createDirtyWrites, dirtyRows } from './dirty-writes.js';
+import { createGroupCommit } from './group-commit.js';
 import { createStore, processCounters, SOLE_PROCESS, soleFeed, StoreUnavailableError, SYSTEM_SCOPE, workingSetOf, type MemoryStore, type WorkingSet, type ScopeSnapshot, type StatePart, type Store, type UnitKind } from './store.js';
 
 /**
@@ -117,7 +118,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   let recovery: NodeJS.Timeout | undefined;
 
   /** The units of work that ended in this turn of the event loop: ONE commit for them all. */
-  let group: { done: Promise<void>; settle(error?: unknown): void } | undefined;
+  const group = createGroupCommit(() => store.commit());
 
   const schedule = () => {
     if (loading) return;
@@ -128,7 +129,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       scheduled = false;
       // A unit of work's commit in this turn already took it, or is about to (its group commit
       // comes next): no second pass over every state part.
-      if (!wanted || group) return;
+      if (!wanted || group.pending) return;
       try {
         store.commit();
       } catch (error) {
@@ -261,26 +262,6 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     }
   }
 
-  function joinGroupCommit(): Promise<void> {
-    if (group) return group.done;
-    let settle!: (error?: unknown) => void;
-    const done = new Promise<void>((resolve, reject) => {
-      settle = (error) => (error === undefined ? resolve() : reject(error));
-    });
-    group = { done, settle };
-    setImmediate(() => {
-      const ending = group!;
-      group = undefined;
-      try {
-        store.commit();
-      } catch (error) {
-        return ending.settle(error);
-      }
-      ending.settle();
-    });
-    return done;
-  }
-
   /**
    * The unit of work (Store.transaction): the work runs at once, against the working set; the
    * units that end in one turn commit together on the next. While the file cannot take writes a
@@ -294,7 +275,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
         schedule();
         return value;
       }
-      return joinGroupCommit().then(() => value);
+      return group.join().then(() => value);
     });
   }
 
