@@ -9,7 +9,6 @@ import { pipeline } from '../http/pipeline.js';
 import { isOutsideApi, requestState } from '../http/request-state.js';
 import { createResponder, resultViolations } from './respond.js';
 import type { ApiRequest, ApiResponse, Step } from '../http/types.js';
-import { commitBeforeRespond } from './commit-before-respond.js';
 import { createEndOfTurnWrites } from '../http/end-of-turn-writes.js';
 import { allowedMethodsOf } from '../contract/route-matcher.js';
 import type { MockRuntime } from '../runtime/runtime.js';
@@ -17,8 +16,6 @@ import { authenticate } from './steps/authenticate.js';
 import { contractDocuments } from './steps/contract-documents.js';
 import { cors, preflight } from './steps/cors.js';
 import { refuseMockSent } from './steps/refuse-mock-sent.js';
-import { sharedBatch } from './steps/shared-batch.js';
-import { storeAvailable, storeUnavailable } from './steps/store-available.js';
 import { dispatch } from './steps/dispatch.js';
 import { errorWriter } from './steps/error-writer.js';
 import { journalRecorder } from './steps/journal-recorder.js';
@@ -27,6 +24,7 @@ import { rateLimit } from './steps/rate-limit.js';
 import { requestId } from './steps/request-id.js';
 import { routeMatch } from './steps/route-match.js';
 import { scenarioFaults, type ScenarioFaultsOptions } from './steps/scenario-faults.js';
+import { unitOfWork } from './steps/unit-of-work.js';
 import { validateRequest } from './steps/validate-request.js';
 
 /** The control plane's liveness route (admin-router.ts), answered whatever the store's state. */
@@ -44,8 +42,8 @@ export interface MockApp {
 
 /**
  * Builds the HTTP app of one mock instance. The request pipeline, in order — this list is the
- * map of where any behaviour lives. Steps 1–3 run for every request. /__admin is an Express 5
- * app of its own, loaded on its first request (admin-app.ts). The API steps 5–13 run as one
+ * map of where any behaviour lives. Steps 1–4 run for every request. /__admin is an Express 5
+ * app of its own, loaded on its first request (admin-app.ts). The API steps 6–14 run as one
  * composed pipeline straight on node:http (src/http: node's request and response plus the
  * request state): the API routes itself from the contract, and Express' per-request prototype
  * swap and router walk cost it over two thirds of its throughput (README, Performance). Every
@@ -53,38 +51,37 @@ export interface MockApp {
  * is written by one responder (respond.ts), which decides its headers (response-headers.ts) and
  * applies the scenario effects on answers (answer-effects.ts) before a byte is written.
  *
- *  0. commit         with a durable store (--data): the request's writes commit as one
- *                      transaction before any response is written (commit-before-respond.ts);
- *                      a failed commit is answered 503 store-unavailable; with the memory
- *                      store, answers written in the turn their request arrived go out together
- *                      at its end (src/http/end-of-turn-writes.ts)
- *     store            a SQLite store that cannot write refuses with 503 (store-available.ts),
- *                      a shared store's batch (shared-batch.ts); /__admin/health passes
  *  1. requestId        X-Request-Id, URL split once, request log line
  *     contract docs    GET /openapi.yaml, /openapi.json: the contract itself (not journaled)
  *  2. journal          records the request in the journal when its connection is done (not /__admin)
  *  3. cors             Access-Control-Allow-Origin on every API response: pages of this machine
  *                      and --cors-origin ones (/__admin: only --admin-origin, admin-access.ts)
  *     refuseMockSent   403 for requests a shipmock sent (Shipmock-Sender): no webhook loops
- *  4. /__admin         control plane (contract/admin.yaml), outside the API's rules; Host,
+ *  4. unitOfWork       everything after it runs as ONE store.transaction (unit-of-work.ts): the
+ *                      only way a change becomes durable or shared. With --data the answer is
+ *                      held until its unit is committed (group commit: one per turn of the event
+ *                      loop; a shared store's batch starts from what the others committed); a
+ *                      store that refuses or fails answers 503 store-unavailable + Retry-After.
+ *                      /__admin/health runs outside any unit (never held, answers in an outage)
+ *  5. /__admin         control plane (contract/admin.yaml), outside the API's rules; Host,
  *                      Origin, admin key and no simple POSTs checked first (admin-access.ts)
  *     replay           `serve --replay` only: a recorded answer for a matching request, else
  *                      --on-miss: on to the mock, a 501 replay-miss, or the upstream (src/replay/replay-step.ts)
- *  5. scenarioFaults   active scenarios' request rules: latency, injected problem, connection
+ *  6. scenarioFaults   active scenarios' request rules: latency, injected problem, connection
  *                      reset, damaged body, own rate limit, forced token expiry, strict echo
- *  6. rateLimit        window of the verified credential, else of the client address (or the
+ *  7. rateLimit        window of the verified credential, else of the client address (or the
  *                      scenario's); X-RateLimit-*, 429 + Retry-After; locks wrong client secrets
- *  7. preflight        OPTIONS answered from the contract's methods
- *  8. routeMatch       contract operation for method + path (404 / 405 problems)
- *  9. authenticate     token level vs the operation's security (401 / 403)
- * 10. preferAnswer     Prism-style one-off answers: Prefer: code=429 / example=name
- * 11. validateRequest  parameters and body against the contract (400 / 413 / 415)
- * 12. scenarioFaults   scenario rules that match body fields (same effects as step 5)
- * 13. dispatch         stateful handler, or the unhandled policy (Prism / 501);
+ *  8. preflight        OPTIONS answered from the contract's methods
+ *  9. routeMatch       contract operation for method + path (404 / 405 problems)
+ * 10. authenticate     token level vs the operation's security (401 / 403)
+ * 11. preferAnswer     Prism-style one-off answers: Prefer: code=429 / example=name
+ * 12. validateRequest  parameters and body against the contract (400 / 413 / 415)
+ * 13. scenarioFaults   scenario rules that match body fields (same effects as step 6)
+ * 14. dispatch         stateful handler, or the unhandled policy (Prism / 501);
  *                      with `stateful: false` every operation takes the unhandled policy;
  *                      every answer is checked against the contract before it is written;
  *                      domain scenario rules that fire in the handler go to the journal
- * 14. errorWriter      any error → application/problem+json
+ * 15. errorWriter      any error → application/problem+json
  */
 export function createApp(runtime: MockRuntime, extras: { replay?: Step } = {}): MockApp {
   const services = createServices({
@@ -128,13 +125,6 @@ export function createApp(runtime: MockRuntime, extras: { replay?: Step } = {}):
   };
 
   const stateful = runtime.options.stateful;
-  const front = pipeline([
-    requestId({ logger: runtime.logger, now: runtime.clock.now }),
-    contractDocuments({ document: runtime.contract.document, responder }),
-    journalRecorder({ journal: runtime.journal, now: runtime.clock.now }),
-    cors({ origins: runtime.options.raw.corsOrigins }),
-    refuseMockSent(),
-  ]);
   // The control plane's Express app loads on first use (see admin-app.ts).
   let admin: Promise<RequestListener> | undefined;
   const adminApp = () => (admin ??= import('../admin/admin-app.js').then((m) => m.createAdminApp(runtime, control, writeError)));
@@ -162,40 +152,30 @@ export function createApp(runtime: MockRuntime, extras: { replay?: Step } = {}):
     }),
   ]);
 
-  // Durable store only: the request's writes are committed before its response is written; a
-  // failed commit is answered 503 store-unavailable instead.
-  const commit = commitBeforeRespond({
-    store: runtime.store,
-    logger: runtime.logger,
-    onFailure: (req, res, error) =>
-      writeError(storeUnavailable((error as { reason?: string }).reason ?? error.message, runtime.store.shared ? 'the write was not confirmed and may not have been saved' : 'nothing was changed'), req as ApiRequest, res as ApiResponse, () => {}),
-  });
-  // Shared store only: everything after the front steps runs in one of this process's batches.
-  const batch = runtime.store.shared ? sharedBatch({ shared: runtime.store.shared }) : undefined;
-  // SQLite store only: requests are refused while its file cannot take writes.
-  const available = storeAvailable({ store: runtime.store });
+  // /__admin/health writes nothing and must answer while the store fails: it runs outside any unit.
+  const unit = unitOfWork({ store: runtime.store, logger: runtime.logger, writeError: (error, req, res) => writeError(error, req, res, () => {}) });
+  const front = pipeline([
+    requestId({ logger: runtime.logger, now: runtime.clock.now }),
+    contractDocuments({ document: runtime.contract.document, responder }),
+    journalRecorder({ journal: runtime.journal, now: runtime.clock.now }),
+    cors({ origins: runtime.options.raw.corsOrigins }),
+    refuseMockSent(),
+    (req, res, next) => (isHealth(req.url) ? next() : unit(req, res, next)),
+  ]);
   const app = (req: ApiRequest, res: ApiResponse): void => {
+    // With the memory store, answers written in the turn their request arrived go out together
+    // at its end (src/http/end-of-turn-writes.ts): one wake-up of the clients per turn.
     holdWrites?.(req.socket);
-    // Health writes nothing and must answer while the store fails: not held for a commit.
-    if (!isHealth(req.url)) commit?.(req, res);
     const fail = (error: unknown) =>
       writeError(error ?? new ProblemError('internal-error', { detail: 'No pipeline step answered the request' }), req, res, () => {});
-    const route = () => {
+    front(req, res, (error?: unknown) => {
+      if (error) return fail(error);
       const { pathname } = requestState(req);
       if (isOutsideApi(pathname)) {
         adminApp().then((handle) => handle(req, res), fail);
         return;
       }
       api(req, res, fail);
-    };
-    front(req, res, (error?: unknown) => {
-      if (error) return fail(error);
-      // Health reads no state: it probes the store itself and says why it cannot be used.
-      if (isHealth(req.url)) return route();
-      const refused = available?.();
-      if (refused) return fail(refused);
-      if (!batch) return route();
-      batch(req, res, (batchError?: unknown) => (batchError ? fail(batchError) : route()));
     });
   };
   return { app, services, control, gate };

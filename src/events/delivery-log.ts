@@ -60,7 +60,7 @@ export interface Delivery {
   roundStart?: number;
   /**
    * Bookkeeping of a shared store (not shown): the number of the process that sends it. Only the
-   * owner works a delivery; when the owner stops, another process adopts it (delivery-takeover.ts).
+   * owner works a delivery; when the owner stops, another process adopts it (StoreProcess.adoptAbandoned, src/store/process-takeover.ts).
    */
   owner?: number;
   /** Bookkeeping of a shared store (not shown): the attempt on the wire, recorded before it is sent. */

@@ -12,18 +12,23 @@ export const SHARED_SUCCESSES_PER_SECOND = 200;
 type FedEntry = Omit<JournalEntry, 'seq'>;
 
 /**
- * The journal of a process sharing its store with others: the traffic of every process, each
- * entry naming the process that served it. An entry recorded here is in this journal at once
- * (with its exchange) and published on the store's feed; entries other processes publish arrive
- * from the feed (within ~100 ms) without their exchanges, which stay with the process that
- * served them. Clearing clears every process's journal. Each process's own journal has all of its
- * entries; what it shares is every failure and up to SHARED_SUCCESSES_PER_SECOND successes.
+ * The journal of a mock whose store may be shared by other processes: the traffic of every
+ * process, each entry naming the process that served it. An entry recorded here is in this
+ * journal at once (with its exchange) and published on the store's feed; entries other processes
+ * publish arrive from the feed (within ~100 ms) without their exchanges, which stay with the
+ * process that served them. Clearing clears every process's journal. Each process's own journal
+ * has all of its entries; what it shares is every failure and up to SHARED_SUCCESSES_PER_SECOND
+ * successes. A store one process owns gives a feed nobody else reads (`origin` absent): entries
+ * then name no process, and publishing costs nothing.
  *
- * @example const journal = createSharedJournal({ capacity: 1000, processNumber: 3, feed: store.shared.feed('journal', 1000) });
+ * @example const journal = createSharedJournal({ capacity: 1000, feed: store.feed('journal', 1000) });
  */
-export function createSharedJournal(options: { capacity?: number; processNumber: number; feed: SharedFeed<FedEntry> }): Journal {
+export function createSharedJournal(options: { capacity?: number; feed: SharedFeed<FedEntry>; processNumber?: number }): Journal {
   const journal = createJournal({ capacity: options.capacity });
-  const { feed, processNumber } = options;
+  const { feed } = options;
+  const processNumber = options.processNumber ?? feed.origin;
+  // What each entry of this process carries: its number, when there are others to tell apart.
+  const stamp = processNumber === undefined ? {} : { process: processNumber };
   const successes = perSecondBudget(SHARED_SUCCESSES_PER_SECOND);
   feed.subscribe(
     (items) => {
@@ -39,7 +44,7 @@ export function createSharedJournal(options: { capacity?: number; processNumber:
       return journal.size;
     },
     record(input, exchange) {
-      const entry = journal.record({ ...input, process: processNumber }, exchange);
+      const entry = journal.record({ ...input, ...stamp }, exchange);
       if (entry.status === undefined || entry.status >= 400 || successes.take()) {
         const { seq: _seq, ...fed } = entry;
         feed.publish(fed, entry.accountId);

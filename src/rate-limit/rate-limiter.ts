@@ -41,7 +41,7 @@ export interface RateLimiter {
 
 /**
  * Where a limiter keeps its windows: a Map by default. A shared store passes one over store
- * values (shared-windows.ts), so that every process counts in the same windows and a batch
+ * values (Store.counters, src/store/values-under-prefix.ts), so that every process counts in the same windows and a batch
  * writes only the windows it changed. Iteration is in insertion order.
  */
 export interface WindowStore {

@@ -13,20 +13,19 @@ import { createRouteMatcher, type RouteMatcher } from '../contract/route-matcher
 import { createChannelSource } from '../resources/event-channels/subscribed-channels.js';
 import { createEventBus, type EventBus } from '../events/event-bus.js';
 import type { Delivery } from '../events/delivery-log.js';
-import { startDeliveryTakeover } from '../events/delivery-takeover.js';
 import { createWebhookDispatcher, type WebhookDispatcher } from '../events/webhook-dispatcher.js';
 import { resolveWebhookOptions } from '../events/webhook-options.js';
 import { createLogger, type Logger } from '../logging/logger.js';
-import { createRandom, hashString, type Random } from '../random/random.js';
+import { createRandom, type Random } from '../random/random.js';
 import { createCallerIdentifier, type CallerIdentifier } from '../rate-limit/callers.js';
 import type { LoginLockout } from '../rate-limit/login-lockout.js';
 import { createRequestLimits, type RequestLimits } from '../rate-limit/request-limits.js';
-import { windowsInValues } from '../rate-limit/windows-in-values.js';
+import { isWindow } from '../rate-limit/windows-in-values.js';
 import { createStore, type Store } from '../store/store.js';
 import type { StateRegistry } from '../store/state-registry.js';
 import { createRecentEvents, type RecentEvents } from '../events/recent-events.js';
 import { createSharedJournal } from '../journal/shared-journal.js';
-import { createJournal, DEFAULT_JOURNAL_CAPACITY, type Journal } from '../journal/journal.js';
+import { DEFAULT_JOURNAL_CAPACITY, type Journal } from '../journal/journal.js';
 import { scenarioCarrierInterceptor } from '../scenarios/carrier-faults.js';
 import { withScenarioWebhookFaults } from '../scenarios/webhook-faults.js';
 import { createWebhookTransport } from '../events/webhook-post.js';
@@ -88,20 +87,17 @@ export function createRuntime(input: MockOptions = {}, logger?: Logger, deps: Ru
   // A timer that throws (tracker progression, account expiry, webhook retry) is logged and
   // counted on GET /__admin/clock instead of crashing the process.
   const store = deps.store ?? createStore();
-  const shared = store.shared;
   const clock = createClock({
     ...input.clock,
     onTimerError: (error) => log.error({ err: error }, 'clock timer failed'),
-    // Shared store: a timer's writes start from what every process committed (one batch each).
-    ...(shared ? { runDue: (fire: () => void) => void shared.run(fire).catch((error) => log.error({ err: error }, 'clock timer could not run: the shared store is unreachable')) } : {}),
+    // A timer that falls due (a tracker step, a webhook retry, an account's expiry) is a unit of
+    // work of its own: its writes start from current state and are committed like a request's.
+    runDue: (fire) => void store.transaction(fire, 'background').catch((error: Error) => log.error({ err: error }, 'clock timer could not run: the store is unavailable')),
   });
   // A durable store commits soon after any draw, so an id handed out by background work (a
   // delivery id) is saved before it can be seen, even when no request follows. Processes
-  // sharing a store each draw from a stream of their own (seed and process number): two
-  // processes started with one seed do not hand out the same ids (the streams are far-apart
-  // points of one 2^32 cycle; sequences and tracking numbers are drawn from shared state).
-  const seed = shared ? hashString(`${options.seed}:process:${shared.processNumber}`) : options.seed;
-  const random = createRandom(seed, store.durable ? { onDraw: store.touch } : {});
+  // sharing a store each draw from a stream of their own (the store derives its seed).
+  const random = createRandom(store.process.seed(options.seed), store.durable ? { onDraw: store.touch } : {});
   // Clock and random are foundations below the store: they are registered here, where they are built.
   registerClockAndRandom(store.parts, clock, random);
   const credentials = createCredentialRegistry(input.credentials ?? readCredentialsFile(BUILT_IN_CREDENTIALS_PATH), store.parts);
@@ -116,8 +112,12 @@ export function createRuntime(input: MockOptions = {}, logger?: Logger, deps: Ru
     principal: options.rateLimit,
     address: options.addressRateLimit,
     lockout: options.loginLockout,
-    // Shared store: one window per caller whichever process counts the request, each window a row.
-    ...(shared ? { windows: sharedWindows(() => store.system.values) } : {}),
+    // Where the windows live is the store's: Maps of this process, or rows every process counts in.
+    windows: {
+      principals: store.counters('rate:principal', isWindow),
+      addresses: store.counters('rate:address', isWindow),
+      lockout: store.counters('rate:lockout', isWindow),
+    },
     parts: store.parts,
   });
   for (const entry of input.scenarios ?? []) {
@@ -140,8 +140,9 @@ export function createRuntime(input: MockOptions = {}, logger?: Logger, deps: Ru
     records: () => store.system.collection<Delivery>(WEBHOOK_DELIVERIES),
     // Scenario webhook effects (failing receiver, timeouts, lost acknowledgements) per attempt.
     transport: withScenarioWebhookFaults(createWebhookTransport({ timeoutMs: webhookOptions.timeoutMs, maxSockets: webhookOptions.maxSockets }), scenarios),
-    // Shared store: each delivery is sent by one process, each attempt recorded before it goes.
-    ...(shared ? { shared: { processNumber: shared.processNumber, record: () => shared.run(() => {}) } } : {}),
+    // Attempt outcomes are units of work; which process sends a delivery is the store's to say.
+    transaction: store.transaction,
+    process: store.process,
   });
   store.parts.register({
     name: 'webhook-deliveries',
@@ -153,16 +154,11 @@ export function createRuntime(input: MockOptions = {}, logger?: Logger, deps: Ru
     snapshot: () => store.system.existing<Delivery>(WEBHOOK_DELIVERIES)?.values() ?? [],
     clear: (accountId) => webhooks.reset(accountId),
   });
-  const stopTakeover = shared
-    ? startDeliveryTakeover({ shared, system: () => store.system, records: () => store.system.collection<Delivery>(WEBHOOK_DELIVERIES), adopt: webhooks.adopt, logger: log })
-    : undefined;
   const tokenSecret = registerTokenSecret(store.parts, input.tokenSecret);
   const tokens = withRevocations(createTokenService({ secret: tokenSecret, now: clock.now }), tokenRevocations);
   const loginLockout = rateLimiter.lockout;
-  // Shared store: the journal shows the traffic of every process (shared-journal.ts).
-  const journal = shared
-    ? createSharedJournal({ capacity: input.journalSize, processNumber: shared.processNumber, feed: shared.feed('journal', input.journalSize ?? DEFAULT_JOURNAL_CAPACITY) })
-    : createJournal({ capacity: input.journalSize });
+  // The journal shows the traffic of every process on the store's feed (shared-journal.ts).
+  const journal = createSharedJournal({ capacity: input.journalSize, feed: store.feed('journal', input.journalSize ?? DEFAULT_JOURNAL_CAPACITY) });
   store.parts.register({
     name: 'journal',
     description: 'the request journal (with a shared store, every process shows the traffic of all: shared-journal.ts)',
@@ -196,20 +192,12 @@ export function createRuntime(input: MockOptions = {}, logger?: Logger, deps: Ru
     tokenRevocations,
     recentEvents: createRecentEvents(events, store.parts),
     dispose() {
-      stopTakeover?.();
       webhooks.dispose();
       clock.dispose();
       store.close();
     },
   };
 }
-
-/** Rate-limit, address and login-lockout windows as rows of a shared store (one per window). */
-const sharedWindows = (values: () => Map<string, unknown>) => ({
-  principals: windowsInValues(values, 'rate:principal:'),
-  addresses: windowsInValues(values, 'rate:address:'),
-  lockout: windowsInValues(values, 'rate:lockout:'),
-});
 
 /**
  * Virtual time and the seeded streams. Both survive a restart of a --data mock (ids never repeat,

@@ -84,7 +84,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   try {
     const processNumber = await migrate(client, url);
     const store = createSharedStore(createPostgresBackend(url, client), processNumber, options);
-    await store.shared.run(() => {});
+    await store.load();
     return { store, processNumber };
   } catch (error) {
     await client.end().catch(() => {});

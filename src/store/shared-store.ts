@@ -1,7 +1,10 @@
 import type { Entity } from './collection.js';
 import { createDirtyWrites, dirtyRows, type DirtyRows } from './dirty-writes.js';
-import { createStore, workingSetOf, type MemoryStore, type WorkingSet, type SharedBatches, type SharedFeed, type Store } from './store.js';
+import { hashString } from '../random/random.js';
+import { watchAbandonedWork } from './process-takeover.js';
+import { createStore, StoreUnavailableError, workingSetOf, type MemoryStore, type Scope, type SharedFeed, type Store, type StoreProcess, type WorkingSet } from './store.js';
 import { sharedValue, type StatePart } from './state-registry.js';
+import { valuesUnderPrefix } from './values-under-prefix.js';
 
 /**
  * The engine of a store several processes share (docs/scaling.md): each process keeps the
@@ -75,7 +78,7 @@ interface Batch {
   change: number;
 }
 
-export function createSharedStore(backend: SharedBackend, processNumber: number, options: SharedStoreOptions = {}): Store & { shared: SharedBatches } {
+export function createSharedStore(backend: SharedBackend, processNumber: number, options: SharedStoreOptions = {}): Store & { load(): Promise<void> } {
   const memberTimeoutMs = options.memberTimeoutMs ?? 2000;
   const dirty = createDirtyWrites(() => {
     // A write outside any batch (a delivery's outcome arriving from the network) is pushed by a batch soon.
@@ -274,20 +277,11 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
     });
   }
 
+  const transaction = <T>(work: () => T | PromiseLike<T>) => unitInBatch({ enter, settle }, work);
   const feeds: { close(): void }[] = [];
-  const shared: SharedBatches = {
-    enter,
-    settle,
-    run,
-    processNumber,
-    feed<T>(name: string, capacity: number) {
-      const feed = backend.feed<T>(name, capacity, processNumber, (error) => options.onError?.(error));
-      feeds.push(feed);
-      return feed;
-    },
-  };
+  const process = sharedProcess(processNumber, () => memory.system, transaction);
 
-  const store: Store & { shared: SharedBatches } = Object.assign(workingSetOf(memory), {
+  const store: Store & { load(): Promise<void> } = Object.assign(workingSetOf(memory), {
     durable: true,
     // Requests commit through their batch (settle); work outside one gets a batch of its own.
     commit() {
@@ -308,7 +302,54 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
       const last = previousDone;
       void last.then(() => backend.close()).catch(() => {});
     },
-    shared,
-  } satisfies Omit<Store, keyof WorkingSet> & { shared: SharedBatches });
+    transaction,
+    /** Loads what the database holds (an empty batch); rejects with the database's own error. */
+    load: () => run(() => {}),
+    process,
+    // Each window is a row of the system scope: every process counts in the same windows.
+    counters: <V>(name: string, isValue: (value: unknown) => value is V) => valuesUnderPrefix(() => memory.system.values, `${name}:`, isValue),
+    feed<T>(name: string, capacity: number): SharedFeed<T> {
+      const feed = backend.feed<T>(name, capacity, processNumber, (error) => options.onError?.(error));
+      feeds.push(feed);
+      return Object.assign(feed, { origin: processNumber });
+    },
+  } satisfies Omit<Store, keyof WorkingSet> & { load(): Promise<void> });
   return store;
+}
+
+/**
+ * The unit of work of a shared store: joins this process's next batch (the work starts from what
+ * every process committed), and ends when `work` has settled; resolves once the batch committed.
+ * Requests and background work alike: nobody holds a batch for long (a member that does not
+ * settle within memberTimeoutMs is left behind, and its writes go with a later batch).
+ */
+function unitInBatch<T>(batches: { enter(member: object): Promise<void>; settle(member: object): Promise<void> }, work: () => T | PromiseLike<T>): Promise<T> {
+  const member = {};
+  const unreachable = (error: Error) => {
+    void batches.settle(member).catch(() => {});
+    throw new StoreUnavailableError(`the shared database cannot be reached: ${error.message}`);
+  };
+  const unconfirmed = (error: Error) => {
+    throw new StoreUnavailableError(error instanceof StoreUnavailableError ? error.reason : error.message, 'the write was not confirmed and may not have been saved');
+  };
+  return batches.enter(member).then(
+    () =>
+      new Promise<T>((resolve) => resolve(work())).then(
+        (value) => batches.settle(member).then(() => value, unconfirmed),
+        (error: unknown) => batches.settle(member).then(() => Promise.reject(error), () => Promise.reject(error)),
+      ),
+    unreachable,
+  );
+}
+
+/** This process among those sharing the store: its number, its own random stream, the work it owns. */
+function sharedProcess(processNumber: number, system: () => Scope, transaction: (work: () => void) => Promise<void>): StoreProcess {
+  return {
+    number: processNumber,
+    // Far-apart points of one 2^32 cycle: two processes started with one seed never hand out the
+    // same ids (sequences and tracking numbers are drawn from shared state).
+    seed: (seed) => hashString(`${seed}:process:${processNumber}`),
+    owns: (owner) => owner === processNumber,
+    adoptAbandoned: (watch) => watchAbandonedWork({ me: processNumber, system, transaction }, watch),
+  };
 }

@@ -157,7 +157,7 @@ export async function openSharedSqliteStore(path: string, options: SharedSqliteO
       'start',
     );
     const store = createSharedStore(createSqliteBackend(path, db, claim), processNumber, options);
-    await store.shared.run(() => {});
+    await store.load();
     return { store, processNumber };
   } catch (error) {
     db.close();

@@ -3,7 +3,8 @@ import Database from 'better-sqlite3';
 import type { CollectionSnapshot, Entity } from './collection.js';
 import { ClaimContendedError, claimDataFile, DataFileError, type ClaimedDataFile } from './data-file.js';
 import { createDirtyWrites, dirtyRows } from './dirty-writes.js';
-import { createStore, SYSTEM_SCOPE, workingSetOf, type MemoryStore, type WorkingSet, type ScopeSnapshot, type Store } from './store.js';
+import { createGroupCommit } from './group-commit.js';
+import { createStore, processCounters, SOLE_PROCESS, soleFeed, StoreUnavailableError, SYSTEM_SCOPE, workingSetOf, type MemoryStore, type WorkingSet, type ScopeSnapshot, type Store, type UnitKind } from './store.js';
 import { savedAsValue, type StatePart } from './state-registry.js';
 
 /**
@@ -83,10 +84,10 @@ export class SharedLayoutError extends Error {
 }
 
 /** A write that failed because the data file cannot take it now (disk full, read-only, I/O error). */
-export class StoreUnavailableError extends Error {
-  constructor(readonly reason: string) {
-    super(`the data file cannot be written: ${reason}`);
-    this.name = 'StoreUnavailableError';
+class FileUnavailableError extends StoreUnavailableError {
+  constructor(reason: string) {
+    super(reason);
+    this.message = `the data file cannot be written: ${reason}`;
   }
 }
 
@@ -117,6 +118,9 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   let failure: string | undefined;
   let recovery: NodeJS.Timeout | undefined;
 
+  /** The units of work that ended in this turn of the event loop: ONE commit for them all. */
+  const group = createGroupCommit(() => store.commit());
+
   const schedule = () => {
     if (loading) return;
     wanted = true;
@@ -124,9 +128,9 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     scheduled = true;
     setImmediate(() => {
       scheduled = false;
-      // A request's commit (commit-before-respond) in this turn already took it: no second pass
-      // over every state part.
-      if (!wanted) return;
+      // A unit of work's commit in this turn already took it, or is about to (its group commit
+      // comes next): no second pass over every state part.
+      if (!wanted || group.pending) return;
       try {
         store.commit();
       } catch (error) {
@@ -185,7 +189,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
 
   /** About how many bytes the last commit wrote (the size of the write that proves a recovery). */
   let commitBytes = 0;
-  const transaction = db.transaction((partsToWrite: [string, string][]) => {
+  const writeRows = db.transaction((partsToWrite: [string, string][]) => {
     const rows = dirtyRows(dirty, memory);
     commitBytes = 0;
     for (const row of rows.items) commitBytes += (row[4]?.length ?? 0) + 64;
@@ -236,7 +240,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     db.prepare("DELETE FROM meta WHERE key = 'probe'").run();
   }
 
-  function fail(error: unknown): StoreUnavailableError {
+  function fail(error: unknown): FileUnavailableError {
     failure = writeFailure(error);
     probeBytes = Math.min(commitBytes, 16 * 1024 * 1024);
     try {
@@ -246,7 +250,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     }
     recovery ??= setInterval(recover, RECOVERY_INTERVAL_MS);
     recovery.unref();
-    const unavailable = new StoreUnavailableError(failure);
+    const unavailable = new FileUnavailableError(failure);
     // Logged once when the outage begins, whoever met it (a request or background work).
     options.onError?.(new Error(`${unavailable.message}; requests are answered 503 store-unavailable until a write succeeds again (tried every ${RECOVERY_INTERVAL_MS / 1000} s)`));
     return unavailable;
@@ -267,6 +271,23 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     }
   }
 
+  /**
+   * The unit of work (Store.transaction): the work runs at once, against the working set; the
+   * units that end in one turn commit together on the next. While the file cannot take writes a
+   * request is refused before its work runs, so the store stays as committed; background work
+   * runs, and what it wrote is committed when a write succeeds again (recover).
+   */
+  function transaction<T>(work: () => T | PromiseLike<T>, kind: UnitKind = 'request'): Promise<T> {
+    if (failure && kind === 'request') return Promise.reject(new FileUnavailableError(failure));
+    return new Promise<T>((resolve) => resolve(work())).then((value) => {
+      if (failure && kind === 'background') {
+        schedule();
+        return value;
+      }
+      return group.join().then(() => value);
+    });
+  }
+
   let closed = false;
   const store: Store = Object.assign(workingSetOf(memory), {
     durable: true,
@@ -282,13 +303,13 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
             // the file cannot be read either: the reason already says the file is failing
           }
         }
-        throw new StoreUnavailableError(failure);
+        throw new FileUnavailableError(failure);
       }
       wanted = false;
       const partsToWrite = changedParts();
       if (dirty.empty && !partsToWrite.length) return;
       try {
-        transaction(partsToWrite);
+        writeRows(partsToWrite);
       } catch (error) {
         throw fail(error);
       }
@@ -296,7 +317,10 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       for (const [name, json] of partsToWrite) parts.get(name)!.saved = json;
     },
     touch: schedule,
-    unavailable: () => failure,
+    transaction,
+    process: SOLE_PROCESS,
+    counters: processCounters,
+    feed: soleFeed,
     probe: async () => failure,
     close() {
       if (closed) return;

@@ -10,7 +10,7 @@ import { createStateRegistry, exportedAs, type StateRegistry } from './state-reg
  *
  * Every read and write of the domain goes through this interface. The memory store is the
  * working set of every engine: a durable store (src/store/sqlite-store.ts) watches the writes
- * and makes them durable on `commit()`, which the HTTP layer calls before it answers.
+ * and makes them durable when a unit of work (`transaction`) ends, before a request's answer.
  */
 export class Scope {
   // Each collection holds its own entity type; `collection<T>()` gives it back as the type its callers name.
@@ -138,8 +138,8 @@ export interface Store {
    */
   readonly parts: StateRegistry;
   /**
-   * Makes every write since the last commit durable as one transaction. The HTTP layer calls it
-   * before writing any response; background work gets it scheduled by `touch`. No-op in memory.
+   * Makes every write since the last commit durable as one transaction, now (start-up work such
+   * as saving the token secret). Units of work commit through `transaction`. No-op in memory.
    */
   commit(): void;
   /** Asks for a commit soon (state parts changed outside a request). No-op in memory. */
@@ -147,47 +147,139 @@ export interface Store {
   /** Commits and releases the engine (file handles); the store is unusable after. */
   close(): void;
   /**
-   * Why the store cannot take writes right now (a full disk, a read-only file), or undefined.
-   * Set by a store one process owns (SQLite): requests are refused with `503 store-unavailable`
-   * while it is set, and the store clears it by itself once a write succeeds again.
-   */
-  unavailable?(): string | undefined;
-  /**
    * Checks that the store can be used now (`/__admin/health`): resolves with why not, or
    * undefined. A shared store runs an empty batch against its database.
    */
   probe?(): Promise<string | undefined>;
   /**
-   * Set by a store several processes share (PostgreSQL, or a SQLite file of `--workers`): state is read and written in batches,
-   * one process at a time across all of them, each batch starting from what the others
-   * committed. Absent on stores one process owns.
+   * The unit of work — the only way a change becomes durable or shared. Runs `work` once this
+   * process's copy of the state is current and resolves with its result once what it changed is
+   * committed. `work` may return a promise: the unit ends when it settles (a request's unit ends
+   * when its answer is ready). What "committed" means is the store's:
+   * - memory: nothing to do; `work` runs at once and the unit resolves on the next microtask;
+   * - SQLite: `work` runs at once; every unit that ends in one turn of the event loop commits in
+   *   ONE transaction (group commit: fifty concurrent POSTs cost one commit);
+   * - shared (PostgreSQL, SQLite of `--workers`): `work` runs in this process's next batch, which
+   *   starts from what every process committed, and the unit resolves when that batch commits.
+   * Rejects with a `StoreUnavailableError` when the store cannot be used: before `work` ran (a
+   * SQLite file that cannot take writes refuses a request; a database that cannot be reached),
+   * or at the commit (the working set is back to what is committed). A `background` unit (a
+   * timer, a webhook outcome) is never refused by a store one process owns: while its file
+   * fails, what the work wrote waits in the working set and is committed when a write succeeds.
+   * @example await store.transaction(() => service.create(input));
    */
-  readonly shared?: SharedBatches;
-}
-
-/**
- * The batches of a shared store. A request (or background work) `enter`s before it touches
- * state and `settle`s when it is done with it; the batch commits when every member has
- * settled, and a member's answer waits for that commit.
- */
-export interface SharedBatches {
-  /** Joins the batch being opened, or opens the next; resolves once this process's copy is current. Rejects when the database cannot be reached. */
-  enter(member: object): Promise<void>;
-  /** The member is done with state; resolves when its writes are committed (rejects if that failed). */
-  settle(member: object): Promise<void>;
-  /** Runs background work (a timer, a delivery's outcome) in a batch of its own. */
-  run(work: () => void): Promise<void>;
-  /** This process's number among all that ever used the database (its random stream, its name in logs). */
-  readonly processNumber: number;
+  transaction<T>(work: () => T | PromiseLike<T>, kind?: UnitKind): Promise<T>;
+  /** This process among all the processes that use the store (one, unless it is shared). */
+  readonly process: StoreProcess;
   /**
-   * An append-only feed every process writes to and reads from (the journal of all processes):
-   * the newest `capacity` items are kept, in one order for all readers.
+   * Where counters every process must count in are kept (rate-limit and login-lockout windows),
+   * by name. A store one process owns gives a Map of this process (not saved: windows are
+   * short-lived); a shared store gives a view of its values in which each entry is a row.
+   */
+  counters<V>(name: string, isValue: (value: unknown) => value is V): CounterMap<V>;
+  /**
+   * An append-only feed every process writes to and reads from (the journal of all processes).
+   * A store one process owns has no other reader: its feed keeps nothing.
    */
   feed<T>(name: string, capacity: number): SharedFeed<T>;
 }
 
+/** Who waits for a unit of work: an answer to a client, or nobody (timers, webhook outcomes). */
+export type UnitKind = 'request' | 'background';
+
+/**
+ * The store cannot be used now: why (`reason`), and what became of the unit's writes
+ * (`outcome`: nothing was changed, or they may not have been saved). Requests answer it with a
+ * 503 `store-unavailable` problem and Retry-After.
+ */
+export class StoreUnavailableError extends Error {
+  constructor(
+    readonly reason: string,
+    readonly outcome = 'nothing was changed',
+  ) {
+    super(reason);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
+/** A Map-like set of counters (`Store.counters`); a Map is one. */
+export interface CounterMap<V> {
+  get(key: string): V | undefined;
+  set(key: string, value: V): void;
+  delete(key: string): boolean;
+  clear(): void;
+  readonly size: number;
+  /** [key, value] pairs, oldest first. */
+  entries(): IterableIterator<[string, V]>;
+}
+
+/**
+ * This process among the processes of a store. Work only one process may do (sending a webhook
+ * delivery) is stamped with the number of the process that does it.
+ */
+export interface StoreProcess {
+  /** Its number among all that ever used the store (1, 2, …); 0 when no other process can use it. */
+  readonly number: number;
+  /** The random seed of this process: processes sharing a store draw from streams of their own, so they never hand out the same ids. */
+  seed(seed: number): number;
+  /** Whether work stamped with `owner` is this process's to do (one process: all of it). */
+  owns(owner: number | undefined): boolean;
+  /**
+   * Takes over the unfinished work of processes that stopped: claims it in the store (the claim
+   * is committed before `adopt` is called) and hands it to `adopt`. Nothing to take over when no
+   * other process uses the store. Returns a function that stops watching.
+   */
+  adoptAbandoned<T extends OwnedWork>(watch: AbandonedWork<T>): () => void;
+}
+
+/** Work stamped with the process that does it (a webhook delivery). */
+export interface OwnedWork {
+  owner?: number;
+}
+
+/** What `StoreProcess.adoptAbandoned` watches. */
+export interface AbandonedWork<T extends OwnedWork> {
+  /** The records holding the work (asked for on every pass: a reset replaces them). */
+  records: () => { values(): T[]; update(item: T): unknown };
+  /** Whether an item still needs doing. */
+  unfinished(item: T): boolean;
+  /** Told of the items claimed from stopped processes (numbers of the stopped ones with them). */
+  adopt(items: T[], stopped: number[]): void;
+  /** Told when a pass could not run (the database is away). */
+  onError?(error: Error): void;
+}
+
+/** The only process of a store no other process can use (memory, a SQLite file of one process). */
+export const SOLE_PROCESS: StoreProcess = {
+  number: 0,
+  seed: (seed) => seed,
+  owns: () => true,
+  adoptAbandoned: () => () => {},
+};
+
+/** A feed no other process reads (a store one process owns): the process's own journal has its items. */
+export function soleFeed<T>(): SharedFeed<T> {
+  return { publish() {}, subscribe: () => () => {}, clear() {} };
+}
+
+/** The unit of work of a store with nothing to commit (memory): the work runs now. */
+export function runNow<T>(work: () => T | PromiseLike<T>): Promise<T> {
+  try {
+    return Promise.resolve(work());
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/** Counters of this process only (a store one process owns): a Map. */
+export function processCounters<V>(): CounterMap<V> {
+  return new Map<string, V>();
+}
+
 /** A feed of a shared store: items published by any process reach every subscriber, in one order. */
 export interface SharedFeed<T> {
+  /** The number of the process publishing here, which its items carry (absent: no other process reads the feed). */
+  readonly origin?: number;
   /** Queues an item (sent within ~100 ms, with the others queued by then); `tag` lets `clear` find it (an account id). */
   publish(item: T, tag?: string): void;
   /** Told of every item other processes publish from now on, and of their clears (a process has its own already). */
@@ -287,6 +379,10 @@ export function createStore(watcher?: StoreWatcher): MemoryStore {
     commit() {},
     touch() {},
     close() {},
+    transaction: runNow,
+    process: SOLE_PROCESS,
+    counters: processCounters,
+    feed: soleFeed,
     scopeEntries: () => scopes.entries(),
     existingScope: (key) => scopes.get(key),
     scopeAt: scope,

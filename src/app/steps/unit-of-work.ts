@@ -1,0 +1,65 @@
+import type { ApiRequest, ApiResponse, Next } from '../../http/types.js';
+import type { Logger } from '../../logging/logger.js';
+import { StoreUnavailableError, type Store } from '../../store/store.js';
+import { holdAnswer } from '../held-answer.js';
+import { storeUnavailable } from './store-available.js';
+
+/** Writes an answer for an error (the error writer), straight through. */
+type WriteError = (error: unknown, req: ApiRequest, res: ApiResponse) => void;
+
+/**
+ * The unit of work of a request: everything after this step — the API's steps or the control
+ * plane — runs as ONE `store.transaction`, which is the only way a change becomes durable or
+ * shared. What "commit" means is the store's (src/store/store.ts): nothing in memory; one
+ * SQLite transaction for every unit that ends in one turn of the event loop (group commit);
+ * this process's next batch of a shared store, which starts from what the others committed.
+ *
+ * With a store whose writes outlive the process (`durable`), an answer is an acknowledgement:
+ * it is held (held-answer.ts) from here until its unit is committed — the unit ends when the
+ * answer is ready or the connection closed — and then released. If the store refuses the unit
+ * (a SQLite file that cannot take writes, a database that cannot be reached) or its commit
+ * fails, no client sees an acknowledgement: the held answer is dropped and a 503
+ * `store-unavailable` problem with Retry-After says why and what became of the writes; the
+ * store has put its working set back to what is committed. A connection is never closed
+ * without an answer. In memory answers go straight out (nothing to wait for).
+ *
+ * @example pipeline([requestId(…), …, unitOfWork({ store, logger, writeError }), route])
+ */
+export function unitOfWork(options: { store: Pick<Store, 'transaction' | 'durable'>; logger: Logger; writeError: WriteError }) {
+  const { store, logger, writeError } = options;
+  const answerFor = (error: unknown) => (error instanceof StoreUnavailableError ? storeUnavailable(error.reason, error.outcome) : error);
+
+  /** Memory: the work runs now and its answer goes straight out. */
+  function straight(req: ApiRequest, res: ApiResponse, next: Next): void {
+    store.transaction(() => next(), 'request').catch((error: unknown) => {
+      if (!res.headersSent) writeError(answerFor(error), req, res);
+    });
+  }
+
+  /** Durable: the answer waits for the commit of its unit. */
+  function held(req: ApiRequest, res: ApiResponse, next: Next): void {
+    const answer = holdAnswer(res);
+    let started = false;
+    store
+      .transaction(() => {
+        started = true;
+        next();
+        return answer.ready;
+      }, 'request')
+      .then(
+        () => answer.release(),
+        (error: unknown) => {
+          if (started) logger.error({ err: error }, 'commit failed: the requests are answered 503 store-unavailable');
+          answer.drop();
+          try {
+            writeError(answerFor(error), req, res);
+          } catch (writeFailure) {
+            logger.error({ err: writeFailure }, 'the store-unavailable answer could not be written');
+            res.destroy();
+          }
+        },
+      );
+  }
+
+  return store.durable ? held : straight;
+}

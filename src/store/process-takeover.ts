@@ -1,0 +1,72 @@
+import type { AbandonedWork, OwnedWork, Scope } from './store.js';
+
+/** How often a process says it is alive and looks for work of processes that are not. */
+export const HEARTBEAT_MS = 1000;
+/** A process not heard from for this long is taken for stopped; its unfinished work is adopted. */
+export const PRESUMED_STOPPED_MS = 5000;
+
+const heartbeatKey = (processNumber: number) => `process:${processNumber}:heartbeat`;
+
+/**
+ * With a shared store, each unfinished piece of owned work (a webhook delivery) belongs to one
+ * process (the one whose request published the event), and only that one does it. Every process
+ * writes a heartbeat (wall time) into the store once a second; in the same batch it looks for
+ * unfinished work whose owner has not beaten for PRESUMED_STOPPED_MS, and claims it by writing
+ * itself as its owner. Batches of all processes run one at a time, so the first to claim wins
+ * and the others see the new owner; the claimer then adopts it (the webhook dispatcher records
+ * an attempt the stopped process had on the wire before it retries).
+ *
+ * A process that stalls longer than PRESUMED_STOPPED_MS (a debugger, a stopped VM) is taken for
+ * stopped too; when it comes back it no longer owns that work, but an attempt it was making may
+ * still reach the receiver once more (Shipmock-Delivery-Id lets receivers de-duplicate).
+ *
+ * @example const stop = watchAbandonedWork({ me: 2, system: () => store.system, transaction: store.transaction }, { records, unfinished, adopt });
+ */
+export function watchAbandonedWork<T extends OwnedWork>(
+  store: { me: number; system: () => Scope; transaction: (work: () => void) => Promise<void>; now?: () => number },
+  watch: AbandonedWork<T>,
+): () => void {
+  const { me } = store;
+  const now = store.now ?? Date.now;
+  let running = false;
+
+  function beat(): void {
+    if (running) return;
+    running = true;
+    let claimed: T[] = [];
+    let stopped = new Set<number>();
+    store
+      .transaction(() => {
+        claimed = [];
+        stopped = new Set();
+        const values = store.system().values;
+        const at = now();
+        values.set(heartbeatKey(me), at);
+        const records = watch.records();
+        for (const item of records.values()) {
+          if (!watch.unfinished(item) || item.owner === undefined || item.owner === me) continue;
+          const last = values.get(heartbeatKey(item.owner));
+          if (typeof last === 'number' && at - last < PRESUMED_STOPPED_MS) continue;
+          // Claimed in this batch: the commit makes it ours before anything is done with it.
+          stopped.add(item.owner);
+          item.owner = me;
+          records.update(item);
+          claimed.push(item);
+        }
+      })
+      .then(
+        () => {
+          if (claimed.length) watch.adopt(claimed, [...stopped]);
+        },
+        (error: Error) => watch.onError?.(error),
+      )
+      .finally(() => {
+        running = false;
+      });
+  }
+
+  const timer = setInterval(beat, HEARTBEAT_MS);
+  timer.unref();
+  beat();
+  return () => clearInterval(timer);
+}
