@@ -132,15 +132,6 @@ export function createScenarioEngine(deps: { clock: Clock; random: Random; loade
     return withinHeaderBounds(definition);
   }
 
-  /**
-   * A header activation is built per caller (up to MAX_HEADER_ACTIVATIONS of them): only a
-   * scenario within the hand-written bounds may be named, never a recording of thousands of rules.
-   */
-  function withinHeaderBounds(definition: ScenarioDefinition): ScenarioDefinition {
-    if (definition.rules.length <= SCENARIO_BOUNDS.maxRules) return definition;
-    throw new ScenarioError(`${definition.name} is a recorded scenario of ${definition.rules.length} rules: activate it over the control plane (POST /__admin/scenarios, --scenario), not with X-Shipmock-Scenario`);
-  }
-
   function headerActivation(name: string, scope: string): Activation {
     const key = `${name}\u0000${scope}`;
     let found = byHeader.get(key);
@@ -234,19 +225,7 @@ export function createScenarioEngine(deps: { clock: Clock; random: Random; loade
       for (const a of rebuilt) if (a.source !== 'start') inline.set(a.definition.name, a.definition);
     },
   };
-  deps.parts?.register({
-    name: 'scenarios',
-    description: 'active scenarios with their rules\' counters (those named by the X-Shipmock-Scenario header are not kept)',
-    durable: true,
-    storage: 'value',
-    sharing: 'shared',
-    // --scenario ones stay, their counters restart (README, State).
-    reset: 'per-account',
-    snapshot: engine.snapshot,
-    restore: engine.restore,
-    clear: engine.reset,
-    exported: exportedAs('scenarios', engine.snapshot, engine.restore),
-  });
+  if (deps.parts) registerScenarios(deps.parts, engine);
   return engine;
 }
 
@@ -307,4 +286,30 @@ function domainEffect(active: readonly Activation[], kind: DomainKind, facts: Do
     }
   }
   return undefined;
+}
+
+/**
+ * A header activation is built per caller (up to MAX_HEADER_ACTIVATIONS of them): only a
+ * scenario within the hand-written bounds may be named, never a recording of thousands of rules.
+ */
+function withinHeaderBounds(definition: ScenarioDefinition): ScenarioDefinition {
+  if (definition.rules.length <= SCENARIO_BOUNDS.maxRules) return definition;
+  throw new ScenarioError(`${definition.name} is a recorded scenario of ${definition.rules.length} rules: activate it over the control plane (POST /__admin/scenarios, --scenario), not with X-Shipmock-Scenario`);
+}
+
+/** The engine's state part: active scenarios and their counters (src/store/state-registry.ts). */
+function registerScenarios(parts: StateRegistry, engine: ScenarioEngine): void {
+  parts.register({
+    name: 'scenarios',
+    description: 'active scenarios with their rules\' counters (those named by the X-Shipmock-Scenario header are not kept)',
+    durable: true,
+    storage: 'value',
+    sharing: 'shared',
+    // --scenario ones stay, their counters restart (README, State).
+    reset: 'per-account',
+    snapshot: engine.snapshot,
+    restore: engine.restore,
+    clear: engine.reset,
+    exported: exportedAs('scenarios', engine.snapshot, engine.restore),
+  });
 }

@@ -569,6 +569,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/__admin/journal.har": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The journal as a HAR file
+         * @description The journal's requests (filtered like GET /__admin/journal; all it holds by default), oldest
+         *     first, as an HTTP Archive (HAR 1.2) to open in a browser's devtools or another tool, or to
+         *     turn into a scenario (`shipmock scenario from-har`, POST /__admin/scenarios). Streamed entry
+         *     by entry: 10,000 entries are never held in memory as one document. Secrets are shortened as
+         *     in the journal (Authorization, tokens, client and webhook secrets, signatures). Each entry's
+         *     `_shipmock` holds its operation, the contract's verdict (`conforms`, `violations`) and, for
+         *     an entry that is not an exact recording (an exchange the journal did not keep, a body cut at
+         *     16 KiB or binary), `incomplete` with the reason: such entries are not converted into a scenario.
+         */
+        get: operations["exportJournalHar"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -960,6 +987,11 @@ export interface components {
             params?: components["schemas"]["ScenarioParams"];
             /** @description Times any rule acted. */
             hits: number;
+            /** @description A HAR body's entries that were left out, and why (no answer, no operation of the contract, not an exact recording). */
+            skipped?: {
+                entry: number;
+                reason: string;
+            }[];
             rules: {
                 index: number;
                 name?: string;
@@ -976,8 +1008,73 @@ export interface components {
                 description?: string;
             }[];
         };
-        /** @description Exactly one of name and definition. */
+        /** @description An HTTP Archive (HAR 1.2, http://www.softwareishard.com/blog/har-12-spec/). */
+        HarDocument: {
+            log: {
+                version: string;
+                creator: Record<string, never>;
+                comment?: string;
+                entries: components["schemas"]["HarEntry"][];
+            };
+        };
+        /** @description One HAR 1.2 entry as shipmock writes it (custom field `_shipmock`). */
+        HarEntry: {
+            /** Format: date-time */
+            startedDateTime: string;
+            time: number;
+            request: {
+                method: string;
+                url: string;
+                httpVersion: string;
+                cookies: unknown[];
+                headers: components["schemas"]["HarHeaders"];
+                queryString: components["schemas"]["HarHeaders"];
+                postData?: {
+                    mimeType: string;
+                    text: string;
+                };
+                headersSize: number;
+                bodySize: number;
+            };
+            response: {
+                status: number;
+                statusText: string;
+                httpVersion: string;
+                cookies: unknown[];
+                headers: components["schemas"]["HarHeaders"];
+                content: {
+                    size: number;
+                    mimeType: string;
+                    text?: string;
+                    /** @enum {string} */
+                    encoding?: "base64";
+                };
+                redirectURL: string;
+                headersSize: number;
+                bodySize: number;
+            };
+            cache: Record<string, never>;
+            timings: {
+                send: number;
+                wait: number;
+                receive: number;
+            };
+            _shipmock?: {
+                operationId?: string;
+                conforms?: boolean;
+                violations?: components["schemas"]["Violation"][];
+                /** @description Why the entry is not an exact recording; such entries are not converted into a scenario. */
+                incomplete?: string;
+            };
+        };
+        HarHeaders: {
+            name: string;
+            value: string;
+        }[];
+        /** @description Exactly one of name and definition — or a HAR document (its `log`), which becomes a recorded scenario. */
         ScenarioActivationRequest: {
+            /** @description The body is a HAR 1.2 document (recognised by its `log` member; nothing else may be beside it): its exchanges become a recorded scenario named by the `name` query parameter (default `har`), entries that are no operation of the contract are left out (listed in `skipped`). */
+            log?: Record<string, never>;
             /** @description A ready scenario (scenarios/<name>.yaml) or one activated inline before. */
             name?: string;
             /** @description An inline scenario (scenarios/scenario.schema.json); checked when activated. */
@@ -2161,6 +2258,10 @@ export interface operations {
             query?: {
                 /** @description Scope a YAML body to this account (a JSON body uses `accountId`; giving both is a 400). */
                 account_id?: string;
+                /** @description The name of the scenario a HAR body becomes (default `har`; activating it again replaces it). */
+                name?: string;
+                /** @description A HAR body: what follows a rule's last recorded answer — `last` keeps answering it (default), `miss` lets requests through to the mock, `cycle` starts again. */
+                after_last?: "last" | "miss" | "cycle";
             };
             header?: never;
             path?: never;
@@ -2320,10 +2421,6 @@ export interface operations {
                     "application/json": components["schemas"]["DriftPage"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            500: components["responses"]["InternalError"];
         };
     };
     clearDrift: {
@@ -2342,6 +2439,50 @@ export interface operations {
                 };
                 content?: never;
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    exportJournalHar: {
+        parameters: {
+            query?: {
+                /** @description Requests acting for this account. */
+                account_id?: string;
+                /** @description Exact path, or a glob (`*` one segment, `**` any). */
+                path?: string;
+                method?: "GET" | "POST" | "PUT" | "DELETE" | "PATCH" | "OPTIONS";
+                /** @description Exact status (429) or class (4xx). */
+                status?: string;
+                operation_id?: string;
+                /** @description Problem type slug, e.g. rate-limited. */
+                problem?: string;
+                /** @description Requests a scenario acted on (its name, or name/rule). */
+                scenario?: string;
+                /** @description Arrived at or after (virtual clock). */
+                since?: string;
+                /** @description Arrived before (virtual clock). */
+                until?: string;
+                /** @description At most this many (the newest). Default and cap, the journal size. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A HAR 1.2 document (Content-Disposition names a .har file). */
+            200: {
+                headers: {
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HarDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             500: components["responses"]["InternalError"];
