@@ -20,6 +20,7 @@ import { sharedBatch } from './steps/shared-batch.js';
 import { storeAvailable, storeUnavailable } from './steps/store-available.js';
 import { dispatch } from './steps/dispatch.js';
 import { errorWriter } from './steps/error-writer.js';
+import { healthAnswer } from './steps/health-answer.js';
 import { journalRecorder } from './steps/journal-recorder.js';
 import { preferAnswer } from './steps/prefer-answer.js';
 import { rateLimit } from './steps/rate-limit.js';
@@ -63,7 +64,9 @@ export interface MockApp {
  *  3. cors             Access-Control-Allow-Origin on every API response: pages of this machine
  *                      and --cors-origin ones (/__admin: only --admin-origin, admin-access.ts)
  *     refuseMockSent   403 for requests a shipmock sent (Shipmock-Sender): no webhook loops
- *  4. /__admin         control plane (contract/admin.yaml), outside the API's rules; Host,
+ *  4. health           a plain GET /__admin/health with a usable store: 200 without loading the
+ *                      control plane's Express app (health-answer.ts); anything else goes on
+ *     /__admin         control plane (contract/admin.yaml), outside the API's rules; Host,
  *                      Origin, admin key and no simple POSTs checked first (admin-access.ts)
  *  5. scenarioFaults   active scenarios' request rules: latency, injected problem, connection
  *                      reset, damaged body, own rate limit, forced token expiry, strict echo
@@ -129,6 +132,7 @@ export function createApp(runtime: MockRuntime): MockApp {
   // The control plane's Express app loads on first use (see admin-app.ts).
   let admin: Promise<RequestListener> | undefined;
   const adminApp = () => (admin ??= import('../admin/admin-app.js').then((m) => m.createAdminApp(runtime, control, writeError)));
+  const health = healthAnswer({ store: runtime.store });
   const api = pipeline([
     scenarioFaults({ ...faults, phase: 'request' }),
     rateLimit({ limiter: runtime.rateLimiter, callers: runtime.callers, lockout: runtime.loginLockout }),
@@ -172,7 +176,7 @@ export function createApp(runtime: MockRuntime): MockApp {
     const route = () => {
       const { pathname } = requestState(req);
       if (isOutsideApi(pathname)) {
-        adminApp().then((handle) => handle(req, res), fail);
+        health(req, res, () => void adminApp().then((handle) => handle(req, res), fail));
         return;
       }
       api(req, res, fail);
