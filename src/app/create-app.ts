@@ -18,6 +18,7 @@ import { cors, preflight } from './steps/cors.js';
 import { refuseMockSent } from './steps/refuse-mock-sent.js';
 import { dispatch } from './steps/dispatch.js';
 import { errorWriter } from './steps/error-writer.js';
+import { healthAnswer } from './steps/health-answer.js';
 import { journalRecorder } from './steps/journal-recorder.js';
 import { preferAnswer } from './steps/prefer-answer.js';
 import { rateLimit } from './steps/rate-limit.js';
@@ -63,7 +64,9 @@ export interface MockApp {
  *                      loop; a shared store's batch starts from what the others committed); a
  *                      store that refuses or fails answers 503 store-unavailable + Retry-After.
  *                      /__admin/health runs outside any unit (never held, answers in an outage)
- *  5. /__admin         control plane (contract/admin.yaml), outside the API's rules; Host,
+ *  5. health           a plain GET /__admin/health with a usable store: 200 without loading the
+ *                      control plane's Express app (health-answer.ts); anything else goes on
+ *     /__admin         control plane (contract/admin.yaml), outside the API's rules; Host,
  *                      Origin, admin key and no simple POSTs checked first (admin-access.ts)
  *     replay           `serve --replay` only: a recorded answer for a matching request, else
  *                      --on-miss: on to the mock, a 501 replay-miss, or the upstream (src/replay/replay-step.ts)
@@ -128,6 +131,7 @@ export function createApp(runtime: MockRuntime, extras: { replay?: Step } = {}):
   // The control plane's Express app loads on first use (see admin-app.ts).
   let admin: Promise<RequestListener> | undefined;
   const adminApp = () => (admin ??= import('../admin/admin-app.js').then((m) => m.createAdminApp(runtime, control, writeError)));
+  const health = healthAnswer({ store: runtime.store });
   const api = pipeline([
     ...(extras.replay ? [extras.replay] : []),
     scenarioFaults({ ...faults, phase: 'request' }),
@@ -172,7 +176,7 @@ export function createApp(runtime: MockRuntime, extras: { replay?: Step } = {}):
       if (error) return fail(error);
       const { pathname } = requestState(req);
       if (isOutsideApi(pathname)) {
-        adminApp().then((handle) => handle(req, res), fail);
+        health(req, res, () => void adminApp().then((handle) => handle(req, res), fail));
         return;
       }
       api(req, res, fail);

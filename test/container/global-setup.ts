@@ -16,7 +16,8 @@ export default async function setup(): Promise<(() => void) | undefined> {
     process.env.SHIPMOCK_TEST_CONTAINER_SKIP = skip;
     return undefined;
   }
-  process.env.SHIPMOCK_TEST_IMAGE = containerScript('image.sh').name;
+  // An image named by SHIPMOCK_TEST_IMAGE is tested as it is (e.g. one built under another name by image.sh NAME).
+  process.env.SHIPMOCK_TEST_IMAGE ??= containerScript('image.sh').name;
   if (process.env.DOCKER_HOST) return undefined;
   const socket = join(tmpdir(), `shipmock-podman-${process.pid}.sock`);
   // The service creates Testcontainers' containers: without this host's settings runc fails them

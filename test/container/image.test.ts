@@ -10,6 +10,7 @@ import { defineConformanceSuite, type ConformanceTarget } from '../e2e/conforman
 import {
   bannerField,
   containerSkipReason,
+  freePort,
   podman,
   podmanStatus,
   publishedUrl,
@@ -42,14 +43,16 @@ function targetOf(url: string, banner: string): ConformanceTarget {
 /** Starts a container of the image on a port podman picks; its URL, banner and how long it took to answer health. */
 async function startContainer(name: string, options: { volume?: string; env?: Record<string, string>; args?: string[] } = {}) {
   const image = shipmockImage();
+  // The host port is chosen before the clock starts: a `podman port` call (0.1–0.8 s here) is no part of the start.
+  const port = await freePort();
   const started = performance.now();
   podman([
-    'run', '--detach', '--name', name, '--publish', '127.0.0.1::4010',
+    'run', '--detach', '--name', name, '--publish', `127.0.0.1:${port}:4010`,
     ...(options.volume ? ['--volume', `${options.volume}:/data`] : []),
     ...Object.entries(options.env ?? {}).flatMap(([key, value]) => ['--env', `${key}=${value}`]),
     image, ...(options.args ?? []),
   ]);
-  const url = publishedUrl(name);
+  const url = `http://127.0.0.1:${port}`;
   await untilHealthy(url);
   const toHealthyMs = performance.now() - started;
   const banner = await untilLogged(name, /company token/);
