@@ -37,6 +37,7 @@ export { PROVIDER_STATES, type ProviderStateDefinition, type TargetControl } fro
 export { startValidationProxy, formatProxySummary, type ValidationProxyOptions, type RunningProxy, type ProxySummary, type ProxyViolation } from './proxy/validation-proxy.js';
 // Compare: the mock against the real service (shipmock compare)
 export { startCompareProxy, formatDriftSummary, DRIFT_COUNT_HEADER, type CompareProxyOptions, type RunningCompare } from './proxy/compare/compare-proxy.js';
+export { driftLogOf } from './server/drift-log-of.js';
 export { createDriftLog, type DriftLog, type DriftRecord, type DriftDifference, type DriftSummary, type DriftPage } from './journal/drift-log.js';
 // can-i-deploy: consumer pacts against a new contract (docs/can-i-deploy.md)
 export { checkPactsAgainstContract, type CanIDeployReport, type InteractionResult, type CheckedOperation } from './can-i-deploy/check-pacts.js';
