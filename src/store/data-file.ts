@@ -83,85 +83,10 @@ const codeOf = (error: unknown) => (error as NodeJS.ErrnoException).code ?? '';
  * @example const claim = claimDataFile('/tmp/mock.db', 'one-process'); claim.upgrade(); … claim.release();
  */
 export function claimDataFile(path: string, purpose: 'one-process' | 'workers'): ClaimedDataFile {
-  let linked: Stats | undefined;
-  try {
-    linked = lstatSync(path);
-  } catch (error) {
-    if (codeOf(error) !== 'ENOENT') throw new DataFileError(path, `cannot be examined (${(error as Error).message})`, 'Check the path and the permissions of its folders.');
-  }
-  let target = resolve(path);
-  if (linked?.isSymbolicLink()) {
-    try {
-      target = realpathSync(path);
-    } catch {
-      const to = (() => {
-        try {
-          return readlinkSync(path);
-        } catch {
-          return '?';
-        }
-      })();
-      throw new DataFileError(path, `is a symlink to ${to}, which does not exist`, 'Point --data at the file itself, or at a new file in an existing folder.');
-    }
-  }
-  const existing = linked ? statSync(target) : undefined;
-  const folder = dirname(target);
-  if (!existing) {
-    let folderStats: Stats | undefined;
-    try {
-      folderStats = statSync(folder);
-    } catch {
-      // reported below
-    }
-    if (!folderStats?.isDirectory()) throw new DataFileError(path, `cannot be created: the folder ${folder} does not exist`, `Create the folder first (mkdir -p ${folder}), or pass a path in an existing folder.`);
-  } else if (!existing.isFile()) {
-    const remedy = existing.isDirectory() ? `Pass a file name inside it, e.g. --data ${path.replace(/\/+$/, '')}/shipmock.db.` : 'Pass the path of a regular file, or of a new file in an existing folder.';
-    throw new DataFileError(path, `is ${kindOf(existing)}, not a regular file`, remedy);
-  }
-  try {
-    accessSync(folder, constants.W_OK);
-  } catch (error) {
-    throw new DataFileError(path, `is in a folder this user cannot write (${folder}: ${codeOf(error)}); SQLite keeps ${basename(target)}-wal and -shm beside the file`, 'Make the folder writable, or move the file to a writable folder.');
-  }
-  if (existing && existing.size === 0 && typeof process.getuid === 'function' && existing.uid !== process.getuid()) {
-    throw new DataFileError(path, `is an empty file that belongs to another user (uid ${existing.uid})`, 'Pass a path where shipmock can create its own file (it creates it 0600: it will hold secrets).');
-  }
-
+  const { target, existing } = examineDataFile(path);
   const sidesBefore = new Set(SIDE_FILES.filter((suffix) => existsSync(`${target}${suffix}`)));
-  let fd: number;
-  let created = false;
-  try {
-    // O_NONBLOCK: a FIFO swapped in after the check must not hang the start.
-    fd = openSync(target, existing ? constants.O_RDWR | constants.O_NONBLOCK : constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | constants.O_NONBLOCK, 0o600);
-    created = !existing;
-  } catch (error) {
-    const code = codeOf(error);
-    if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
-      throw new DataFileError(path, `cannot be ${existing ? 'written' : 'created'} by this user (${code}${code === 'EROFS' ? ': a read-only file system' : ''})`, existing ? `Make it writable (chmod u+w ${path}), or pass another --data file.` : 'Pass a path in a writable folder.');
-    }
-    throw new DataFileError(path, `cannot be opened (${(error as Error).message})`, 'Check the path and its permissions.');
-  }
-  const stats = fstatSync(fd);
-  if (!stats.isFile()) {
-    closeSync(fd);
-    throw new DataFileError(path, `is ${kindOf(stats)}, not a regular file`, 'Pass the path of a regular file, or of a new file in an existing folder.');
-  }
-
-  let held = false;
-  try {
-    held = locks.tryLock(fd, LOCK_OFFSET, 1, { shared: true });
-  } catch (error) {
-    closeSync(fd);
-    throw new DataFileError(path, `cannot be locked (${(error as Error).message})`, 'Put the file on a local file system.');
-  }
-  if (!held) {
-    closeSync(fd);
-    throw new DataFileError(
-      path,
-      `is in use by ${purpose === 'workers' ? 'a running shipmock of one process' : 'another running shipmock'}${holdersOf(target)}`,
-      `Stop that mock first, or give ${purpose === 'workers' ? 'the workers' : 'this one'} another --data file.`,
-    );
-  }
+  const { fd, created, stats } = openDataFile(path, target, existing);
+  lockDataFileShared(path, target, fd, purpose);
   let exclusive = false;
 
   let released = false;
@@ -214,6 +139,96 @@ export function claimDataFile(path: string, purpose: 'one-process' | 'workers'):
       release();
     },
   };
+}
+
+/** Where the data file really is, and its stats if it exists; throws a DataFileError for a path that cannot be used. */
+function examineDataFile(path: string): { target: string; existing: Stats | undefined } {
+  let linked: Stats | undefined;
+  try {
+    linked = lstatSync(path);
+  } catch (error) {
+    if (codeOf(error) !== 'ENOENT') throw new DataFileError(path, `cannot be examined (${(error as Error).message})`, 'Check the path and the permissions of its folders.');
+  }
+  let target = resolve(path);
+  if (linked?.isSymbolicLink()) {
+    try {
+      target = realpathSync(path);
+    } catch {
+      const to = (() => {
+        try {
+          return readlinkSync(path);
+        } catch {
+          return '?';
+        }
+      })();
+      throw new DataFileError(path, `is a symlink to ${to}, which does not exist`, 'Point --data at the file itself, or at a new file in an existing folder.');
+    }
+  }
+  const existing = linked ? statSync(target) : undefined;
+  const folder = dirname(target);
+  if (!existing) {
+    let folderStats: Stats | undefined;
+    try {
+      folderStats = statSync(folder);
+    } catch {
+      // reported below
+    }
+    if (!folderStats?.isDirectory()) throw new DataFileError(path, `cannot be created: the folder ${folder} does not exist`, `Create the folder first (mkdir -p ${folder}), or pass a path in an existing folder.`);
+  } else if (!existing.isFile()) {
+    const remedy = existing.isDirectory() ? `Pass a file name inside it, e.g. --data ${path.replace(/\/+$/, '')}/shipmock.db.` : 'Pass the path of a regular file, or of a new file in an existing folder.';
+    throw new DataFileError(path, `is ${kindOf(existing)}, not a regular file`, remedy);
+  }
+  try {
+    accessSync(folder, constants.W_OK);
+  } catch (error) {
+    throw new DataFileError(path, `is in a folder this user cannot write (${folder}: ${codeOf(error)}); SQLite keeps ${basename(target)}-wal and -shm beside the file`, 'Make the folder writable, or move the file to a writable folder.');
+  }
+  if (existing && existing.size === 0 && typeof process.getuid === 'function' && existing.uid !== process.getuid()) {
+    throw new DataFileError(path, `is an empty file that belongs to another user (uid ${existing.uid})`, 'Pass a path where shipmock can create its own file (it creates it 0600: it will hold secrets).');
+  }
+  return { target, existing };
+}
+
+/** Opens (or creates, 0600) the data file and checks it is a regular file. */
+function openDataFile(path: string, target: string, existing: Stats | undefined): { fd: number; created: boolean; stats: Stats } {
+  let fd: number;
+  let created = false;
+  try {
+    // O_NONBLOCK: a FIFO swapped in after the check must not hang the start.
+    fd = openSync(target, existing ? constants.O_RDWR | constants.O_NONBLOCK : constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | constants.O_NONBLOCK, 0o600);
+    created = !existing;
+  } catch (error) {
+    const code = codeOf(error);
+    if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
+      throw new DataFileError(path, `cannot be ${existing ? 'written' : 'created'} by this user (${code}${code === 'EROFS' ? ': a read-only file system' : ''})`, existing ? `Make it writable (chmod u+w ${path}), or pass another --data file.` : 'Pass a path in a writable folder.');
+    }
+    throw new DataFileError(path, `cannot be opened (${(error as Error).message})`, 'Check the path and its permissions.');
+  }
+  const stats = fstatSync(fd);
+  if (!stats.isFile()) {
+    closeSync(fd);
+    throw new DataFileError(path, `is ${kindOf(stats)}, not a regular file`, 'Pass the path of a regular file, or of a new file in an existing folder.');
+  }
+  return { fd, created, stats };
+}
+
+/** Takes the shared lock on the data file; closes fd and throws when another mock holds it. */
+function lockDataFileShared(path: string, target: string, fd: number, purpose: 'one-process' | 'workers'): void {
+  let held = false;
+  try {
+    held = locks.tryLock(fd, LOCK_OFFSET, 1, { shared: true });
+  } catch (error) {
+    closeSync(fd);
+    throw new DataFileError(path, `cannot be locked (${(error as Error).message})`, 'Put the file on a local file system.');
+  }
+  if (!held) {
+    closeSync(fd);
+    throw new DataFileError(
+      path,
+      `is in use by ${purpose === 'workers' ? 'a running shipmock of one process' : 'another running shipmock'}${holdersOf(target)}`,
+      `Stop that mock first, or give ${purpose === 'workers' ? 'the workers' : 'this one'} another --data file.`,
+    );
+  }
 }
 
 /** " (process 123)" when the system tells who holds the file's lock, else "". */
