@@ -20,6 +20,25 @@ const POLL_MS = 1000;
 /** Every this many flushes, rows beyond the capacity are deleted. */
 const TRIM_EVERY = 20;
 
+/** What a feed's parts share: its options, its connection, its queue and its readers. */
+interface FeedContext<T> {
+  options: Parameters<typeof createPostgresFeed>[0];
+  channel: string;
+  client: pg.Client | undefined;
+  connecting: Promise<pg.Client> | undefined;
+  queued: { body: string; tag?: string }[];
+  flushTimer: NodeJS.Timeout | undefined;
+  flushes: number;
+  lastId: number;
+  started: boolean;
+  fetching: boolean;
+  fetchAgain: boolean;
+  closed: boolean;
+  reported: boolean;
+  itemListeners: Set<(items: T[]) => void>;
+  clearListeners: Set<(tag?: string) => void>;
+}
+
 /**
  * A feed of the shared store in table `shipmock_feed` (migration 2 of postgres-store.ts): items
  * are inserted in batches and announced with NOTIFY; each process LISTENs on its own connection
@@ -37,132 +56,48 @@ export function createPostgresFeed<T>(options: {
   origin: number;
   onError: (error: Error) => void;
 }): SharedFeed<T> & { close(): void } {
-  const { name, capacity } = options;
-  const channel = `shipmock_feed_${name.replace(/[^a-z0-9_]/gi, '_')}`;
-  let client: pg.Client | undefined;
-  let connecting: Promise<pg.Client> | undefined;
-  let queued: { body: string; tag?: string }[] = [];
-  let flushTimer: NodeJS.Timeout | undefined;
-  let flushes = 0;
-  let lastId = 0;
-  let started = false;
-  let fetching = false;
-  let fetchAgain = false;
-  let closed = false;
-  let reported = false;
-  const itemListeners = new Set<(items: T[]) => void>();
-  const clearListeners = new Set<(tag?: string) => void>();
-
-  const report = (error: Error) => {
-    if (reported) return;
-    reported = true;
-    options.onError(error);
+  const { name } = options;
+  const feed: FeedContext<T> = {
+    options,
+    channel: `shipmock_feed_${name.replace(/[^a-z0-9_]/gi, '_')}`,
+    client: undefined,
+    connecting: undefined,
+    queued: [],
+    flushTimer: undefined,
+    flushes: 0,
+    lastId: 0,
+    started: false,
+    fetching: false,
+    fetchAgain: false,
+    closed: false,
+    reported: false,
+    itemListeners: new Set(),
+    clearListeners: new Set(),
   };
-
-  function database(): Promise<pg.Client> {
-    if (client) return Promise.resolve(client);
-    connecting ??= options
-      .connect()
-      .then(async (connected) => {
-        connected.on('error', () => {
-          client = undefined;
-        });
-        connected.on('notification', (message) => {
-          // "clear:<origin>" or "clear:<origin>:<tag>"
-          const clear = /^clear:(\d+)(?::(.*))?$/s.exec(message.payload ?? '');
-          if (clear && Number(clear[1]) !== options.origin) for (const listener of clearListeners) listener(clear[2]);
-          // Its own flushes bring nothing to read.
-          if (message.payload !== `items:${options.origin}`) void fetch();
-        });
-        await connected.query(`LISTEN ${channel}`);
-        if (!started) {
-          // Readers start from what is in the table now: the feed's newest `capacity` rows.
-          const { rows } = await connected.query<{ id: string }>('SELECT coalesce(max(id), 0) AS id FROM shipmock_feed WHERE feed = $1', [name]);
-          lastId = Math.max(0, Number(rows[0].id) - capacity);
-          started = true;
-        }
-        client = connected;
-        reported = false;
-        return connected;
-      })
-      .finally(() => {
-        connecting = undefined;
-      });
-    return connecting;
-  }
-
-  async function fetch(): Promise<void> {
-    if (fetching) {
-      fetchAgain = true;
-      return;
-    }
-    fetching = true;
-    try {
-      do {
-        fetchAgain = false;
-        const db = await database();
-        // Not its own rows: a process has those already (and reading them back halved throughput).
-        const { rows } = await db.query<{ id: string; body: string }>('SELECT id, body FROM shipmock_feed WHERE feed = $1 AND id > $2 AND origin <> $3 ORDER BY id LIMIT $4', [name, lastId, options.origin, FETCH_ROWS]);
-        if (!rows.length) break;
-        lastId = Number(rows[rows.length - 1].id);
-        const items = rows.map((row) => JSON.parse(row.body) as T);
-        for (const listener of itemListeners) listener(items);
-        if (rows.length === FETCH_ROWS) fetchAgain = true;
-      } while (fetchAgain && !closed);
-    } catch (error) {
-      client = undefined;
-      report(error as Error);
-    } finally {
-      fetching = false;
-    }
-  }
-
-  async function flush(): Promise<void> {
-    flushTimer = undefined;
-    if (!queued.length || closed) return;
-    const batch = queued;
-    queued = [];
-    try {
-      const db = await database();
-      const values = batch.map((item) => `(${db.escapeLiteral(name)}, ${options.origin}, ${item.tag === undefined ? 'NULL' : db.escapeLiteral(storable(item.tag))}, ${db.escapeLiteral(item.body)})`);
-      const trim = ++flushes % TRIM_EVERY === 0 ? `; DELETE FROM shipmock_feed WHERE feed = ${db.escapeLiteral(name)} AND id <= (SELECT max(id) FROM shipmock_feed WHERE feed = ${db.escapeLiteral(name)}) - ${capacity}` : '';
-      await db.query(`INSERT INTO shipmock_feed (feed, origin, tag, body) VALUES ${values.join(', ')}${trim}; NOTIFY ${channel}, ${db.escapeLiteral(`items:${options.origin}`)}`);
-    } catch (error) {
-      // Kept for the next flush (the database may be back by then).
-      queued = batch.concat(queued).slice(-capacity);
-      client = undefined;
-      report(error as Error);
-      schedule(POLL_MS);
-    }
-  }
-
-  function schedule(delay = FLUSH_MS): void {
-    if (flushTimer || closed) return;
-    flushTimer = setTimeout(() => void flush(), delay);
-    flushTimer.unref();
-  }
+  const report = (error: Error) => reportOnce(feed, error);
+  const { channel } = feed;
 
   const poll = setInterval(() => {
-    if (itemListeners.size) void fetch();
+    if (feed.itemListeners.size) void fetchFeed(feed);
   }, POLL_MS);
   poll.unref();
 
   return {
     publish(item, tag) {
-      queued.push({ body: JSON.stringify(item), tag });
-      schedule();
+      feed.queued.push({ body: JSON.stringify(item), tag });
+      scheduleFlush(feed);
     },
     subscribe(onItems, onClear) {
-      itemListeners.add(onItems);
-      clearListeners.add(onClear);
-      void database().then(() => fetch(), report);
+      feed.itemListeners.add(onItems);
+      feed.clearListeners.add(onClear);
+      void connectFeed(feed).then(() => fetchFeed(feed), report);
       return () => {
-        itemListeners.delete(onItems);
-        clearListeners.delete(onClear);
+        feed.itemListeners.delete(onItems);
+        feed.clearListeners.delete(onClear);
       };
     },
     clear(tag) {
-      void database()
+      void connectFeed(feed)
         .then((db) =>
           db.query(
             tag === undefined
@@ -173,10 +108,109 @@ export function createPostgresFeed<T>(options: {
         .catch(report);
     },
     close() {
-      closed = true;
+      feed.closed = true;
       clearInterval(poll);
-      if (flushTimer) clearTimeout(flushTimer);
-      void client?.end().catch(() => {});
+      if (feed.flushTimer) clearTimeout(feed.flushTimer);
+      void feed.client?.end().catch(() => {});
     },
   };
+}
+
+/** Reports a failure once, until the feed connects again. */
+function reportOnce<T>(feed: FeedContext<T>, error: Error): void {
+  if (feed.reported) return;
+  feed.reported = true;
+  feed.options.onError(error);
+}
+
+/** The feed's connection: LISTENing, and the readers' start set on the first connect. */
+function connectFeed<T>(feed: FeedContext<T>): Promise<pg.Client> {
+  const { options, channel } = feed;
+  const { name, capacity } = options;
+  if (feed.client) return Promise.resolve(feed.client);
+  feed.connecting ??= options
+    .connect()
+    .then(async (connected) => {
+      connected.on('error', () => {
+        feed.client = undefined;
+      });
+      connected.on('notification', (message) => {
+        // "clear:<origin>" or "clear:<origin>:<tag>"
+        const clear = /^clear:(\d+)(?::(.*))?$/s.exec(message.payload ?? '');
+        if (clear && Number(clear[1]) !== options.origin) for (const listener of feed.clearListeners) listener(clear[2]);
+        // Its own flushes bring nothing to read.
+        if (message.payload !== `items:${options.origin}`) void fetchFeed(feed);
+      });
+      await connected.query(`LISTEN ${channel}`);
+      if (!feed.started) {
+        // Readers start from what is in the table now: the feed's newest `capacity` rows.
+        const { rows } = await connected.query<{ id: string }>('SELECT coalesce(max(id), 0) AS id FROM shipmock_feed WHERE feed = $1', [name]);
+        feed.lastId = Math.max(0, Number(rows[0].id) - capacity);
+        feed.started = true;
+      }
+      feed.client = connected;
+      feed.reported = false;
+      return connected;
+    })
+    .finally(() => {
+      feed.connecting = undefined;
+    });
+  return feed.connecting;
+}
+
+/** Reads the rows after the last one read and hands them to the readers. */
+async function fetchFeed<T>(feed: FeedContext<T>): Promise<void> {
+  const { options } = feed;
+  if (feed.fetching) {
+    feed.fetchAgain = true;
+    return;
+  }
+  feed.fetching = true;
+  try {
+    do {
+      feed.fetchAgain = false;
+      const db = await connectFeed(feed);
+      // Not its own rows: a process has those already (and reading them back halved throughput).
+      const { rows } = await db.query<{ id: string; body: string }>('SELECT id, body FROM shipmock_feed WHERE feed = $1 AND id > $2 AND origin <> $3 ORDER BY id LIMIT $4', [options.name, feed.lastId, options.origin, FETCH_ROWS]);
+      if (!rows.length) break;
+      feed.lastId = Number(rows[rows.length - 1].id);
+      const items = rows.map((row) => JSON.parse(row.body) as T);
+      for (const listener of feed.itemListeners) listener(items);
+      if (rows.length === FETCH_ROWS) feed.fetchAgain = true;
+    } while (feed.fetchAgain && !feed.closed);
+  } catch (error) {
+    feed.client = undefined;
+    reportOnce(feed, error as Error);
+  } finally {
+    feed.fetching = false;
+  }
+}
+
+/** Inserts the queued items in one statement (trimming the feed every TRIM_EVERY flushes) and NOTIFYs. */
+async function flushFeed<T>(feed: FeedContext<T>): Promise<void> {
+  const { options, channel } = feed;
+  const { name, capacity } = options;
+  feed.flushTimer = undefined;
+  if (!feed.queued.length || feed.closed) return;
+  const batch = feed.queued;
+  feed.queued = [];
+  try {
+    const db = await connectFeed(feed);
+    const values = batch.map((item) => `(${db.escapeLiteral(name)}, ${options.origin}, ${item.tag === undefined ? 'NULL' : db.escapeLiteral(storable(item.tag))}, ${db.escapeLiteral(item.body)})`);
+    const trim = ++feed.flushes % TRIM_EVERY === 0 ? `; DELETE FROM shipmock_feed WHERE feed = ${db.escapeLiteral(name)} AND id <= (SELECT max(id) FROM shipmock_feed WHERE feed = ${db.escapeLiteral(name)}) - ${capacity}` : '';
+    await db.query(`INSERT INTO shipmock_feed (feed, origin, tag, body) VALUES ${values.join(', ')}${trim}; NOTIFY ${channel}, ${db.escapeLiteral(`items:${options.origin}`)}`);
+  } catch (error) {
+    // Kept for the next flush (the database may be back by then).
+    feed.queued = batch.concat(feed.queued).slice(-capacity);
+    feed.client = undefined;
+    reportOnce(feed, error as Error);
+    scheduleFlush(feed, POLL_MS);
+  }
+}
+
+/** Flushes the queue after `delay`, unless a flush is already due. */
+function scheduleFlush<T>(feed: FeedContext<T>, delay = FLUSH_MS): void {
+  if (feed.flushTimer || feed.closed) return;
+  feed.flushTimer = setTimeout(() => void flushFeed(feed), delay);
+  feed.flushTimer.unref();
 }
