@@ -2,7 +2,7 @@ import { readSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { CollectionSnapshot, Entity } from './collection.js';
 import { ClaimContendedError, claimDataFile, DataFileError, type ClaimedDataFile } from './data-file.js';
-import { createDirtyWrites, dirtyRows } from './dirty-writes.js';
+import { createDirtyWrites, dirtyRows, type DirtyWrites } from './dirty-writes.js';
 import { createGroupCommit } from './group-commit.js';
 import { createStore, processCounters, SOLE_PROCESS, soleFeed, StoreUnavailableError, SYSTEM_SCOPE, workingSetOf, type MemoryStore, type WorkingSet, type ScopeSnapshot, type Store, type UnitKind } from './store.js';
 import { savedAsValue, type StatePart } from './state-registry.js';
@@ -114,9 +114,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   /** Something was written or drawn since the last commit. */
   let wanted = false;
   let loading = true;
-  /** Set while the file cannot be written: requests are refused with it, and a timer tries again. */
-  let failure: string | undefined;
-  let recovery: NodeJS.Timeout | undefined;
+  const outage: Outage = { failure: undefined, recovery: undefined, commitBytes: 0, probeBytes: 0 };
 
   /** The units of work that ended in this turn of the event loop: ONE commit for them all. */
   const group = createGroupCommit(() => store.commit());
@@ -124,7 +122,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   const schedule = () => {
     if (loading) return;
     wanted = true;
-    if (scheduled || failure) return;
+    if (scheduled || outage.failure) return;
     scheduled = true;
     setImmediate(() => {
       scheduled = false;
@@ -153,7 +151,109 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   }
   loading = false;
 
-  const sql = {
+  const sql = prepareStatements(db);
+  const file: OpenFile = { db, sql, dirty, memory, parts: keepSavedParts(memory, sql), outage, onError: options.onError, commit: () => store.commit() };
+  const writeRows = createRowWriter(file);
+
+  /**
+   * The unit of work (Store.transaction): the work runs at once, against the working set; the
+   * units that end in one turn commit together on the next. While the file cannot take writes a
+   * request is refused before its work runs, so the store stays as committed; background work
+   * runs, and what it wrote is committed when a write succeeds again (recover).
+   */
+  function transaction<T>(work: () => T | PromiseLike<T>, kind: UnitKind = 'request'): Promise<T> {
+    if (outage.failure && kind === 'request') return Promise.reject(new FileUnavailableError(outage.failure));
+    return new Promise<T>((resolve) => resolve(work())).then((value) => {
+      if (outage.failure && kind === 'background') {
+        schedule();
+        return value;
+      }
+      return group.join().then(() => value);
+    });
+  }
+
+  let closed = false;
+  const store: Store = Object.assign(workingSetOf(memory), {
+    durable: true,
+    commit() {
+      if (closed) return;
+      if (outage.failure) {
+        // Writes made since the outage began (a request admitted just before it) are not kept:
+        // their answers are 503 too.
+        if (!dirty.empty) {
+          try {
+            rollBack(file);
+          } catch {
+            // the file cannot be read either: the reason already says the file is failing
+          }
+        }
+        throw new FileUnavailableError(outage.failure);
+      }
+      wanted = false;
+      const partsToWrite = changedParts(file.parts);
+      if (dirty.empty && !partsToWrite.length) return;
+      try {
+        writeRows(partsToWrite);
+      } catch (error) {
+        throw fail(file, error);
+      }
+      dirty.clear();
+      for (const [name, json] of partsToWrite) file.parts.get(name)!.saved = json;
+    },
+    touch: schedule,
+    transaction,
+    process: SOLE_PROCESS,
+    counters: processCounters,
+    feed: soleFeed,
+    probe: async () => outage.failure,
+    close() {
+      if (closed) return;
+      if (outage.recovery) clearInterval(outage.recovery);
+      try {
+        if (!outage.failure) store.commit();
+      } finally {
+        closed = true;
+        db.close();
+        claim.release();
+      }
+    },
+  } satisfies Omit<Store, keyof WorkingSet>);
+  return store;
+}
+
+/** A store's state while its file cannot be written, and the sizes that decide the probe's. */
+interface Outage {
+  /** Set while the file cannot be written: requests are refused with it, and a timer tries again. */
+  failure: string | undefined;
+  recovery: NodeJS.Timeout | undefined;
+  /** About how many bytes the last commit wrote (the size of the write that proves a recovery). */
+  commitBytes: number;
+  probeBytes: number;
+}
+
+type Statements = ReturnType<typeof prepareStatements>;
+
+/** A durable state part and the JSON last saved of it. */
+interface SavedPart {
+  part: StatePart;
+  saved?: string;
+}
+
+/** What the parts of an open SQLite store share. */
+interface OpenFile {
+  db: Database.Database;
+  sql: Statements;
+  dirty: DirtyWrites;
+  memory: MemoryStore;
+  parts: Map<string, SavedPart>;
+  outage: Outage;
+  onError: SqliteStoreOptions['onError'];
+  /** The store's commit (recover commits what background work wrote meanwhile). */
+  commit: () => void;
+}
+
+function prepareStatements(db: Database.Database) {
+  return {
     upsertItem: db.prepare('INSERT INTO items (scope, collection, seq, id, body) VALUES (?, ?, ?, ?, ?) ON CONFLICT (scope, collection, seq) DO UPDATE SET id = excluded.id, body = excluded.body'),
     deleteItem: db.prepare('DELETE FROM items WHERE scope = ? AND collection = ? AND seq = ?'),
     upsertCollection: db.prepare('INSERT INTO collections (scope, collection, next_seq) VALUES (?, ?, ?) ON CONFLICT (scope, collection) DO UPDATE SET next_seq = excluded.next_seq'),
@@ -165,10 +265,13 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     upsertPart: db.prepare('INSERT INTO state_parts (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value'),
     parts: db.prepare('SELECT name, value FROM state_parts'),
   };
+}
 
+/** The durable parts the store saves, each given its saved value back as it registers. */
+function keepSavedParts(memory: MemoryStore, sql: Statements): Map<string, SavedPart> {
   const savedParts = new Map<string, string>();
   for (const row of sql.parts.all() as { name: string; value: string }[]) savedParts.set(row.name, row.value);
-  const parts = new Map<string, { part: StatePart; saved?: string }>();
+  const parts = new Map<string, SavedPart>();
   // Every durable part kept as a value (state-registry.ts): its saved value goes back to it as it
   // registers, and each commit saves it when its snapshot changed.
   memory.parts.keep((part) => {
@@ -177,24 +280,28 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     if (saved !== undefined) part.restore!(JSON.parse(saved));
     parts.set(part.name, { part, saved });
   });
+  return parts;
+}
 
-  const changedParts = (): [string, string][] => {
-    const out: [string, string][] = [];
-    for (const [name, entry] of parts) {
-      const json = JSON.stringify(entry.part.snapshot() ?? null);
-      if (json !== entry.saved) out.push([name, json]);
-    }
-    return out;
-  };
+/** The parts whose snapshot differs from what was saved: [name, JSON]. */
+function changedParts(parts: Map<string, SavedPart>): [string, string][] {
+  const out: [string, string][] = [];
+  for (const [name, entry] of parts) {
+    const json = JSON.stringify(entry.part.snapshot() ?? null);
+    if (json !== entry.saved) out.push([name, json]);
+  }
+  return out;
+}
 
-  /** About how many bytes the last commit wrote (the size of the write that proves a recovery). */
-  let commitBytes = 0;
-  const writeRows = db.transaction((partsToWrite: [string, string][]) => {
+/** The transaction of a commit: the dirty rows and the changed parts, written in one. */
+function createRowWriter(file: OpenFile): (partsToWrite: [string, string][]) => void {
+  const { db, sql, dirty, memory, outage } = file;
+  return db.transaction((partsToWrite: [string, string][]) => {
     const rows = dirtyRows(dirty, memory);
-    commitBytes = 0;
-    for (const row of rows.items) commitBytes += (row[4]?.length ?? 0) + 64;
-    for (const row of rows.values) commitBytes += (row[2]?.length ?? 0) + 64;
-    for (const [, json] of partsToWrite) commitBytes += json.length + 64;
+    outage.commitBytes = 0;
+    for (const row of rows.items) outage.commitBytes += (row[4]?.length ?? 0) + 64;
+    for (const row of rows.values) outage.commitBytes += (row[2]?.length ?? 0) + 64;
+    for (const [, json] of partsToWrite) outage.commitBytes += json.length + 64;
     for (const key of rows.replaced) {
       sql.dropItems.run(key);
       sql.dropCollections.run(key);
@@ -211,130 +318,67 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     }
     for (const [name, json] of partsToWrite) sql.upsertPart.run(name, json);
   });
+}
 
-  /**
-   * After a failed commit: the working set goes back to what the file holds (SQLite rolled the
-   * transaction back), so the requests answered 503 changed nothing and nothing unacknowledged
-   * is committed later. Background work (timers, deliveries) goes on from the file's state.
-   */
-  function rollBack(): void {
-    dirty.clear();
-    dirty.muted(() => loadInto(db, memory));
-    const saved = new Map((sql.parts.all() as { name: string; value: string }[]).map((row) => [row.name, row.value]));
-    for (const [name, entry] of parts) {
-      const value = saved.get(name);
-      if (value === undefined) continue;
-      entry.saved = value;
-      entry.part.restore!(JSON.parse(value));
-    }
+/**
+ * After a failed commit: the working set goes back to what the file holds (SQLite rolled the
+ * transaction back), so the requests answered 503 changed nothing and nothing unacknowledged
+ * is committed later. Background work (timers, deliveries) goes on from the file's state.
+ */
+function rollBack(file: OpenFile): void {
+  const { db, sql, dirty, memory, parts } = file;
+  dirty.clear();
+  dirty.muted(() => loadInto(db, memory));
+  const saved = new Map((sql.parts.all() as { name: string; value: string }[]).map((row) => [row.name, row.value]));
+  for (const [name, entry] of parts) {
+    const value = saved.get(name);
+    if (value === undefined) continue;
+    entry.saved = value;
+    entry.part.restore!(JSON.parse(value));
   }
+}
 
-  /**
-   * Tries a real write as large as the one that failed (a commit appends to the WAL as a
-   * request's would; a tiny write could pass on a disk that still cannot take the real one),
-   * then removes it.
-   */
-  let probeBytes = 0;
-  function probe(): void {
-    db.prepare("INSERT INTO meta (key, value) VALUES ('probe', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run('x'.repeat(probeBytes));
-    db.prepare("DELETE FROM meta WHERE key = 'probe'").run();
+/**
+ * Tries a real write as large as the one that failed (a commit appends to the WAL as a
+ * request's would; a tiny write could pass on a disk that still cannot take the real one),
+ * then removes it.
+ */
+function probe(file: OpenFile): void {
+  file.db.prepare("INSERT INTO meta (key, value) VALUES ('probe', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run('x'.repeat(file.outage.probeBytes));
+  file.db.prepare("DELETE FROM meta WHERE key = 'probe'").run();
+}
+
+function fail(file: OpenFile, error: unknown): FileUnavailableError {
+  const { outage } = file;
+  outage.failure = writeFailure(error);
+  outage.probeBytes = Math.min(outage.commitBytes, 16 * 1024 * 1024);
+  try {
+    rollBack(file);
+  } catch (reloadError) {
+    outage.failure = `${outage.failure}; the file could not be read back either (${(reloadError as Error).message})`;
   }
+  outage.recovery ??= setInterval(() => recover(file), RECOVERY_INTERVAL_MS);
+  outage.recovery.unref();
+  const unavailable = new FileUnavailableError(outage.failure);
+  // Logged once when the outage begins, whoever met it (a request or background work).
+  file.onError?.(new Error(`${unavailable.message}; requests are answered 503 store-unavailable until a write succeeds again (tried every ${RECOVERY_INTERVAL_MS / 1000} s)`));
+  return unavailable;
+}
 
-  function fail(error: unknown): FileUnavailableError {
-    failure = writeFailure(error);
-    probeBytes = Math.min(commitBytes, 16 * 1024 * 1024);
-    try {
-      rollBack();
-    } catch (reloadError) {
-      failure = `${failure}; the file could not be read back either (${(reloadError as Error).message})`;
-    }
-    recovery ??= setInterval(recover, RECOVERY_INTERVAL_MS);
-    recovery.unref();
-    const unavailable = new FileUnavailableError(failure);
-    // Logged once when the outage begins, whoever met it (a request or background work).
-    options.onError?.(new Error(`${unavailable.message}; requests are answered 503 store-unavailable until a write succeeds again (tried every ${RECOVERY_INTERVAL_MS / 1000} s)`));
-    return unavailable;
+function recover(file: OpenFile): void {
+  const { outage } = file;
+  try {
+    probe(file);
+    // What background work wrote meanwhile is committed now.
+    outage.failure = undefined;
+    clearInterval(outage.recovery);
+    outage.recovery = undefined;
+    file.commit();
+  } catch (error) {
+    // A failed commit has called fail() itself.
+    if (error instanceof StoreUnavailableError) return;
+    outage.failure = writeFailure(error);
   }
-
-  function recover(): void {
-    try {
-      probe();
-      // What background work wrote meanwhile is committed now.
-      failure = undefined;
-      clearInterval(recovery);
-      recovery = undefined;
-      store.commit();
-    } catch (error) {
-      // A failed commit has called fail() itself.
-      if (error instanceof StoreUnavailableError) return;
-      failure = writeFailure(error);
-    }
-  }
-
-  /**
-   * The unit of work (Store.transaction): the work runs at once, against the working set; the
-   * units that end in one turn commit together on the next. While the file cannot take writes a
-   * request is refused before its work runs, so the store stays as committed; background work
-   * runs, and what it wrote is committed when a write succeeds again (recover).
-   */
-  function transaction<T>(work: () => T | PromiseLike<T>, kind: UnitKind = 'request'): Promise<T> {
-    if (failure && kind === 'request') return Promise.reject(new FileUnavailableError(failure));
-    return new Promise<T>((resolve) => resolve(work())).then((value) => {
-      if (failure && kind === 'background') {
-        schedule();
-        return value;
-      }
-      return group.join().then(() => value);
-    });
-  }
-
-  let closed = false;
-  const store: Store = Object.assign(workingSetOf(memory), {
-    durable: true,
-    commit() {
-      if (closed) return;
-      if (failure) {
-        // Writes made since the outage began (a request admitted just before it) are not kept:
-        // their answers are 503 too.
-        if (!dirty.empty) {
-          try {
-            rollBack();
-          } catch {
-            // the file cannot be read either: the reason already says the file is failing
-          }
-        }
-        throw new FileUnavailableError(failure);
-      }
-      wanted = false;
-      const partsToWrite = changedParts();
-      if (dirty.empty && !partsToWrite.length) return;
-      try {
-        writeRows(partsToWrite);
-      } catch (error) {
-        throw fail(error);
-      }
-      dirty.clear();
-      for (const [name, json] of partsToWrite) parts.get(name)!.saved = json;
-    },
-    touch: schedule,
-    transaction,
-    process: SOLE_PROCESS,
-    counters: processCounters,
-    feed: soleFeed,
-    probe: async () => failure,
-    close() {
-      if (closed) return;
-      if (recovery) clearInterval(recovery);
-      try {
-        if (!failure) store.commit();
-      } finally {
-        closed = true;
-        db.close();
-        claim.release();
-      }
-    },
-  } satisfies Omit<Store, keyof WorkingSet>);
-  return store;
 }
 
 /**
