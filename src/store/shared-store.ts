@@ -1,5 +1,5 @@
 import type { Entity } from './collection.js';
-import { createDirtyWrites, dirtyRows, type DirtyRows } from './dirty-writes.js';
+import { createDirtyWrites, dirtyRows, type DirtyRows, type DirtyWrites } from './dirty-writes.js';
 import { hashString } from '../random/random.js';
 import { watchAbandonedWork } from './process-takeover.js';
 import { createStore, StoreUnavailableError, workingSetOf, type MemoryStore, type Scope, type SharedFeed, type Store, type StoreProcess, type WorkingSet } from './store.js';
@@ -82,12 +82,86 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
   const memberTimeoutMs = options.memberTimeoutMs ?? 2000;
   const dirty = createDirtyWrites(() => {
     // A write outside any batch (a delivery's outcome arriving from the network) is pushed by a batch soon.
-    if (!current && !closed) scheduleBackgroundBatch();
+    if (!batches.current && !batches.closed) scheduleBackgroundBatch();
   });
   const memory: MemoryStore = createStore(dirty.watcher);
-  const parts = new Map<string, { part: StatePart; saved?: string }>();
+  const copy: SharedCopy = { backend, dirty, memory, parts: new Map(), pulledParts: new Map(), lastSeen: 0, reloadNeeded: false };
+  keepSharedParts(copy);
+  const batches = createBatches(copy, memberTimeoutMs);
+  const { enter, settle, run } = batches;
+
+  let backgroundScheduled = false;
+  function scheduleBackgroundBatch(): void {
+    if (backgroundScheduled) return;
+    backgroundScheduled = true;
+    setImmediate(() => {
+      backgroundScheduled = false;
+      run(() => {}).catch((error: Error) => options.onError?.(error));
+    });
+  }
+
+  const transaction = <T>(work: () => T | PromiseLike<T>) => unitInBatch({ enter, settle }, work);
+  const feeds: { close(): void }[] = [];
+  const process = sharedProcess(processNumber, () => memory.system, transaction);
+
+  const store: Store & { load(): Promise<void> } = Object.assign(workingSetOf(memory), {
+    durable: true,
+    // Requests commit through their batch (settle); work outside one gets a batch of its own.
+    commit() {
+      if (!dirty.empty || changedParts(copy.parts).length) scheduleBackgroundBatch();
+    },
+    touch() {
+      if (!batches.current) scheduleBackgroundBatch();
+    },
+    // An empty batch: the lock, a change number and the pull, as every request's.
+    probe: () => run(() => {}).then(
+      () => undefined,
+      (error: Error) => error.message,
+    ),
+    close() {
+      if (batches.closed) return;
+      batches.close();
+      for (const feed of feeds) feed.close();
+      const last = batches.previousDone;
+      void last.then(() => backend.close()).catch(() => {});
+    },
+    transaction,
+    /** Loads what the database holds (an empty batch); rejects with the database's own error. */
+    load: () => run(() => {}),
+    process,
+    // Each window is a row of the system scope: every process counts in the same windows.
+    counters: <V>(name: string, isValue: (value: unknown) => value is V) => valuesUnderPrefix(() => memory.system.values, `${name}:`, isValue),
+    feed<T>(name: string, capacity: number): SharedFeed<T> {
+      const feed = backend.feed<T>(name, capacity, processNumber, (error) => options.onError?.(error));
+      feeds.push(feed);
+      return Object.assign(feed, { origin: processNumber });
+    },
+  } satisfies Omit<Store, keyof WorkingSet> & { load(): Promise<void> });
+  return store;
+}
+
+/** A shared state part and the JSON last saved or pulled of it. */
+interface SharedPart {
+  part: StatePart;
+  saved?: string;
+}
+
+/** This process's copy of the shared state: the working set, its writes, its parts, and how far it has pulled. */
+interface SharedCopy {
+  backend: SharedBackend;
+  dirty: DirtyWrites;
+  memory: MemoryStore;
+  parts: Map<string, SharedPart>;
   /** Part values pulled before the part was registered. */
-  const pulledParts = new Map<string, string>();
+  pulledParts: Map<string, string>;
+  /** The change number this copy has applied everything up to. */
+  lastSeen: number;
+  /** The copy may differ from the database (a commit failed half-way): the next batch loads everything again. */
+  reloadNeeded: boolean;
+}
+
+function keepSharedParts(copy: SharedCopy): void {
+  const { memory, parts, pulledParts } = copy;
   // The durable parts every process shares (state-registry.ts: `sharing: 'shared'`); a part of
   // each process (its random stream, so ids never collide across processes) is neither saved nor pulled.
   memory.parts.keep((part) => {
@@ -97,10 +171,96 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
     if (pulled !== undefined) part.restore!(JSON.parse(pulled));
     parts.set(part.name, { part, saved: pulled });
   });
-  /** The change number this copy has applied everything up to. */
-  let lastSeen = 0;
-  /** The copy may differ from the database (a commit failed half-way): the next batch loads everything again. */
-  let reloadNeeded = false;
+}
+
+function dropConnection(copy: SharedCopy): void {
+  copy.backend.abandon();
+  // Another process may have committed anything meanwhile, and our last commit may or may not have landed.
+  copy.reloadNeeded = true;
+}
+
+/** Opens the batch (the lock and its change number) and pulls what other processes committed. */
+async function openBatch(copy: SharedCopy, batch: Batch): Promise<void> {
+  const { dirty, memory } = copy;
+  if (copy.reloadNeeded) {
+    copy.lastSeen = 0;
+    dirty.clear();
+    dirty.muted(() => {
+      for (const [key] of [...memory.scopeEntries()]) memory.dropScope(key);
+    });
+    for (const entry of copy.parts.values()) entry.saved = undefined;
+  }
+  const { change, rows } = await copy.backend.open(copy.lastSeen);
+  batch.change = change;
+  applyPulled(copy, rows);
+  copy.reloadNeeded = false;
+  // Everything committed before this batch took its number is applied now.
+  copy.lastSeen = batch.change - 1;
+}
+
+/** Puts what other processes committed into the working set; none of it is a write of ours. */
+function applyPulled(copy: SharedCopy, rows: PulledRows): void {
+  const { dirty, memory, parts, pulledParts } = copy;
+  dirty.muted(() => {
+    for (const { scope } of rows.scopes) memory.dropScope(scope);
+    for (const row of rows.items) {
+      memory.scopeAt(row.scope).collection<Entity>(row.collection).applyRemote(Number(row.seq), row.id, row.body === null ? undefined : JSON.parse(row.body));
+    }
+    for (const row of rows.collections) memory.scopeAt(row.scope).collection<Entity>(row.collection).advanceSequence(Number(row.next_seq));
+    for (const row of rows.values) {
+      const values = memory.scopeAt(row.scope).values;
+      if (row.value === null) values.delete(row.key);
+      else values.set(row.key, JSON.parse(row.value));
+    }
+  });
+  // Parts last and not muted: a clock set forward fires the timers now due, and what they
+  // write (a tracker's next scan) is this batch's write.
+  for (const { name, value } of rows.parts) {
+    const entry = parts.get(name);
+    if (!entry) {
+      pulledParts.set(name, value);
+      continue;
+    }
+    entry.saved = value;
+    entry.part.restore!(JSON.parse(value));
+  }
+}
+
+function changedParts(parts: Map<string, SharedPart>): [string, string][] {
+  const out: [string, string][] = [];
+  for (const [name, entry] of parts) {
+    const json = JSON.stringify(entry.part.snapshot() ?? null);
+    if (json !== entry.saved) out.push([name, json]);
+  }
+  return out;
+}
+
+/** Writes what the batch changed (its rows and its changed parts) and commits. */
+async function commitBatch(copy: SharedCopy, batch: Batch): Promise<void> {
+  const { dirty, memory, parts } = copy;
+  const touchedParts = changedParts(parts);
+  await copy.backend.commit({ change: batch.change, ...dirtyRows(dirty, memory), parts: touchedParts });
+  dirty.clear();
+  for (const [name, json] of touchedParts) parts.get(name)!.saved = json;
+  copy.lastSeen = batch.change;
+}
+
+/** A batch admitting members, before it is opened. */
+function unopenedBatch(): Batch {
+  let finish!: (error?: Error) => void;
+  const done = new Promise<void>((resolve, reject) => {
+    finish = (error) => (error ? reject(error) : resolve());
+  });
+  // Members wait on `done`; a batch nobody waits on must not be an unhandled rejection.
+  done.catch(() => {});
+  return { pending: new Set(), admitting: true, opened: Promise.resolve(), done, finish, committing: false, change: 0 };
+}
+
+/**
+ * The batch machinery: members enter the batch that is admitting (or a new one, opened after the
+ * one before it), and the batch commits once it stopped admitting and every member settled.
+ */
+function createBatches(copy: SharedCopy, memberTimeoutMs: number) {
   let current: Batch | undefined;
   let previousDone: Promise<void> = Promise.resolve();
   let closed = false;
@@ -108,86 +268,13 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
   /** Members whose batch committed without them (they took too long): their writes need a batch of their own. */
   const expired = new WeakSet<object>();
 
-  function dropConnection(): void {
-    backend.abandon();
-    // Another process may have committed anything meanwhile, and our last commit may or may not have landed.
-    reloadNeeded = true;
-  }
-
-  async function open(batch: Batch): Promise<void> {
-    if (reloadNeeded) {
-      lastSeen = 0;
-      dirty.clear();
-      dirty.muted(() => {
-        for (const [key] of [...memory.scopeEntries()]) memory.dropScope(key);
-      });
-      for (const entry of parts.values()) entry.saved = undefined;
-    }
-    const { change, rows } = await backend.open(lastSeen);
-    batch.change = change;
-    apply(rows);
-    reloadNeeded = false;
-    // Everything committed before this batch took its number is applied now.
-    lastSeen = batch.change - 1;
-  }
-
-  /** Puts what other processes committed into the working set; none of it is a write of ours. */
-  function apply(rows: PulledRows): void {
-    dirty.muted(() => {
-      for (const { scope } of rows.scopes) memory.dropScope(scope);
-      for (const row of rows.items) {
-        memory.scopeAt(row.scope).collection<Entity>(row.collection).applyRemote(Number(row.seq), row.id, row.body === null ? undefined : JSON.parse(row.body));
-      }
-      for (const row of rows.collections) memory.scopeAt(row.scope).collection<Entity>(row.collection).advanceSequence(Number(row.next_seq));
-      for (const row of rows.values) {
-        const values = memory.scopeAt(row.scope).values;
-        if (row.value === null) values.delete(row.key);
-        else values.set(row.key, JSON.parse(row.value));
-      }
-    });
-    // Parts last and not muted: a clock set forward fires the timers now due, and what they
-    // write (a tracker's next scan) is this batch's write.
-    for (const { name, value } of rows.parts) {
-      const entry = parts.get(name);
-      if (!entry) {
-        pulledParts.set(name, value);
-        continue;
-      }
-      entry.saved = value;
-      entry.part.restore!(JSON.parse(value));
-    }
-  }
-
-  function changedParts(): [string, string][] {
-    const out: [string, string][] = [];
-    for (const [name, entry] of parts) {
-      const json = JSON.stringify(entry.part.snapshot() ?? null);
-      if (json !== entry.saved) out.push([name, json]);
-    }
-    return out;
-  }
-
-  async function commit(batch: Batch): Promise<void> {
-    const touchedParts = changedParts();
-    await backend.commit({ change: batch.change, ...dirtyRows(dirty, memory), parts: touchedParts });
-    dirty.clear();
-    for (const [name, json] of touchedParts) parts.get(name)!.saved = json;
-    lastSeen = batch.change;
-  }
-
   function newBatch(): Batch {
-    let finish!: (error?: Error) => void;
-    const done = new Promise<void>((resolve, reject) => {
-      finish = (error) => (error ? reject(error) : resolve());
-    });
-    // Members wait on `done`; a batch nobody waits on must not be an unhandled rejection.
-    done.catch(() => {});
-    const batch: Batch = { pending: new Set(), admitting: true, opened: Promise.resolve(), done, finish, committing: false, change: 0 };
+    const batch = unopenedBatch();
     const after = previousDone;
-    previousDone = done.catch(() => {});
+    previousDone = batch.done.catch(() => {});
     batch.opened = after.then(() => {
       if (closed) throw new Error('the store is closed');
-      return open(batch);
+      return openBatch(copy, batch);
     });
     batch.opened.then(
       () =>
@@ -199,8 +286,8 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
         batch.admitting = false;
         if (current === batch) current = undefined;
         for (const member of batch.pending) members.delete(member);
-        dropConnection();
-        reloadNeeded = true;
+        dropConnection(copy);
+        copy.reloadNeeded = true;
         batch.finish(error);
       },
     );
@@ -211,12 +298,12 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
     if (batch.admitting || batch.committing || batch.pending.size) return;
     batch.committing = true;
     if (current === batch) current = undefined;
-    commit(batch).then(
+    commitBatch(copy, batch).then(
       () => batch.finish(),
       (error: Error) => {
         // What this batch wrote may or may not be in the database: ask it again next time.
-        dropConnection();
-        reloadNeeded = true;
+        dropConnection(copy);
+        copy.reloadNeeded = true;
         batch.finish(error);
       },
     );
@@ -267,54 +354,24 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
     }
   }
 
-  let backgroundScheduled = false;
-  function scheduleBackgroundBatch(): void {
-    if (backgroundScheduled) return;
-    backgroundScheduled = true;
-    setImmediate(() => {
-      backgroundScheduled = false;
-      run(() => {}).catch((error: Error) => options.onError?.(error));
-    });
-  }
-
-  const transaction = <T>(work: () => T | PromiseLike<T>) => unitInBatch({ enter, settle }, work);
-  const feeds: { close(): void }[] = [];
-  const process = sharedProcess(processNumber, () => memory.system, transaction);
-
-  const store: Store & { load(): Promise<void> } = Object.assign(workingSetOf(memory), {
-    durable: true,
-    // Requests commit through their batch (settle); work outside one gets a batch of its own.
-    commit() {
-      if (!dirty.empty || changedParts().length) scheduleBackgroundBatch();
+  return {
+    enter,
+    settle,
+    run,
+    get current() {
+      return current;
     },
-    touch() {
-      if (!current) scheduleBackgroundBatch();
+    get closed() {
+      return closed;
     },
-    // An empty batch: the lock, a change number and the pull, as every request's.
-    probe: () => run(() => {}).then(
-      () => undefined,
-      (error: Error) => error.message,
-    ),
-    close() {
-      if (closed) return;
+    /** Settled when the last batch has (the connection may close then). */
+    get previousDone() {
+      return previousDone;
+    },
+    close(): void {
       closed = true;
-      for (const feed of feeds) feed.close();
-      const last = previousDone;
-      void last.then(() => backend.close()).catch(() => {});
     },
-    transaction,
-    /** Loads what the database holds (an empty batch); rejects with the database's own error. */
-    load: () => run(() => {}),
-    process,
-    // Each window is a row of the system scope: every process counts in the same windows.
-    counters: <V>(name: string, isValue: (value: unknown) => value is V) => valuesUnderPrefix(() => memory.system.values, `${name}:`, isValue),
-    feed<T>(name: string, capacity: number): SharedFeed<T> {
-      const feed = backend.feed<T>(name, capacity, processNumber, (error) => options.onError?.(error));
-      feeds.push(feed);
-      return Object.assign(feed, { origin: processNumber });
-    },
-  } satisfies Omit<Store, keyof WorkingSet> & { load(): Promise<void> });
-  return store;
+  };
 }
 
 /**
