@@ -1,9 +1,9 @@
 import { Router, type Request, type Response } from 'express';
-import type { JournalFilter } from '../journal/journal.js';
 import { exchangeToHarEntry, harDocumentParts } from '../recording/har.js';
 import { journalExchange } from '../recording/journal-exchange.js';
-import { adminInput, openCheckedStream } from './admin-contract.js';
+import { openCheckedStream } from './admin-contract.js';
 import type { ControlPlane } from './control-plane.js';
+import { journalFilterOf } from './journal-routes.js';
 
 /**
  *  GET /journal.har    the journal as a HAR 1.2 document, streamed entry by entry
@@ -11,19 +11,7 @@ import type { ControlPlane } from './control-plane.js';
 export function recordingRoutes(control: ControlPlane): Router {
   const router = Router();
   router.get('/journal.har', async (req: Request, res: Response) => {
-    const q = adminInput(res).params.query as Record<string, string | number | undefined>;
-    const filter: JournalFilter = {
-      accountId: q.account_id as string | undefined,
-      path: q.path as string | undefined,
-      method: q.method as string | undefined,
-      status: q.status,
-      operationId: q.operation_id as string | undefined,
-      problem: q.problem as string | undefined,
-      scenario: q.scenario as string | undefined,
-      since: q.since as string | undefined,
-      until: q.until as string | undefined,
-      limit: (q.limit as number | undefined) ?? Math.max(1, control.journal.capacity),
-    };
+    const filter = journalFilterOf(res, Math.max(1, control.journal.capacity));
     // References to entries the journal holds anyway; each is turned into HAR text only when written.
     const entries = control.journal.find(filter);
     const origin = `${(req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}`;
