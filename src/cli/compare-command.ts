@@ -1,3 +1,4 @@
+import { keepRunningWhenOutputCloses } from './closed-output.js';
 import { createLogger, LOG_FORMATS, LOG_LEVELS } from '../logging/logger.js';
 import { formatDriftSummary, startCompareProxy } from '../proxy/compare/compare-proxy.js';
 import { parsePathPattern } from '../proxy/compare/json-path.js';
@@ -57,6 +58,7 @@ export async function compareCommand(argv: string[]): Promise<void> {
     process.stdout.write(COMPARE_USAGE);
     return;
   }
+  keepRunningWhenOutputCloses();
   if (positionals.length) throw new Error(`unexpected argument ${positionals[0]}: shipmock compare takes only flags (see --help)`);
   if (!flags.upstream) throw new Error('shipmock compare needs --upstream URL; see --help');
   try {

@@ -1,3 +1,4 @@
+import { keepRunningWhenOutputCloses } from './closed-output.js';
 import cluster from 'node:cluster';
 // Each command loads what it runs, when it runs: `contract diff` and `can-i-deploy` need neither
 // the server nor Pact (statically imported, they cost every command ~0.5 s of CPU before it began).
@@ -193,6 +194,7 @@ async function serve(argv: string[]): Promise<void> {
 }
 
 async function serveWith(parsed: ParsedFlags<typeof SERVE_FLAGS>, warnings: string[]): Promise<void> {
+  keepRunningWhenOutputCloses();
   checkPaths(parsed);
   const { adminKey, generated: adminKeyGenerated } = resolveAdminKey(parsed['admin-key']);
   const flags = { ...parsed, 'admin-key': adminKey };

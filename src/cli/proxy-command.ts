@@ -1,3 +1,4 @@
+import { keepRunningWhenOutputCloses } from './closed-output.js';
 import { createLogger, LOG_FORMATS, LOG_LEVELS } from '../logging/logger.js';
 import { formatProxySummary, startValidationProxy } from '../proxy/validation-proxy.js';
 import { oneOf, parseArgs, type FlagSpec } from './parse-args.js';
@@ -37,6 +38,7 @@ export async function proxyCommand(argv: string[]): Promise<void> {
     process.stdout.write(PROXY_USAGE);
     return;
   }
+  keepRunningWhenOutputCloses();
   if (!flags.upstream) throw new Error('shipmock proxy needs --upstream URL; see --help');
   try {
     new URL(flags.upstream);

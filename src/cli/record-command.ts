@@ -1,3 +1,4 @@
+import { keepRunningWhenOutputCloses } from './closed-output.js';
 import { createLogger, LOG_FORMATS, LOG_LEVELS } from '../logging/logger.js';
 import { formatRecordSummary, startRecorder } from '../record/recorder.js';
 import { oneOf, parseArgs, type FlagSpec } from './parse-args.js';
@@ -41,6 +42,7 @@ export async function recordCommand(argv: string[]): Promise<void> {
     process.stdout.write(RECORD_USAGE);
     return;
   }
+  keepRunningWhenOutputCloses();
   if (positionals.length) throw new Error(`unexpected argument ${positionals[0]}: shipmock record takes only flags (see --help)`);
   if (!flags.upstream) throw new Error('shipmock record needs --upstream URL; see --help');
   if (!flags.out) throw new Error('shipmock record needs --out DIR (the recording folder); see --help');
