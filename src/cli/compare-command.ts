@@ -1,26 +1,18 @@
-import { keepRunningWhenOutputCloses } from './closed-output.js';
-import { createLogger, LOG_FORMATS, LOG_LEVELS } from '../logging/logger.js';
 import { formatDriftSummary, startCompareProxy } from '../proxy/compare/compare-proxy.js';
 import { parsePathPattern } from '../proxy/compare/json-path.js';
 import { resolveAdminKey } from './generated-admin-key.js';
-import { oneOf, parseArgs, type FlagSpec } from './parse-args.js';
+import { parseArgs, type FlagSpec } from './parse-args.js';
+import { LOG_FLAG_LINES, startUpstreamCommand, UPSTREAM_FLAGS } from './upstream-command.js';
 
 const COMPARE_FLAGS = {
-  upstream: { type: 'string' },
-  port: { type: 'number' },
-  host: { type: 'string' },
+  ...UPSTREAM_FLAGS,
   'mock-port': { type: 'number' },
   seed: { type: 'number' },
   ignore: { type: 'string', repeatable: true },
   'fail-on-drift': { type: 'boolean' },
   'drift-size': { type: 'number' },
-  'timeout-ms': { type: 'number' },
-  contract: { type: 'string' },
   data: { type: 'string' },
   'admin-key': { type: 'string' },
-  'log-level': { type: 'string' },
-  'log-format': { type: 'string' },
-  help: { type: 'boolean' },
 } satisfies Record<string, FlagSpec>;
 
 export const COMPARE_USAGE = `Usage: shipmock compare --upstream URL [options]
@@ -47,9 +39,7 @@ numbers and --ignore paths differ only by presence or type. A summary is printed
   --data FILE              keep the mock's state and the drift records in this SQLite file
                            (not a PostgreSQL URL: the compare mock is one process)
   --admin-key KEY          the mock's control plane requires X-Admin-Key: KEY
-  --log-level LEVEL        fatal|error|warn|info|debug|trace|silent (default info)
-  --log-format FORMAT      pretty|json (default pretty)
-`;
+${LOG_FLAG_LINES}`;
 
 /** `shipmock compare`: runs until SIGINT/SIGTERM, then prints the summary. */
 export async function compareCommand(argv: string[]): Promise<void> {
@@ -58,21 +48,13 @@ export async function compareCommand(argv: string[]): Promise<void> {
     process.stdout.write(COMPARE_USAGE);
     return;
   }
-  keepRunningWhenOutputCloses();
-  if (positionals.length) throw new Error(`unexpected argument ${positionals[0]}: shipmock compare takes only flags (see --help)`);
-  if (!flags.upstream) throw new Error('shipmock compare needs --upstream URL; see --help');
-  try {
-    new URL(flags.upstream);
-  } catch {
-    throw new Error(`--upstream is not a URL: ${flags.upstream}`);
-  }
+  const { upstream, logger } = startUpstreamCommand('compare', flags, positionals);
   // A shared database is written in batches across processes; the drift records of one compare run are this process's alone.
   if (flags.data && /^postgres(ql)?:\/\//i.test(flags.data)) throw new Error('--data: shipmock compare keeps its mock in one process; name a SQLite file (or leave --data out), not a PostgreSQL database');
   const ignore = flags.ignore ?? [];
   for (const path of ignore) parsePathPattern(path);
   const size = flags['drift-size'];
   if (size !== undefined && (!Number.isInteger(size) || size < 1 || size > 1_000_000)) throw new Error('--drift-size must be an integer from 1 to 1000000');
-  const logger = createLogger({ level: oneOf('--log-level', flags['log-level'], LOG_LEVELS) ?? 'info', format: oneOf('--log-format', flags['log-format'], LOG_FORMATS) ?? 'pretty' });
   const { adminKey } = resolveAdminKey(flags['admin-key']);
 
   const { startMock } = await import('../server/start-mock.js');
@@ -80,7 +62,7 @@ export async function compareCommand(argv: string[]): Promise<void> {
   const { driftLogOf } = await import('../server/drift-log-of.js');
   const drift = driftLogOf(mock, size);
   const compare = await startCompareProxy({
-    upstream: flags.upstream,
+    upstream,
     mock: { url: mock.url, credentials: mock.credentials },
     drift,
     ignore,
@@ -110,7 +92,7 @@ export async function compareCommand(argv: string[]): Promise<void> {
   process.stdout.write(
     [
       `shipmock compare listening on ${compare.url}`,
-      `  real service   ${flags.upstream}`,
+      `  real service   ${upstream}`,
       `  mock           ${mock.url} (seed ${flags.seed ?? 1})`,
       `  drift report   ${compare.url}/__admin/drift   (/__admin here is the mock's control plane)`,
       `  inspector      ${compare.url}/__admin/ui/#drift`,

@@ -1,18 +1,8 @@
-import { keepRunningWhenOutputCloses } from './closed-output.js';
-import { createLogger, LOG_FORMATS, LOG_LEVELS } from '../logging/logger.js';
 import { formatProxySummary, startValidationProxy } from '../proxy/validation-proxy.js';
-import { oneOf, parseArgs, type FlagSpec } from './parse-args.js';
+import { parseArgs } from './parse-args.js';
+import { LOG_FLAG_LINES, startUpstreamCommand, UPSTREAM_FLAGS } from './upstream-command.js';
 
-const PROXY_FLAGS = {
-  upstream: { type: 'string' },
-  port: { type: 'number' },
-  host: { type: 'string' },
-  contract: { type: 'string' },
-  'timeout-ms': { type: 'number' },
-  'log-level': { type: 'string' },
-  'log-format': { type: 'string' },
-  help: { type: 'boolean' },
-} satisfies Record<string, FlagSpec>;
+const PROXY_FLAGS = UPSTREAM_FLAGS;
 
 export const PROXY_USAGE = `Usage: shipmock proxy --upstream URL [options]
 
@@ -27,9 +17,7 @@ a summary is printed at exit (Ctrl-C / SIGTERM), and the exit status is 1 if any
   --host ADDR              address to bind (default 127.0.0.1)
   --contract FILE          OpenAPI 3.1 contract to validate against (default: the bundled one)
   --timeout-ms N           upstream timeout, answered 502 after it (default 30000)
-  --log-level LEVEL        fatal|error|warn|info|debug|trace|silent (default info)
-  --log-format FORMAT      pretty|json (default pretty)
-`;
+${LOG_FLAG_LINES}`;
 
 /** `shipmock proxy`: runs until SIGINT/SIGTERM, then prints the summary. */
 export async function proxyCommand(argv: string[]): Promise<void> {
@@ -38,23 +26,16 @@ export async function proxyCommand(argv: string[]): Promise<void> {
     process.stdout.write(PROXY_USAGE);
     return;
   }
-  keepRunningWhenOutputCloses();
-  if (!flags.upstream) throw new Error('shipmock proxy needs --upstream URL; see --help');
-  try {
-    new URL(flags.upstream);
-  } catch {
-    throw new Error(`--upstream is not a URL: ${flags.upstream}`);
-  }
-  const logger = createLogger({ level: oneOf('--log-level', flags['log-level'], LOG_LEVELS) ?? 'info', format: oneOf('--log-format', flags['log-format'], LOG_FORMATS) ?? 'pretty' });
+  const { upstream, logger } = startUpstreamCommand('proxy', flags);
   const proxy = await startValidationProxy({
-    upstream: flags.upstream,
+    upstream,
     port: flags.port ?? 4020,
     host: flags.host,
     contract: flags.contract,
     timeoutMs: flags['timeout-ms'],
     logger,
   });
-  logger.info({ url: proxy.url, upstream: flags.upstream }, 'shipmock validation proxy listening');
+  logger.info({ url: proxy.url, upstream }, 'shipmock validation proxy listening');
   let closing = false;
   const shutdown = () => {
     if (closing) return;

@@ -1,19 +1,8 @@
-import { keepRunningWhenOutputCloses } from './closed-output.js';
-import { createLogger, LOG_FORMATS, LOG_LEVELS } from '../logging/logger.js';
 import { formatRecordSummary, startRecorder } from '../record/recorder.js';
-import { oneOf, parseArgs, type FlagSpec } from './parse-args.js';
+import { parseArgs, type FlagSpec } from './parse-args.js';
+import { LOG_FLAG_LINES, startUpstreamCommand, UPSTREAM_FLAGS } from './upstream-command.js';
 
-const RECORD_FLAGS = {
-  upstream: { type: 'string' },
-  out: { type: 'string' },
-  port: { type: 'number' },
-  host: { type: 'string' },
-  contract: { type: 'string' },
-  'timeout-ms': { type: 'number' },
-  'log-level': { type: 'string' },
-  'log-format': { type: 'string' },
-  help: { type: 'boolean' },
-} satisfies Record<string, FlagSpec>;
+const RECORD_FLAGS = { ...UPSTREAM_FLAGS, out: { type: 'string' } } satisfies Record<string, FlagSpec>;
 
 export const RECORD_USAGE = `Usage: shipmock record --upstream URL --out DIR [options]
 
@@ -31,9 +20,7 @@ breaks the contract.
   --host ADDR              address to bind (default 127.0.0.1)
   --contract FILE          OpenAPI 3.1 contract to validate against (default: the bundled one)
   --timeout-ms N           upstream timeout, answered 502 after it (default 30000)
-  --log-level LEVEL        fatal|error|warn|info|debug|trace|silent (default info)
-  --log-format FORMAT      pretty|json (default pretty)
-`;
+${LOG_FLAG_LINES}`;
 
 /** `shipmock record`: runs until SIGINT/SIGTERM, then writes the folder and prints the summary (exit 0). */
 export async function recordCommand(argv: string[]): Promise<void> {
@@ -42,18 +29,10 @@ export async function recordCommand(argv: string[]): Promise<void> {
     process.stdout.write(RECORD_USAGE);
     return;
   }
-  keepRunningWhenOutputCloses();
-  if (positionals.length) throw new Error(`unexpected argument ${positionals[0]}: shipmock record takes only flags (see --help)`);
-  if (!flags.upstream) throw new Error('shipmock record needs --upstream URL; see --help');
+  const { upstream, logger } = startUpstreamCommand('record', flags, positionals);
   if (!flags.out) throw new Error('shipmock record needs --out DIR (the recording folder); see --help');
-  try {
-    new URL(flags.upstream);
-  } catch {
-    throw new Error(`--upstream is not a URL: ${flags.upstream}`);
-  }
-  const logger = createLogger({ level: oneOf('--log-level', flags['log-level'], LOG_LEVELS) ?? 'info', format: oneOf('--log-format', flags['log-format'], LOG_FORMATS) ?? 'pretty' });
   const recorder = await startRecorder({
-    upstream: flags.upstream,
+    upstream,
     out: flags.out,
     port: flags.port ?? 4020,
     host: flags.host,
@@ -62,7 +41,7 @@ export async function recordCommand(argv: string[]): Promise<void> {
     logger,
   });
   const { found } = recorder.summary();
-  logger.info({ url: recorder.url, upstream: flags.upstream, out: flags.out, found }, 'shipmock recording proxy listening');
+  logger.info({ url: recorder.url, upstream, out: flags.out, found }, 'shipmock recording proxy listening');
   let closing = false;
   const shutdown = () => {
     if (closing) return;
