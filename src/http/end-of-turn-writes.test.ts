@@ -57,26 +57,51 @@ function onArrival(server: Socket, client: Socket, work: () => void): void {
   client.write('x');
 }
 
+/**
+ * Records what the socket hands to the system (its own `_write` / `_writev`, which the holder
+ * wraps): one entry per call, the chunks as text. With `failure`, every call fails with it.
+ */
+function spyOnWire(socket: Socket, failure?: Error): { calls: string[][] } {
+  const calls: string[][] = [];
+  const { _write: write, _writev: writev } = socket;
+  socket._write = function spiedWrite(chunk, encoding, callback) {
+    calls.push([String(chunk)]);
+    if (failure) return callback(failure);
+    return write.call(this, chunk, encoding, callback);
+  };
+  socket._writev = function spiedWritev(chunks, callback) {
+    calls.push(chunks.map(({ chunk }) => String(chunk)));
+    if (failure) return callback(failure);
+    return writev!.call(this, chunks, callback);
+  };
+  return { calls };
+}
+
 describe('end-of-turn writes', () => {
-  it('holds a write made in the turn its request arrived until that turn ends, before any timer of the next turn', async () => {
+  it('takes a write made in the turn its request arrived at once, and puts it on the wire when that turn ends, before any timer of the next turn', async () => {
     const holdWrites = createEndOfTurnWrites();
     const { server, client, received } = await connection();
+    const wire = spyOnWire(server);
     const seen: Record<string, number | boolean> = {};
     let written = false;
     await new Promise<void>((resolve) =>
       onArrival(server, client, () => {
+        // Queued before the holder's end of turn: runs in the turn, before the held bytes go out.
+        setImmediate(() => {
+          // The write's callback has run within the turn: node:http can finish its response there.
+          seen.writtenInTurn = written;
+        });
         holdWrites(server);
         server.write('answer', () => (written = true));
-        seen.pendingInTurn = server.writableLength;
-        seen.writtenInTurn = written;
+        seen.wireCallsInTurn = wire.calls.length;
         setTimeout(() => {
-          seen.pendingAtTimer = server.writableLength;
-          seen.writtenAtTimer = written;
+          seen.wireCallsAtTimer = wire.calls.length;
           resolve();
         }, 0);
       }),
     );
-    expect(seen).toEqual({ pendingInTurn: 6, writtenInTurn: false, pendingAtTimer: 0, writtenAtTimer: true });
+    expect(seen).toEqual({ wireCallsInTurn: 0, writtenInTurn: true, wireCallsAtTimer: 1 });
+    expect(wire.calls[0]).toEqual(['answer']);
     expect(await bytes(received, 6)).toBe('answer');
   });
 
@@ -90,10 +115,11 @@ describe('end-of-turn writes', () => {
     expect(await bytes(received, 5)).toBe('later');
   });
 
-  it('sends every held connection at the end of one turn, each with its bytes in order', async () => {
+  it('sends every held connection at the end of one turn, each with its bytes in order in one writev', async () => {
     const holdWrites = createEndOfTurnWrites();
     const pairs = await Promise.all([connection(), connection(), connection()]);
-    const pending: Record<string, number[]> = {};
+    const wires = pairs.map(({ server }) => spyOnWire(server));
+    const calls: Record<string, number[]> = {};
     await new Promise<void>((resolve) => {
       // The writes of three requests read in one turn (one data event arranges the others).
       onArrival(pairs[0].server, pairs[0].client, () => {
@@ -104,16 +130,50 @@ describe('end-of-turn writes', () => {
           server.write(`head ${index};`);
           server.write(`body ${index}`);
           server.uncork();
+          server.write(` end ${index}`);
         }
-        pending.inTurn = pairs.map(({ server }) => server.writableLength);
+        calls.inTurn = wires.map((wire) => wire.calls.length);
         setImmediate(() => {
-          pending.afterTurn = pairs.map(({ server }) => server.writableLength);
+          calls.afterTurn = wires.map((wire) => wire.calls.length);
           resolve();
         });
       });
     });
-    expect(pending).toEqual({ inTurn: [13, 13, 13], afterTurn: [0, 0, 0] });
-    for (const [index, { received }] of pairs.entries()) expect(await bytes(received, 13)).toBe(`head ${index};body ${index}`);
+    expect(calls).toEqual({ inTurn: [0, 0, 0], afterTurn: [1, 1, 1] });
+    for (const [index, wire] of wires.entries()) expect(wire.calls[0]).toEqual([`head ${index};`, `body ${index}`, ` end ${index}`]);
+    for (const [index, { received }] of pairs.entries()) expect(await bytes(received, 19)).toBe(`head ${index};body ${index} end ${index}`);
+  });
+
+  it('ends the connection with the error when the kernel refuses held bytes after they were taken', async () => {
+    const holdWrites = createEndOfTurnWrites();
+    const { server, client } = await connection();
+    spyOnWire(server, new Error('EPIPE: the client went away'));
+    const failed = once(server, 'error');
+    onArrival(server, client, () => {
+      holdWrites(server);
+      server.write('answer');
+    });
+    const [error] = (await failed) as [Error];
+    expect(error.message).toBe('EPIPE: the client went away');
+    expect(server.destroyed).toBe(true);
+  });
+
+  it('lets node:http finish a held answer in its own turn (the request is not kept alive until the write)', async () => {
+    const holdWrites = createEndOfTurnWrites();
+    const events: string[] = [];
+    const server = createHttpServer((req, res) => {
+      // Queued before the holder's end of turn, which puts the bytes on the wire after it.
+      setImmediate(() => events.push('turn ended'));
+      holdWrites(req.socket);
+      res.on('finish', () => events.push('finish'));
+      res.end('{}');
+    });
+    servers.push(server);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    expect(await res.text()).toBe('{}');
+    expect(events).toEqual(['finish', 'turn ended']);
   });
 
   it('sends what was written before a connection destroyed in the same turn closes', async () => {
