@@ -1,0 +1,227 @@
+import type { Scope, ScopeTable } from './store.js';
+
+/**
+ * The scopes of a durable store that keeps a bounded working set (issue 27): a table of scopes
+ * (store.ts, `ScopeTable`) that holds at most `capacity` account scopes in memory, least recently
+ * used first out, and reads the others from the store's file when they are asked for.
+ *
+ * The account scope is the unit: the spec isolates accounts, a request touches one, and a scope
+ * is loaded whole (its rows are one index range in the file), so everything a request reads —
+ * lists, filters, cursors — is served from memory at the cost of that account's size, never the
+ * sandbox's. Scopes for which `resident(key)` holds (companies, the global and system scopes) are
+ * loaded on first use like the others and never evicted.
+ *
+ * A scope is evicted only when nothing can still write to it:
+ * - it has no uncommitted writes (`busy`): the file holds all of it;
+ * - no unit of work that was running when it was last used is still running (`begin`/`end`): a
+ *   request may hold the Scope object across an await, and a write to an evicted object would
+ *   be lost;
+ * - it is not among the `capacity` most recently used: code outside any unit (start-up work)
+ *   that asked for a scope can use it until it has asked for `capacity` others.
+ * So the bound is soft: while scopes are busy or in use the cache holds more, and it trims back
+ * after the next commit (`committed`). `onPressure` is asked to commit when busy scopes pile up
+ * outside any unit (start-up re-arming of many timers that fell due).
+ *
+ * Dropping a scope (`delete`, `clear`: a reset, an import) marks its stored rows stale until the
+ * commit that removes them, so a stale scope is never read back from the file.
+ *
+ * @example
+ * const cache = createScopeCache({ capacity: 100, resident: (key) => !key.startsWith('account:'), busy: (key) => dirty.has(key) });
+ * cache.attach(source); // loads on a miss from here on
+ * const memory = createStore(watcher, cache);
+ */
+export interface ScopeCache extends ScopeTable {
+  /** From now on, scopes that are not in memory are read from `source`. */
+  attach(source: ScopeSource): void;
+  /** A unit of work began: what it uses stays in memory until `end(token)`. */
+  begin(): number;
+  end(token: number): void;
+  /** The file now holds every write (a commit succeeded): stale marks go, and the cache trims. */
+  committed(): void;
+  /** Forgets every scope in memory (the working set goes back to the file after a failed commit). */
+  forget(): void;
+  /** Account (non-resident) scopes in memory now. */
+  readonly loadedCount: number;
+  /** Counters: scopes read from the file, and scopes evicted. */
+  readonly stats: { loads: number; evictions: number };
+}
+
+/** Where the scopes that are not in memory are kept. */
+export interface ScopeSource {
+  /** The stored scope of a key as a new Scope, or undefined when nothing is stored under it. */
+  load(key: string): Scope | undefined;
+  /** Whether anything is stored under the key. */
+  isStored(key: string): boolean;
+  /** The keys of every stored scope. */
+  storedKeys(): Iterable<string>;
+}
+
+/**
+ * Account scopes a durable store keeps in memory unless told otherwise (`--cache-size`): a
+ * sandbox's active accounts — one per CI job or tester at work now — fit many times over, and at
+ * ~1.5 MB for an account of 100 bookings the working set stays near 150 MB however large the
+ * sandbox grows.
+ */
+export const DEFAULT_CACHE_SIZE = 100;
+
+export interface ScopeCacheOptions {
+  /** Non-resident scopes kept in memory when none is busy or in use (at least 1). */
+  capacity: number;
+  /** Scopes never evicted (companies, global, system). */
+  resident: (key: string) => boolean;
+  /** Whether the scope has writes the file does not hold yet. */
+  busy: (key: string) => boolean;
+  /** Asked to commit when busy scopes pile up outside any unit of work; it may throw. */
+  onPressure?: () => void;
+}
+
+interface Entry {
+  scope: Scope;
+  /** The tick of its last use. */
+  used: number;
+}
+
+export function createScopeCache(options: ScopeCacheOptions): ScopeCache {
+  const { capacity, resident, busy } = options;
+  if (!Number.isInteger(capacity) || capacity < 1) throw new Error(`cache capacity must be an integer of at least 1 (got ${capacity})`);
+  let source: ScopeSource | undefined;
+  const residents = new Map<string, Scope>();
+  /** Least recently used first. */
+  const loaded = new Map<string, Entry>();
+  /** Keys whose stored rows were dropped by a reset or an import the file has not seen yet. */
+  const stale = new Set<string>();
+  let allStale = false;
+  let tick = 0;
+  /** Start ticks of the running units of work, oldest first. */
+  const units = new Set<number>();
+  const stats = { loads: 0, evictions: 0 };
+  let relieving = false;
+
+  const isStale = (key: string) => allStale || stale.has(key);
+
+  function use(key: string, scope: Scope): Scope {
+    loaded.delete(key);
+    loaded.set(key, { scope, used: ++tick });
+    return scope;
+  }
+
+  /** Evicts least recently used scopes beyond `capacity` that nothing can still write to. */
+  function trim(): void {
+    let candidates = loaded.size - capacity;
+    if (candidates <= 0) return;
+    const oldestUnit = units.size ? units.values().next().value! : Infinity;
+    for (const [key, entry] of loaded) {
+      if (candidates-- <= 0) break;
+      if (entry.used >= oldestUnit || busy(key)) continue;
+      loaded.delete(key);
+      stats.evictions++;
+    }
+  }
+
+  /** Busy scopes piling up with no unit running (start-up work): commit them so they can go. */
+  function relieve(): void {
+    if (relieving || units.size || loaded.size <= 2 * capacity || !options.onPressure) return;
+    relieving = true;
+    try {
+      options.onPressure();
+    } catch {
+      // The store reports its own failures; the scopes stay until a commit succeeds.
+    } finally {
+      relieving = false;
+    }
+    trim();
+  }
+
+  function load(key: string): Scope | undefined {
+    if (!source || isStale(key)) return undefined;
+    const scope = source.load(key);
+    if (scope) stats.loads++;
+    return scope;
+  }
+
+  function* keys(): IterableIterator<string> {
+    yield* residents.keys();
+    yield* loaded.keys();
+    if (!source || allStale) return;
+    for (const key of source.storedKeys()) if (!residents.has(key) && !loaded.has(key) && !stale.has(key)) yield key;
+  }
+
+  /** Every scope: those in memory as they are, the others read one at a time and not kept. */
+  function* entries(): IterableIterator<[string, Scope]> {
+    for (const key of keys()) {
+      const scope = residents.get(key) ?? loaded.get(key)?.scope ?? load(key);
+      if (scope) yield [key, scope];
+    }
+  }
+
+  const cache: ScopeCache = {
+    get(key) {
+      if (resident(key)) {
+        let scope = residents.get(key);
+        if (!scope && (scope = load(key))) residents.set(key, scope);
+        return scope;
+      }
+      const entry = loaded.get(key);
+      if (entry) return use(key, entry.scope);
+      const scope = load(key);
+      if (!scope) return undefined;
+      use(key, scope);
+      trim();
+      relieve();
+      return scope;
+    },
+    set(key, scope) {
+      if (resident(key)) residents.set(key, scope);
+      else {
+        use(key, scope);
+        trim();
+      }
+      return cache;
+    },
+    has(key) {
+      if (residents.has(key) || loaded.has(key)) return true;
+      return Boolean(source) && !isStale(key) && source!.isStored(key);
+    },
+    delete(key) {
+      const had = residents.delete(key) || loaded.delete(key) || (Boolean(source) && !isStale(key) && source!.isStored(key));
+      stale.add(key);
+      return had;
+    },
+    clear() {
+      residents.clear();
+      loaded.clear();
+      stale.clear();
+      allStale = true;
+    },
+    keys,
+    entries,
+    [Symbol.iterator]: entries,
+    attach(next) {
+      source = next;
+    },
+    begin() {
+      const token = ++tick;
+      units.add(token);
+      return token;
+    },
+    end(token) {
+      units.delete(token);
+    },
+    committed() {
+      stale.clear();
+      allStale = false;
+      trim();
+    },
+    forget() {
+      residents.clear();
+      loaded.clear();
+      stale.clear();
+      allStale = false;
+    },
+    get loadedCount() {
+      return loaded.size;
+    },
+    stats,
+  };
+  return cache;
+}
