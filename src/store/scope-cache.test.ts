@@ -20,7 +20,7 @@ function fakeFile(scopes: Record<string, ScopeSnapshot>) {
   return { scopes, reads, source };
 }
 
-const withNote = (text: string): ScopeSnapshot => ({ collections: { notes: { nextSeq: 2, items: [[1, { id: 'n1', text }]] } }, values: {} });
+const withNote = (text: string): ScopeSnapshot => ({ collections: { notes: { nextSeq: 2, items: [[1, { id: 'n1', text } as { id: string }]] } }, values: {} });
 
 function cacheOf(capacity: number, busy = new Set<string>()) {
   const file = fakeFile({ 'account:a': withNote('a'), 'account:b': withNote('b'), 'account:c': withNote('c'), 'company:x': withNote('x') });
