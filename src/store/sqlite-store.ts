@@ -146,13 +146,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   };
 
   const dirty = createDirtyWrites(schedule);
-  const cache = createScopeCache({
-    capacity: options.cacheSize ?? DEFAULT_CACHE_SIZE,
-    resident: (key) => !key.startsWith('account:'),
-    busy: (key) => dirty.replaced.has(key) || dirty.items.has(key) || dirty.values.has(key),
-    // Start-up work that wrote to many accounts (timers that fell due while the mock was stopped).
-    onPressure: () => store.commit(),
-  });
+  const cache = createAccountCache(options.cacheSize, dirty, () => store.commit());
   const memory: MemoryStore = createStore(dirty.watcher, cache);
   let db: Database.Database;
   try {
@@ -177,14 +171,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
    */
   function transaction<T>(work: () => T | PromiseLike<T>, kind: UnitKind = 'request'): Promise<T> {
     if (outage.failure && kind === 'request') return Promise.reject(new FileUnavailableError(outage.failure));
-    // What the work uses stays in memory while it runs (it may hold a scope across an await).
-    const unit = cache.begin();
-    const done = new Promise<T>((resolve) => resolve(work()));
-    done.then(
-      () => cache.end(unit),
-      () => cache.end(unit),
-    );
-    return done.then((value) => {
+    return runHolding(cache, work).then((value) => {
       if (outage.failure && kind === 'background') {
         schedule();
         return value;
@@ -241,6 +228,26 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     },
   } satisfies Omit<Store, keyof WorkingSet>);
   return store;
+}
+
+/** The working set's account scopes: at most `cacheSize` in memory once committed (scope-cache.ts). */
+function createAccountCache(cacheSize: number | undefined, dirty: DirtyWrites, commit: () => void): ScopeCache {
+  return createScopeCache({
+    capacity: cacheSize ?? DEFAULT_CACHE_SIZE,
+    resident: (key) => !key.startsWith('account:'),
+    busy: (key) => dirty.replaced.has(key) || dirty.items.has(key) || dirty.values.has(key),
+    // Start-up work that wrote to many accounts (timers that fell due while the mock was stopped).
+    onPressure: commit,
+  });
+}
+
+/** Runs a unit's work now; what it uses stays in memory until it settles (it may hold a scope across an await). */
+function runHolding<T>(cache: ScopeCache, work: () => T | PromiseLike<T>): Promise<T> {
+  const unit = cache.begin();
+  const done = new Promise<T>((resolve) => resolve(work()));
+  const end = () => cache.end(unit);
+  done.then(end, end);
+  return done;
 }
 
 /** A store's state while its file cannot be written, and the sizes that decide the probe's. */
