@@ -101,12 +101,15 @@ function grow(template, accounts) {
   const db = new Database(file);
   const source = db.prepare("SELECT scope FROM collections WHERE scope LIKE 'account:%' GROUP BY scope").pluck().all();
   const companyScope = `company:${template.companyId}`;
-  const accountRow = db.prepare("SELECT body FROM items WHERE scope = ? AND collection = 'accounts' AND id = ?");
+  const accountRow = db.prepare("SELECT body FROM items WHERE scope = ? AND collection = 'accounts' AND id = ?").pluck();
   let nextSeq = db.prepare("SELECT next_seq FROM collections WHERE scope = ? AND collection = 'accounts'").pluck().get(companyScope);
   const copyItems = db.prepare('INSERT INTO items (scope, collection, seq, id, body) SELECT ?, collection, seq, id, body FROM items WHERE scope = ?');
   const copyCollections = db.prepare('INSERT INTO collections (scope, collection, next_seq) SELECT ?, collection, next_seq FROM collections WHERE scope = ?');
   const copyValues = db.prepare('INSERT INTO scope_values (scope, key, value) SELECT ?, key, value FROM scope_values WHERE scope = ?');
   const addAccount = db.prepare("INSERT INTO items (scope, collection, seq, id, body) VALUES (?, 'accounts', ?, ?, ?)");
+  // Which company an account belongs to (tokens are issued by it).
+  let ownerSeq = db.prepare("SELECT next_seq FROM collections WHERE scope = 'global' AND collection = 'account-owners'").pluck().get();
+  const addOwner = db.prepare("INSERT INTO items (scope, collection, seq, id, body) VALUES ('global', 'account-owners', ?, ?, ?)");
   db.transaction(() => {
     for (let i = source.length; i < accounts; i++) {
       const from = source[i % source.length];
@@ -114,7 +117,9 @@ function grow(template, accounts) {
       for (const statement of [copyItems, copyCollections, copyValues]) statement.run(`account:${id}`, from);
       const body = JSON.parse(accountRow.get(companyScope, from.slice('account:'.length)));
       addAccount.run(companyScope, nextSeq++, id, JSON.stringify({ ...body, id }));
+      addOwner.run(ownerSeq++, id, JSON.stringify({ id, companyId: template.companyId }));
     }
+    db.prepare("UPDATE collections SET next_seq = ? WHERE scope = 'global' AND collection = 'account-owners'").run(ownerSeq);
     db.prepare("UPDATE collections SET next_seq = ? WHERE scope = ? AND collection = 'accounts'").run(nextSeq, companyScope);
   })();
   const ids = db.prepare("SELECT id FROM items WHERE scope = ? AND collection = 'accounts' ORDER BY seq").pluck().all(companyScope);

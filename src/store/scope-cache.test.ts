@@ -75,18 +75,31 @@ describe('scope cache (a bounded working set of account scopes)', () => {
     expect(cache.loadedCount).toBe(1);
   });
 
-  it('keeps what a running unit of work used until the unit ends', () => {
+  it('keeps what a running unit of work used until the unit ends, and only that', async () => {
     const { file, cache } = cacheOf(1);
-    const unit = cache.begin();
-    const held = cache.get('account:a')!;
+    const slow = cache.begin();
+    let resume!: () => void;
+    const held = cache.run(slow, async () => {
+      const scope = cache.get('account:a')!;
+      await new Promise<void>((resolve) => (resume = resolve));
+      return { scope, again: cache.get('account:a') };
+    });
     const other = cache.begin();
-    cache.get('account:b');
-    cache.get('account:c');
+    cache.run(other, () => {
+      cache.get('account:b');
+      cache.get('account:c');
+    });
+    expect(cache.loadedCount).toBe(3);
     cache.end(other);
-    // a is held by the first unit, which is still running: it stays, and is the same object.
-    expect(cache.get('account:a')).toBe(held);
+    cache.committed();
+    // b and c were the other unit's, which ended: c stays as the most recent, b goes. a is held.
+    expect(cache.loadedCount).toBe(2);
+    resume();
+    const { scope, again } = await held;
+    // The slow unit, after its await, gets the same object back: it was never evicted.
+    expect(again).toBe(scope);
     expect(file.reads.filter((key) => key === 'account:a')).toHaveLength(1);
-    cache.end(unit);
+    cache.end(slow);
     cache.committed();
     expect(cache.loadedCount).toBe(1);
   });

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Scope, ScopeTable } from './store.js';
 
 /**
@@ -13,9 +14,9 @@ import type { Scope, ScopeTable } from './store.js';
  *
  * A scope is evicted only when nothing can still write to it:
  * - it has no uncommitted writes (`busy`): the file holds all of it;
- * - no unit of work that was running when it was last used is still running (`begin`/`end`): a
- *   request may hold the Scope object across an await, and a write to an evicted object would
- *   be lost;
+ * - no unit of work that used it is still running (`begin`, `run`, `end`: the unit is followed
+ *   through its awaits with AsyncLocalStorage): a request may hold the Scope object across an
+ *   await, and a write to an evicted object would be lost. A slow unit holds only what it used;
  * - it is not among the `capacity` most recently used: code outside any unit (start-up work)
  *   that asked for a scope can use it until it has asked for `capacity` others.
  * So the bound is soft: while scopes are busy or in use the cache holds more, and it trims back
@@ -33,9 +34,10 @@ import type { Scope, ScopeTable } from './store.js';
 export interface ScopeCache extends ScopeTable {
   /** From now on, scopes that are not in memory are read from `source`. */
   attach(source: ScopeSource): void;
-  /** A unit of work began: what it uses stays in memory until `end(token)`. */
-  begin(): number;
-  end(token: number): void;
+  /** A unit of work begins: what it uses inside `run` (and what that awaits) stays in memory until `end(unit)`. */
+  begin(): CacheUnit;
+  run<T>(unit: CacheUnit, work: () => T): T;
+  end(unit: CacheUnit): void;
   /** The file now holds every write (a commit succeeded): stale marks go, and the cache trims. */
   committed(): void;
   /** Forgets every scope in memory (the working set goes back to the file after a failed commit). */
@@ -77,8 +79,13 @@ export interface ScopeCacheOptions {
 
 interface Entry {
   scope: Scope;
-  /** The tick of its last use. */
-  used: number;
+  /** Running units of work that used it. */
+  holders: number;
+}
+
+/** A unit of work as the cache follows it: the scopes it used. */
+export interface CacheUnit {
+  readonly used: Set<Entry>;
 }
 
 export function createScopeCache(options: ScopeCacheOptions): ScopeCache {
@@ -91,28 +98,34 @@ export function createScopeCache(options: ScopeCacheOptions): ScopeCache {
   /** Keys whose stored rows were dropped by a reset or an import the file has not seen yet. */
   const stale = new Set<string>();
   let allStale = false;
-  let tick = 0;
-  /** Start ticks of the running units of work, oldest first. */
-  const units = new Set<number>();
+  /** The unit of work running now, followed through its awaits. */
+  const current = new AsyncLocalStorage<CacheUnit>();
+  let running = 0;
   const stats = { loads: 0, evictions: 0 };
   let relieving = false;
 
   const isStale = (key: string) => allStale || stale.has(key);
 
-  function use(key: string, scope: Scope): Scope {
+  /** Makes the entry the most recently used, held by the running unit if there is one. */
+  function use(key: string, entry: Entry): Scope {
     loaded.delete(key);
-    loaded.set(key, { scope, used: ++tick });
-    return scope;
+    loaded.set(key, entry);
+    const unit = current.getStore();
+    if (unit && !unit.used.has(entry)) {
+      unit.used.add(entry);
+      entry.holders++;
+    }
+    return entry.scope;
   }
+  const entryOf = (scope: Scope): Entry => ({ scope, holders: 0 });
 
   /** Evicts least recently used scopes beyond `capacity` that nothing can still write to. */
   function trim(): void {
     let candidates = loaded.size - capacity;
     if (candidates <= 0) return;
-    const oldestUnit = units.size ? units.values().next().value! : Infinity;
     for (const [key, entry] of loaded) {
       if (candidates-- <= 0) break;
-      if (entry.used >= oldestUnit || busy(key)) continue;
+      if (entry.holders > 0 || busy(key)) continue;
       loaded.delete(key);
       stats.evictions++;
     }
@@ -120,7 +133,7 @@ export function createScopeCache(options: ScopeCacheOptions): ScopeCache {
 
   /** Busy scopes piling up with no unit running (start-up work): commit them so they can go. */
   function relieve(): void {
-    if (relieving || units.size || loaded.size <= 2 * capacity || !options.onPressure) return;
+    if (relieving || running || loaded.size <= 2 * capacity || !options.onPressure) return;
     relieving = true;
     try {
       options.onPressure();
@@ -162,10 +175,10 @@ export function createScopeCache(options: ScopeCacheOptions): ScopeCache {
         return scope;
       }
       const entry = loaded.get(key);
-      if (entry) return use(key, entry.scope);
+      if (entry) return use(key, entry);
       const scope = load(key);
       if (!scope) return undefined;
-      use(key, scope);
+      use(key, entryOf(scope));
       trim();
       relieve();
       return scope;
@@ -173,7 +186,7 @@ export function createScopeCache(options: ScopeCacheOptions): ScopeCache {
     set(key, scope) {
       if (resident(key)) residents.set(key, scope);
       else {
-        use(key, scope);
+        use(key, entryOf(scope));
         trim();
       }
       return cache;
@@ -200,12 +213,14 @@ export function createScopeCache(options: ScopeCacheOptions): ScopeCache {
       source = next;
     },
     begin() {
-      const token = ++tick;
-      units.add(token);
-      return token;
+      running++;
+      return { used: new Set() };
     },
-    end(token) {
-      units.delete(token);
+    run: (unit, work) => current.run(unit, work),
+    end(unit) {
+      running--;
+      for (const entry of unit.used) entry.holders--;
+      unit.used.clear();
     },
     committed() {
       stale.clear();

@@ -244,7 +244,7 @@ function createAccountCache(cacheSize: number | undefined, dirty: DirtyWrites, c
 /** Runs a unit's work now; what it uses stays in memory until it settles (it may hold a scope across an await). */
 function runHolding<T>(cache: ScopeCache, work: () => T | PromiseLike<T>): Promise<T> {
   const unit = cache.begin();
-  const done = new Promise<T>((resolve) => resolve(work()));
+  const done = new Promise<T>((resolve) => resolve(cache.run(unit, work)));
   const end = () => cache.end(unit);
   done.then(end, end);
   return done;
