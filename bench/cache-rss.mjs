@@ -25,6 +25,7 @@ const perAccount = Number(process.env.BENCH_PER_ACCOUNT ?? 100);
 const templates = Number(process.env.TEMPLATE_ACCOUNTS ?? 10);
 const hot = Number(process.env.BENCH_HOT ?? 50);
 const coldCount = Number(process.env.BENCH_COLD ?? 20);
+const delivered = process.env.BENCH_DELIVERED === '1';
 const cacheFlags = process.env.BENCH_CACHE ? ['--cache-size', process.env.BENCH_CACHE] : [];
 const work = mkdtempSync(join(tmpdir(), 'shipmock-cache-rss-'));
 const berlin = { name: 'Erika Mustermann', street: 'Hauptstraße 5', city: 'Berlin', postalCode: '10115', countryCode: 'DE' };
@@ -57,6 +58,7 @@ async function call(mock, method, path, { auth, body } = {}) {
   const headers = {};
   if (auth) headers.Authorization = auth;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (path.startsWith('/__admin')) headers['X-Shipmock-Admin'] = '1';
   const res = await fetch(`${mock.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await res.text();
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
@@ -90,6 +92,9 @@ async function seedTemplate() {
     );
   }
   console.log(`template: ${templates} accounts × ${perAccount} inline bookings through the API in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  // BENCH_DELIVERED=1: a month later every tracker is delivered, so no tracker step is pending
+  // (no clock timer per booking): the working set alone.
+  if (delivered) await call(mock, 'POST', '/__admin/clock/advance', { body: { duration: 'P30D' } });
   await mock.stop();
   return { file, companyId: mock.companyId };
 }
@@ -134,6 +139,14 @@ async function measure(size, template) {
   const accounts = size / perAccount;
   const grown = grow(template, accounts);
   const mock = await serve(['--data', grown.file, ...cacheFlags]);
+  try {
+    return await load(mock, size, accounts, grown);
+  } finally {
+    await mock.stop();
+  }
+}
+
+async function load(mock, size, accounts, grown) {
   const afterStart = rssMb(mock.child.pid);
   // A hot set of accounts, listed page after page (the list of one account: 20 per page).
   const hotIds = grown.ids.slice(0, hot);
@@ -159,14 +172,13 @@ async function measure(size, template) {
     // Back to the hot set so that the next cold account is cold again.
   }
   const rss = rssMb(mock.child.pid);
-  await mock.stop();
   return { size, accounts, fileMb: statSync(grown.file).size / 1e6, startMs: mock.startMs, afterStart, rss, p50: percentile(list, 50), p99: percentile(list, 99), coldP50: percentile(cold, 50), coldMax: Math.max(...cold), warmP50: percentile(warm, 50) };
 }
 
 const template = await seedTemplate();
 const rows = [];
 for (const size of sizes) rows.push(await measure(size, template));
-console.log(`\none process, --data FILE, ${cacheFlags.length ? cacheFlags.join(' ') : 'default --cache-size'}; ${perAccount} inline bookings per account; list = GET /v1/shipment-bookings?limit=20 over ${hot} accounts at c=10\n`);
+console.log(`\none process, --data FILE, ${cacheFlags.length ? cacheFlags.join(' ') : 'default --cache-size'}; ${perAccount} inline bookings per account, trackers ${delivered ? 'delivered' : 'pending (a clock timer each)'}; list = GET /v1/shipment-bookings?limit=20 over ${hot} accounts at c=10\n`);
 console.log('| bookings | accounts | file MB | start s | RSS after start MB | RSS after load MB | list p50 / p99 ms | cold first request p50 / max ms | same account again p50 ms |');
 console.log('|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
