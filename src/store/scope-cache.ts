@@ -88,115 +88,68 @@ export interface CacheUnit {
   readonly used: Set<Entry>;
 }
 
-export function createScopeCache(options: ScopeCacheOptions): ScopeCache {
-  const { capacity, resident, busy } = options;
-  if (!Number.isInteger(capacity) || capacity < 1) throw new Error(`cache capacity must be an integer of at least 1 (got ${capacity})`);
-  let source: ScopeSource | undefined;
-  const residents = new Map<string, Scope>();
+/** What a cache holds and knows (the functions below share it). */
+interface CacheState {
+  options: ScopeCacheOptions;
+  source?: ScopeSource;
+  residents: Map<string, Scope>;
   /** Least recently used first. */
-  const loaded = new Map<string, Entry>();
+  loaded: Map<string, Entry>;
   /** Keys whose stored rows were dropped by a reset or an import the file has not seen yet. */
-  const stale = new Set<string>();
-  let allStale = false;
+  stale: Set<string>;
+  allStale: boolean;
   /** The unit of work running now, followed through its awaits. */
-  const current = new AsyncLocalStorage<CacheUnit>();
-  let running = 0;
-  const stats = { loads: 0, evictions: 0 };
-  let relieving = false;
+  current: AsyncLocalStorage<CacheUnit>;
+  running: number;
+  relieving: boolean;
+  stats: { loads: number; evictions: number };
+}
 
-  const isStale = (key: string) => allStale || stale.has(key);
-
-  /** Makes the entry the most recently used, held by the running unit if there is one. */
-  function use(key: string, entry: Entry): Scope {
-    loaded.delete(key);
-    loaded.set(key, entry);
-    const unit = current.getStore();
-    if (unit && !unit.used.has(entry)) {
-      unit.used.add(entry);
-      entry.holders++;
-    }
-    return entry.scope;
-  }
-  const entryOf = (scope: Scope): Entry => ({ scope, holders: 0 });
-
-  /** Evicts least recently used scopes beyond `capacity` that nothing can still write to. */
-  function trim(): void {
-    let candidates = loaded.size - capacity;
-    if (candidates <= 0) return;
-    for (const [key, entry] of loaded) {
-      if (candidates-- <= 0) break;
-      if (entry.holders > 0 || busy(key)) continue;
-      loaded.delete(key);
-      stats.evictions++;
-    }
-  }
-
-  /** Busy scopes piling up with no unit running (start-up work): commit them so they can go. */
-  function relieve(): void {
-    if (relieving || running || loaded.size <= 2 * capacity || !options.onPressure) return;
-    relieving = true;
-    try {
-      options.onPressure();
-    } catch {
-      // The store reports its own failures; the scopes stay until a commit succeeds.
-    } finally {
-      relieving = false;
-    }
-    trim();
-  }
-
-  function load(key: string): Scope | undefined {
-    if (!source || isStale(key)) return undefined;
-    const scope = source.load(key);
-    if (scope) stats.loads++;
-    return scope;
-  }
-
-  function* keys(): IterableIterator<string> {
-    yield* residents.keys();
-    yield* loaded.keys();
-    if (!source || allStale) return;
-    for (const key of source.storedKeys()) if (!residents.has(key) && !loaded.has(key) && !stale.has(key)) yield key;
-  }
-
-  /** Every scope: those in memory as they are, the others read one at a time and not kept. */
-  function* entries(): IterableIterator<[string, Scope]> {
-    for (const key of keys()) {
-      const scope = residents.get(key) ?? loaded.get(key)?.scope ?? load(key);
-      if (scope) yield [key, scope];
-    }
-  }
+export function createScopeCache(options: ScopeCacheOptions): ScopeCache {
+  const { capacity, resident } = options;
+  if (!Number.isInteger(capacity) || capacity < 1) throw new Error(`cache capacity must be an integer of at least 1 (got ${capacity})`);
+  const state: CacheState = {
+    options,
+    residents: new Map(),
+    loaded: new Map(),
+    stale: new Set(),
+    allStale: false,
+    current: new AsyncLocalStorage<CacheUnit>(),
+    running: 0,
+    relieving: false,
+    stats: { loads: 0, evictions: 0 },
+  };
+  const { residents, loaded, stale } = state;
+  const entries = () => allScopes(state);
+  const isStored = (key: string) => Boolean(state.source) && !isStale(state, key) && state.source!.isStored(key);
 
   const cache: ScopeCache = {
     get(key) {
       if (resident(key)) {
         let scope = residents.get(key);
-        if (!scope && (scope = load(key))) residents.set(key, scope);
+        if (!scope && (scope = load(state, key))) residents.set(key, scope);
         return scope;
       }
       const entry = loaded.get(key);
-      if (entry) return use(key, entry);
-      const scope = load(key);
+      if (entry) return use(state, key, entry);
+      const scope = load(state, key);
       if (!scope) return undefined;
-      use(key, entryOf(scope));
-      trim();
-      relieve();
+      use(state, key, { scope, holders: 0 });
+      trim(state);
+      relieve(state);
       return scope;
     },
     set(key, scope) {
       if (resident(key)) residents.set(key, scope);
       else {
-        use(key, entryOf(scope));
-        trim();
+        use(state, key, { scope, holders: 0 });
+        trim(state);
       }
       return cache;
     },
-    has(key) {
-      if (residents.has(key) || loaded.has(key)) return true;
-      return Boolean(source) && !isStale(key) && source!.isStored(key);
-    },
+    has: (key) => residents.has(key) || loaded.has(key) || isStored(key),
     delete(key) {
-      const had = residents.delete(key) || loaded.delete(key) || (Boolean(source) && !isStale(key) && source!.isStored(key));
+      const had = residents.delete(key) || loaded.delete(key) || isStored(key);
       stale.add(key);
       return had;
     },
@@ -204,39 +157,104 @@ export function createScopeCache(options: ScopeCacheOptions): ScopeCache {
       residents.clear();
       loaded.clear();
       stale.clear();
-      allStale = true;
+      state.allStale = true;
     },
-    keys,
+    keys: () => allKeys(state),
     entries,
     [Symbol.iterator]: entries,
     attach(next) {
-      source = next;
+      state.source = next;
     },
     begin() {
-      running++;
+      state.running++;
       return { used: new Set() };
     },
-    run: (unit, work) => current.run(unit, work),
+    run: (unit, work) => state.current.run(unit, work),
     end(unit) {
-      running--;
+      state.running--;
       for (const entry of unit.used) entry.holders--;
       unit.used.clear();
     },
     committed() {
       stale.clear();
-      allStale = false;
-      trim();
+      state.allStale = false;
+      trim(state);
     },
     forget() {
       residents.clear();
       loaded.clear();
       stale.clear();
-      allStale = false;
+      state.allStale = false;
     },
     get loadedCount() {
       return loaded.size;
     },
-    stats,
+    stats: state.stats,
   };
   return cache;
+}
+
+const isStale = (state: CacheState, key: string) => state.allStale || state.stale.has(key);
+
+/** Makes the entry the most recently used, held by the running unit if there is one. */
+function use(state: CacheState, key: string, entry: Entry): Scope {
+  state.loaded.delete(key);
+  state.loaded.set(key, entry);
+  const unit = state.current.getStore();
+  if (unit && !unit.used.has(entry)) {
+    unit.used.add(entry);
+    entry.holders++;
+  }
+  return entry.scope;
+}
+
+/** Evicts least recently used scopes beyond `capacity` that nothing can still write to. */
+function trim(state: CacheState): void {
+  const { loaded, options } = state;
+  let candidates = loaded.size - options.capacity;
+  if (candidates <= 0) return;
+  for (const [key, entry] of loaded) {
+    if (candidates-- <= 0) break;
+    if (entry.holders > 0 || options.busy(key)) continue;
+    loaded.delete(key);
+    state.stats.evictions++;
+  }
+}
+
+/** Busy scopes piling up with no unit running (start-up work): commit them so they can go. */
+function relieve(state: CacheState): void {
+  const { options } = state;
+  if (state.relieving || state.running || state.loaded.size <= 2 * options.capacity || !options.onPressure) return;
+  state.relieving = true;
+  try {
+    options.onPressure();
+  } catch {
+    // The store reports its own failures; the scopes stay until a commit succeeds.
+  } finally {
+    state.relieving = false;
+  }
+  trim(state);
+}
+
+function load(state: CacheState, key: string): Scope | undefined {
+  if (!state.source || isStale(state, key)) return undefined;
+  const scope = state.source.load(key);
+  if (scope) state.stats.loads++;
+  return scope;
+}
+
+function* allKeys(state: CacheState): IterableIterator<string> {
+  const { residents, loaded, stale, source } = state;
+  yield* residents.keys();
+  yield* loaded.keys();
+  if (!source || state.allStale) return;
+  for (const key of source.storedKeys()) if (!residents.has(key) && !loaded.has(key) && !stale.has(key)) yield key;
+}
+
+/** Every scope: those in memory as they are, the others read one at a time and not kept. */
+function* allScopes(state: CacheState): IterableIterator<[string, Scope]> {
+  for (const key of allKeys(state)) {
+    const scope = state.residents.get(key) ?? state.loaded.get(key)?.scope ?? load(state, key);
+    if (scope) yield [key, scope];
+  }
 }
