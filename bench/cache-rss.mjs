@@ -9,7 +9,8 @@
 // of a template account's rows under a new account id, made in SQL (with the account itself
 // added to the company, so that it gets tokens like any account). 200k bookings through the API
 // take ~10 minutes on this machine; copying rows takes seconds and gives the file the same
-// shape. Options (env): BENCH_SIZES (10000,200000), BENCH_PER_ACCOUNT (100), BENCH_CACHE
+// shape (the global scope's issued tracking numbers, one set for the sandbox, grow with it too).
+// Options (env): BENCH_SIZES (10000,200000), BENCH_PER_ACCOUNT (100), BENCH_CACHE
 // (unset: the default), BENCH_HOT (50 accounts in the list load), BENCH_COLD (20 cold loads).
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -115,6 +116,10 @@ function grow(template, accounts) {
   // Which company an account belongs to (tokens are issued by it).
   let ownerSeq = db.prepare("SELECT next_seq FROM collections WHERE scope = 'global' AND collection = 'account-owners'").pluck().get();
   const addOwner = db.prepare("INSERT INTO items (scope, collection, seq, id, body) VALUES ('global', 'account-owners', ?, ?, ?)");
+  // Every booked parcel's tracking numbers are kept in the global scope (issued once, never again).
+  let numberSeq = db.prepare("SELECT next_seq FROM collections WHERE scope = 'global' AND collection = 'issued-carrier-numbers'").pluck().get();
+  const numbersPerAccount = Math.round((numberSeq - 1) / source.length);
+  const addNumber = db.prepare("INSERT INTO items (scope, collection, seq, id, body) VALUES ('global', 'issued-carrier-numbers', ?, ?, ?)");
   db.transaction(() => {
     for (let i = source.length; i < accounts; i++) {
       const from = source[i % source.length];
@@ -123,7 +128,12 @@ function grow(template, accounts) {
       const body = JSON.parse(accountRow.get(companyScope, from.slice('account:'.length)));
       addAccount.run(companyScope, nextSeq++, id, JSON.stringify({ ...body, id }));
       addOwner.run(ownerSeq++, id, JSON.stringify({ id, companyId: template.companyId }));
+      for (let n = 0; n < numbersPerAccount; n++) {
+        const number = `DHL_PARCEL:STAGING:9${String(i).padStart(5, '0')}${String(n).padStart(6, '0')}`;
+        addNumber.run(numberSeq++, number, JSON.stringify({ id: number }));
+      }
     }
+    db.prepare("UPDATE collections SET next_seq = ? WHERE scope = 'global' AND collection = 'issued-carrier-numbers'").run(numberSeq);
     db.prepare("UPDATE collections SET next_seq = ? WHERE scope = 'global' AND collection = 'account-owners'").run(ownerSeq);
     db.prepare("UPDATE collections SET next_seq = ? WHERE scope = ? AND collection = 'accounts'").run(nextSeq, companyScope);
   })();
