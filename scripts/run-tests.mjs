@@ -17,10 +17,32 @@ mkdirSync(outDir, { recursive: true });
 const extra = process.argv.slice(2);
 
 const unitApiDirs = ['src', 'test/api', 'test/contract-lint', 'test/e2e', 'test/reliability', 'test/examples', 'test/durability', 'test/architecture', 'test/readme', 'test/browser', 'test/can-i-deploy', 'test/contract-diff'];
+/**
+ * unit-api files that bound wall time in milliseconds (an event-loop wait, a request's duration):
+ * they run after the others, one at a time, so another file's processes never share the cores
+ * with them. The rest of unit-api runs two files at a time (vitest.config.ts).
+ */
+const solo = [
+  'test/durability/data-file.test.ts',
+  'test/api/slow-clients.test.ts',
+  'test/api/inspector-routes.test.ts',
+  'test/reliability/hostile-scenarios.test.ts',
+  'test/reliability/validation-cost.test.ts',
+  'src/rendering/documents.test.ts',
+  'src/scenarios/glob-matcher.test.ts',
+  'src/scenarios/linear-pattern.test.ts',
+];
+// With a file filter (extra arguments) unit-api runs as one, filtered run.
+const unitApi = extra.length
+  ? [{ name: 'unit-api', projects: ['unit-api', 'unit-api-sqlite'], dirs: unitApiDirs }]
+  : [
+      { name: 'unit-api', projects: ['unit-api', 'unit-api-sqlite'], dirs: unitApiDirs, args: solo.flatMap((file) => ['--exclude', file]) },
+      { name: 'unit-api-solo', projects: ['unit-api'], dirs: unitApiDirs, args: ['--maxWorkers=1', ...solo] },
+    ];
 const lanes = [
   [
     // unit-api-sqlite: a representative part of the API tests again on the durable store.
-    { name: 'unit-api', projects: ['unit-api', 'unit-api-sqlite'], dirs: unitApiDirs },
+    ...unitApi,
     { name: 'pact-consumer', dirs: ['test/contract/consumer'] },
     { name: 'pact-provider', dirs: ['test/contract/provider'] },
   ],
@@ -46,7 +68,7 @@ if (build.status !== 0) {
 /** One vitest run; resolves to its report's counts (and whether it broke without a failed test). */
 function runProject(project) {
   const outputFile = join(outDir, `${project.name}.json`);
-  const args = ['vitest', 'run', ...(project.projects ?? [project.name]).flatMap((name) => ['--project', name]), '--reporter=default', '--reporter=json', `--outputFile=${outputFile}`, ...extra];
+  const args = ['vitest', 'run', ...(project.projects ?? [project.name]).flatMap((name) => ['--project', name]), '--reporter=default', '--reporter=json', `--outputFile=${outputFile}`, ...(project.args ?? []), ...extra];
   const env = { ...process.env, FORCE_COLOR: process.env.CI ? '0' : process.env.FORCE_COLOR };
   // A quiet run's output goes to test-results/NAME.log and is printed when it ends, not interleaved.
   const log = project.quiet ? join(outDir, `${project.name}.log`) : undefined;
