@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The project's test command (npm test). Runs the vitest projects in two lanes at once:
-//  - unit and API tests (with their SQLite variant, in the same vitest run), then the Pact
+//  - unit and API tests (with their SQLite variant, in the same vitest run, two files at a time),
+//    then the few unit-api files that bound wall time, one at a time (`solo` below), then the Pact
 //    consumer tests (which rewrite pacts/, which some unit tests read), then provider
 //    verification (which reads them);
 //  - the container tests (the image's build context leaves pacts/ and test-results/ out, so they
