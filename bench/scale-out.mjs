@@ -22,15 +22,18 @@ export const freePort = () =>
     });
   });
 
-/** A `shipmock serve` process on its own port, answering its health check. */
-export async function startServe(extra) {
+/** A `shipmock serve` process on its own port, answering its health check (within `timeoutMs`). */
+export async function startServe(extra, timeoutMs = 60_000) {
   const port = await freePort();
   const child = spawn(process.execPath, [`${root}bin/shipmock.js`, 'serve', '--port', String(port), '--log-level', 'warn', '--rate-limit', '1000000000/60s', ...extra], { stdio: 'ignore' });
   const url = `http://127.0.0.1:${port}`;
   for (const started = performance.now(); ; ) {
     const ok = await fetch(`${url}/__admin/health`).then((res) => res.ok, () => false);
     if (ok) break;
-    if (performance.now() - started > 60_000) throw new Error(`${url} did not start within 60 s`);
+    if (performance.now() - started > timeoutMs) {
+      child.kill('SIGKILL');
+      throw new Error(`${url} did not start within ${timeoutMs / 1000} s`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return { url, child, stop: () => child.kill('SIGKILL') };

@@ -47,20 +47,26 @@ function fill(server, account, body, have, goal) {
   return { bookingsPerSecond: Math.round(amount / bookings.seconds), addressesPerSecond: Math.round(amount / addresses.seconds), non2xx: bookings.non2xx + addresses.non2xx };
 }
 
+/** A second process on the same database: it loads the whole sandbox before it answers (5 minutes at most). */
+async function freshProcess(extra) {
+  const started = performance.now();
+  try {
+    const other = await startServe(extra, 300_000);
+    const fresh = { rss: rssMb(other.child.pid), startMs: Math.round(performance.now() - started) };
+    other.stop();
+    return fresh;
+  } catch (error) {
+    return { rss: 'n/a', startMs: error.message };
+  }
+}
+
 /** RSS, the list p50/p99 and (shared store) a fresh process's RSS and time to its first answer, at one size. */
 async function measureAt(server, account, extra, duration) {
   await new Promise((resolve) => setTimeout(resolve, 1000));
   const rss = rssMb(server.child.pid);
   const bookings = autocannon(`${server.url}/v1/shipment-bookings?limit=20`, account.auth, { duration });
   const addresses = autocannon(`${server.url}/v1/addresses?limit=20`, account.auth, { duration });
-  let fresh;
-  if (extra[1].startsWith('postgres')) {
-    const started = performance.now();
-    const other = await startServe(extra);
-    fresh = { rss: rssMb(other.child.pid), startMs: Math.round(performance.now() - started) };
-    other.stop();
-  }
-  return { rss, bookings, addresses, fresh };
+  return { rss, bookings, addresses, fresh: extra[1].startsWith('postgres') ? await freshProcess(extra) : undefined };
 }
 
 async function sizeRunOn(store, extra, sizes, duration) {
@@ -69,13 +75,17 @@ async function sizeRunOn(store, extra, sizes, duration) {
   try {
     const account = await newAccount(server.url, `Size ${store}`);
     const body = await bookingBody(server.url, account.auth);
-    rows.push({ store, size: 0, ...(await measureAt(server, account, extra, duration)) });
+    const measured = (row) => {
+      rows.push(row);
+      process.stderr.write(`${rowOf(row)}\n`);
+    };
+    measured({ store, size: 0, ...(await measureAt(server, account, extra, duration)) });
     let have = 0;
     for (const size of sizes) {
       process.stderr.write(`${store}: filling to ${size} bookings and ${size} addresses…\n`);
       const filled = fill(server, account, body, have, size);
       have = size;
-      rows.push({ store, size, filled, ...(await measureAt(server, account, extra, duration)) });
+      measured({ store, size, filled, ...(await measureAt(server, account, extra, duration)) });
     }
   } finally {
     server.stop();
@@ -95,10 +105,15 @@ export async function sizeRun({ sizes, stores, duration }) {
   } finally {
     cluster?.stop();
   }
-  console.log('\n| store | stored bookings + addresses | RSS MB (the process that made them) | RSS MB of a fresh process (start ms) | bookings list p50 / p99 ms | addresses list p50 / p99 ms | filled at bookings/s, addresses/s (non-2xx) |\n|---|---|---|---|---|---|---|');
-  for (const r of rows) {
-    const fresh = r.fresh ? `${r.fresh.rss} (${r.fresh.startMs})` : '—';
-    const filled = r.filled ? `${r.filled.bookingsPerSecond}, ${r.filled.addressesPerSecond} (${r.filled.non2xx})` : '—';
-    console.log(`| ${r.store} | ${r.size.toLocaleString('en')} + ${r.size.toLocaleString('en')} | ${r.rss} | ${fresh} | ${r.bookings.p50} / ${r.bookings.p99} | ${r.addresses.p50} / ${r.addresses.p99} | ${filled} |`);
-  }
+  console.log(`\n${HEADER}`);
+  for (const r of rows) console.log(rowOf(r));
+}
+
+const HEADER =
+  '| store | stored bookings + addresses | RSS MB (the process that made them) | RSS MB of a fresh process (start ms) | bookings list p50 / p99 ms | addresses list p50 / p99 ms | filled at bookings/s, addresses/s (non-2xx) |\n|---|---|---|---|---|---|---|';
+
+function rowOf(r) {
+  const fresh = r.fresh ? `${r.fresh.rss} (${r.fresh.startMs})` : '—';
+  const filled = r.filled ? `${r.filled.bookingsPerSecond}, ${r.filled.addressesPerSecond} (${r.filled.non2xx})` : '—';
+  return `| ${r.store} | ${r.size.toLocaleString('en')} + ${r.size.toLocaleString('en')} | ${r.rss} | ${fresh} | ${r.bookings.p50} / ${r.bookings.p99} | ${r.addresses.p50} / ${r.addresses.p99} | ${filled} |`;
 }
