@@ -12,7 +12,6 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const address = { name: 'Erika Mustermann', street: 'Hauptstrasse 5', city: 'Berlin', postalCode: '10115', countryCode: 'DE' };
-const adminHeaders = { 'X-Shipmock-Admin': '1' };
 
 export const freePort = () =>
   new Promise((resolve) => {
