@@ -10,6 +10,10 @@
 // `npm run bench -- --bookings`: inline bookings/s and RSS per booking for each label format.
 // `npm run bench -- --store memory|sqlite|postgres [--workers N]`: one store (PostgreSQL: a
 //   throwaway cluster started here), GET and POST req/s, p99, and database transactions per request.
+// `npm run bench -- --scale-out [--processes 4] [--delays 0,1]`: N processes on PostgreSQL vs 1 at the same
+//   total concurrency, one account per connection group, directly and through a delay proxy (bench/scale-out.mjs).
+// `npm run bench -- --size [--sizes 10000,50000] [--size-stores postgres,sqlite]`: RSS and list p99 at
+//   stored bookings and addresses on the durable stores (bench/size.mjs).
 // `npm run bench -- --stores [--against DIR]`: the three stores alternating, 3 rounds, medians, and
 //   system calls per response (strace); with --against, another built checkout in the same rounds.
 import { spawn, spawnSync } from 'node:child_process';
@@ -437,21 +441,42 @@ async function storeRun(store, workers) {
     const headers = { Authorization: target.auth };
     const run = async (name, options) => {
       const before = await commits();
+      const batchesBefore = await batchCounters(target.url);
       const result = autocannon(options.url, { ...options, headers: { ...headers, ...options.headers } });
+      const batches = batchCounterDelta(batchesBefore, await batchCounters(target.url));
       // pg_stat_database is updated when a backend reports its counters (at most every 500 ms).
       await new Promise((resolve) => setTimeout(resolve, 1200));
       const transactions = (await commits()) - before;
       const requests = result.rps * duration;
-      return { name, ...result, perRequest: url || sharedFile ? (transactions / requests).toFixed(3) : 'n/a' };
+      return { name, ...result, perRequest: url || sharedFile ? (transactions / requests).toFixed(3) : 'n/a', batches };
     };
     const get = await run('GET', { url: target.url + target.getPath });
     const post = await run('POST', { url: `${target.url}/v1/addresses`, method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(address) });
     console.log(`\n| store | workers | request | req/s | p50 / p99 ms | batches (transactions) per request | database round trips per request |\n|---|---|---|---|---|---|---|`);
     for (const r of [get, post]) console.log(`| ${store} | ${workers} | ${r.name} | ${r.rps} | ${r.p50} / ${r.p99} | ${r.perRequest} | ${url ? (2 * Number(r.perRequest)).toFixed(3) : 'in process'} |`);
+    // With --workers, each read of the counters is answered by one worker: its own batches only.
+    console.log(`\n| store | workers | request | requests per batch | lock wait ms per batch | lock hold ms per batch | lock wait / hold ms per request (amortised) |\n|---|---|---|---|---|---|---|`);
+    for (const r of [get, post]) console.log(`| ${store} | ${workers}${workers > 1 ? ' (one worker)' : ''} | ${r.name} | ${describeBatches(r.batches)} |`);
   } finally {
     target.child.kill('SIGKILL');
     cluster?.stop();
   }
+}
+
+/** GET /__admin/store/batches (src/store/batch-stats.ts): a shared store's batch counters. */
+async function batchCounters(url) {
+  return (await fetchAgain(`${url}/__admin/store/batches`, { headers: { 'X-Shipmock-Admin': '1' } })).json();
+}
+
+function batchCounterDelta(before, after) {
+  return Object.fromEntries(['batches', 'members', 'lockWaitMs', 'lockHoldMs'].map((key) => [key, after[key] - before[key]]));
+}
+
+/** Requests per batch, the lock's wait and hold per batch, and per request (a batch's wait shared by its members). */
+function describeBatches(b) {
+  if (!b.batches) return 'n/a | n/a | n/a | n/a';
+  const per = (value, count, digits = 2) => (value / count).toFixed(digits);
+  return `${per(b.members, b.batches)} | ${per(b.lockWaitMs, b.batches)} | ${per(b.lockHoldMs, b.batches)} | ${per(b.lockWaitMs, b.members, 3)} / ${per(b.lockHoldMs, b.members, 3)}`;
 }
 
 /**
@@ -561,6 +586,23 @@ async function countSyscalls(pid, work, amount) {
   }
   const per = (n) => Number(((n ?? 0) / amount).toFixed(2));
   return { total: per(counts.total), writev: per((counts.writev ?? 0) + (counts.write ?? 0)), read: per(counts.read), epoll: per((counts.epoll_pwait ?? 0) + (counts.epoll_wait ?? 0)), futex: per(counts.futex) };
+}
+
+if (process.argv.includes('--scale-out')) {
+  const { scaleOutRun } = await import('./scale-out.mjs');
+  const option = (name, fallback) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : fallback);
+  const delays = option('--delays', '0,1').split(',').map(Number);
+  // Groups of equal size: the total is BENCH_CONNECTIONS rounded down to a multiple of the processes.
+  const processes = Number(option('--processes', '4'));
+  await scaleOutRun({ processes, delays, duration, connections: Math.floor(connections / processes) * processes });
+  process.exit(0);
+}
+
+if (process.argv.includes('--size')) {
+  const { sizeRun } = await import('./size.mjs');
+  const option = (name, fallback) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : fallback);
+  await sizeRun({ sizes: option('--sizes', '10000,50000').split(',').map(Number), stores: option('--size-stores', 'postgres,sqlite').split(','), duration });
+  process.exit(0);
 }
 
 if (process.argv.includes('--stores')) {

@@ -1,4 +1,5 @@
 import type { Entity } from './collection.js';
+import { createBatchStats } from './batch-stats.js';
 import { createDirtyWrites, dirtyRows, type DirtyRows, type DirtyWrites } from './dirty-writes.js';
 import { hashString } from '../random/random.js';
 import { watchAbandonedWork } from './process-takeover.js';
@@ -85,7 +86,8 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
     if (!batches.current && !batches.closed) scheduleBackgroundBatch();
   });
   const memory: MemoryStore = createStore(dirty.watcher);
-  const copy: SharedCopy = { backend, dirty, memory, parts: new Map(), pulledParts: new Map(), lastSeen: 0, reloadNeeded: false };
+  const stats = createBatchStats();
+  const copy: SharedCopy = { backend: stats.measure(backend), dirty, memory, parts: new Map(), pulledParts: new Map(), lastSeen: 0, reloadNeeded: false };
   keepSharedParts(copy);
   const batches = createBatches(copy, memberTimeoutMs);
   const { enter, settle, run } = batches;
@@ -100,7 +102,7 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
     });
   }
 
-  const transaction = <T>(work: () => T | PromiseLike<T>) => unitInBatch({ enter, settle }, work);
+  const transaction = <T>(work: () => T | PromiseLike<T>) => (stats.member(), unitInBatch({ enter, settle }, work));
   const feeds: { close(): void }[] = [];
   const process = sharedProcess(processNumber, () => memory.system, transaction);
 
@@ -126,6 +128,7 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
       void last.then(() => backend.close()).catch(() => {});
     },
     transaction,
+    batchStats: stats.snapshot,
     /** Loads what the database holds (an empty batch); rejects with the database's own error. */
     load: () => run(() => {}),
     process,

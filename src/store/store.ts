@@ -1,3 +1,4 @@
+import type { BatchStatsSnapshot } from './batch-stats.js';
 import { Collection, type CollectionSnapshot, type Entity } from './collection.js';
 import { createStateRegistry, exportedAs, type StateRegistry } from './state-registry.js';
 
@@ -151,6 +152,8 @@ export interface Store {
    * undefined. A shared store runs an empty batch against its database.
    */
   probe?(): Promise<string | undefined>;
+  /** A shared store's batch counters since this process started (GET /__admin/store/batches). */
+  batchStats?(): BatchStatsSnapshot;
   /**
    * The unit of work — the only way a change becomes durable or shared. Runs `work` once this
    * process's copy of the state is current and resolves with its result once what it changed is

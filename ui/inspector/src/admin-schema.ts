@@ -596,6 +596,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/__admin/store/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The shared store's batch counters
+         * @description What this process's batches cost since it started (docs/scaling.md; read by `npm run bench -- --store postgres` and `--scale-out`): batches, the units of work (requests and background work) that joined them, the total ms waiting for the database's lock (from sending a batch's BEGIN until it came back) and holding it (from then until its COMMIT came back). A store that is not shared (memory, a one-process SQLite file) answers `shared: false` and zeros.
+         */
+        get: operations["getStoreBatches"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1133,6 +1153,15 @@ export interface components {
             summary: components["schemas"]["DriftSummary"];
             items: components["schemas"]["DriftRecord"][];
             nextCursor?: string;
+        };
+        StoreBatches: {
+            /** @description The store is shared by processes (PostgreSQL, a SQLite file in the shared layout). */
+            shared: boolean;
+            batches: number;
+            /** @description Units of work that joined a batch; members / batches is requests per batch under load. */
+            members: number;
+            lockWaitMs: number;
+            lockHoldMs: number;
         };
     };
     responses: {
@@ -2483,6 +2512,29 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getStoreBatches: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The counters. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoreBatches"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             500: components["responses"]["InternalError"];
