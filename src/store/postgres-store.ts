@@ -180,10 +180,12 @@ function createPostgresBackend(url: string, firstClient: pg.Client): SharedBacke
     accountLocks: true,
     async open(since, lock, skip) {
       const db = await database();
+      // A process batch (its heartbeat) needs no lock of its own: only this process writes its
+      // row, and a process runs one batch at a time.
       const locks =
         lock.kind === 'wide'
           ? `SELECT pg_advisory_xact_lock(${WIDE_LOCK});`
-          : `SELECT pg_advisory_xact_lock_shared(${WIDE_LOCK}); SELECT pg_advisory_xact_lock(${ACCOUNT_LOCKS}, hashtext(${db.escapeLiteral(lock.account)}));`;
+          : `SELECT pg_advisory_xact_lock_shared(${WIDE_LOCK});${lock.kind === 'account' ? ` SELECT pg_advisory_xact_lock(${ACCOUNT_LOCKS}, hashtext(${db.escapeLiteral(lock.account)}));` : ''}`;
       const results = (await db.query(`BEGIN; ${locks} ${pullStatement(since, skip)};`)) as unknown as pg.QueryResult<PulledRow>[];
       return pulledRows(results[results.length - 1].rows);
     },

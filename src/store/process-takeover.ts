@@ -5,15 +5,17 @@ export const HEARTBEAT_MS = 1000;
 /** A process not heard from for this long is taken for stopped; its unfinished work is adopted. */
 export const PRESUMED_STOPPED_MS = 5000;
 
-const heartbeatKey = (processNumber: number) => `process:${processNumber}:heartbeat`;
+/** The system-scope value a process beats in (only that process writes it). */
+export const heartbeatKey = (processNumber: number) => `process:${processNumber}:heartbeat`;
 
 /**
  * With a shared store, each unfinished piece of owned work (a webhook delivery) belongs to one
  * process (the one whose request published the event), and only that one does it. Every process
  * writes a heartbeat (wall time) into the store once a second; in the same batch it looks for
  * unfinished work whose owner has not beaten for PRESUMED_STOPPED_MS, and claims it by writing
- * itself as its owner. Batches of all processes run one at a time, so the first to claim wins
- * and the others see the new owner; the claimer then adopts it (the webhook dispatcher records
+ * itself as its owner. The first claim committed wins: a shared store checks, at the commit of a
+ * claim, that nobody changed the claimed records since its batch pulled them (shared-store.ts),
+ * so a second claimer's commit is refused and it sees the new owner; the claimer then adopts it (the webhook dispatcher records
  * an attempt the stopped process had on the wire before it retries).
  *
  * A process that stalls longer than PRESUMED_STOPPED_MS (a debugger, a stopped VM) is taken for

@@ -1,7 +1,7 @@
 import type { Entity } from './collection.js';
 import { createDirtyWrites, dirtyRows, type DirtyRows, type DirtyWrites } from './dirty-writes.js';
 import { hashString } from '../random/random.js';
-import { watchAbandonedWork } from './process-takeover.js';
+import { heartbeatKey, watchAbandonedWork } from './process-takeover.js';
 import { createStore, StoreUnavailableError, workingSetOf, type CounterMap, type MemoryStore, type Scope, type SharedFeed, type Store, type StoreProcess, type UnitLock, type WorkingSet } from './store.js';
 import { sharedValue, type StatePart } from './state-registry.js';
 import { valuesUnderPrefix } from './values-under-prefix.js';
@@ -55,7 +55,7 @@ export interface PulledRows {
 /** What one batch writes: scopes replaced whole, the rows it changed and its state parts (the backend numbers it). */
 export interface WriteSet extends DirtyRows {
   parts: PartRow[];
-  /** Rows an account batch wrote outside its account: the commit fails if any changed after `after`. */
+  /** Rows an account (or process) batch wrote outside its lock: the commit fails if any changed after `after`. */
   verify?: VerifySet;
 }
 
@@ -70,8 +70,12 @@ export interface VerifySet {
   scopes: string[];
 }
 
-/** What a batch holds: one account (shared with the wide lock), or the wide lock alone. */
-export type BatchLock = { kind: 'wide' } | { kind: 'account'; account: string };
+/**
+ * What a batch holds: the wide lock alone (everything); or the wide lock shared with one
+ * account's lock; or the wide lock shared alone, for a process's own heartbeat (a row only that
+ * process writes; the claims of a stopped process's work it may make are checked at commit).
+ */
+export type BatchLock = { kind: 'wide' } | { kind: 'account'; account: string } | { kind: 'process'; process: number };
 
 /** The commit was refused: another process changed a row this batch wrote outside its lock. */
 export const OUTSIDE_LOCK_CONFLICT = 'another process changed state this batch wrote outside its account at the same time; nothing was written';
@@ -141,7 +145,9 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
   const lockOf = (lock: UnitLock): BatchLock => (lock && backend.accountLocks ? { kind: 'account', account: lock.account } : WIDE);
   const transaction = <T>(work: () => T | PromiseLike<T>, _kind?: unknown, lock?: UnitLock) => unitInBatch({ enter, settle }, work, lockOf(lock));
   const feeds: { close(): void }[] = [];
-  const process = sharedProcess(processNumber, () => memory.system, transaction);
+  // The heartbeat and the claims of a stopped process's work: not wide (a wide batch every second per process would stop every account's).
+  const ownWork = (work: () => void) => unitInBatch({ enter, settle }, work, backend.accountLocks ? { kind: 'process', process: processNumber } : WIDE);
+  const process = sharedProcess(processNumber, () => memory.system, ownWork);
 
   const store: Store & { load(): Promise<void> } = Object.assign(workingSetOf(memory), {
     durable: true,
@@ -204,7 +210,7 @@ interface SharedCopy {
 }
 
 const WIDE: BatchLock = { kind: 'wide' };
-const keyOf = (lock: BatchLock) => (lock.kind === 'wide' ? 'wide' : `account:${lock.account}`);
+const keyOf = (lock: BatchLock) => (lock.kind === 'wide' ? 'wide' : lock.kind === 'account' ? `account:${lock.account}` : `process:${lock.process}`);
 
 /**
  * Whether a row is inside what `lock` holds: everything for the wide lock; for an account, its
@@ -213,6 +219,7 @@ const keyOf = (lock: BatchLock) => (lock.kind === 'wide' ? 'wide' : `account:${l
  */
 export function insideLock(lock: BatchLock, scope: string, valueKey?: string): boolean {
   if (lock.kind === 'wide') return true;
+  if (lock.kind === 'process') return scope === SYSTEM_SCOPE && valueKey === heartbeatKey(lock.process);
   if (scope === `account:${lock.account}`) return true;
   return scope === SYSTEM_SCOPE && valueKey === `rate:principal:account:${lock.account}`;
 }
@@ -312,7 +319,7 @@ function changedParts(parts: Map<string, SharedPart>): [string, string][] {
   return out;
 }
 
-/** The rows an account batch writes outside its lock, to be checked at its commit (none for a wide batch). */
+/** The rows an account (or process) batch writes outside its lock, to be checked at its commit (none for a wide batch). */
 function outsideLock(batch: Batch, rows: DirtyRows, parts: PartRow[]): VerifySet | undefined {
   const { lock } = batch;
   if (lock.kind === 'wide') return undefined;

@@ -1,6 +1,6 @@
 import type { ApiRequest, ApiResponse, Next } from '../../http/types.js';
 import type { Logger } from '../../logging/logger.js';
-import { StoreUnavailableError, type Store } from '../../store/store.js';
+import { StoreUnavailableError, type Store, type UnitLock } from '../../store/store.js';
 import { holdAnswer } from '../held-answer.js';
 import { storeUnavailable } from './store-available.js';
 
@@ -23,10 +23,14 @@ type WriteError = (error: unknown, req: ApiRequest, res: ApiResponse) => void;
  * store has put its working set back to what is committed. A connection is never closed
  * without an answer. In memory answers go straight out (nothing to wait for).
  *
- * @example pipeline([requestId(…), …, unitOfWork({ store, logger, writeError }), route])
+ * With a store that locks per account (a shared PostgreSQL store), `lockOf` says what the unit
+ * locks (unit-lock.ts): the request's account, or everything. Other stores are not asked.
+ *
+ * @example pipeline([requestId(…), …, unitOfWork({ store, logger, writeError, lockOf }), route])
  */
-export function unitOfWork(options: { store: Pick<Store, 'transaction' | 'durable'>; logger: Logger; writeError: WriteError }) {
+export function unitOfWork(options: { store: Pick<Store, 'transaction' | 'durable' | 'locksAccounts'>; logger: Logger; writeError: WriteError; lockOf?: (req: ApiRequest) => UnitLock }) {
   const { store, logger, writeError } = options;
+  const lockOf = store.locksAccounts ? options.lockOf : undefined;
   const answerFor = (error: unknown) => (error instanceof StoreUnavailableError ? storeUnavailable(error.reason, error.outcome) : error);
 
   /** Memory: the work runs now and its answer goes straight out. */
@@ -40,12 +44,13 @@ export function unitOfWork(options: { store: Pick<Store, 'transaction' | 'durabl
   function held(req: ApiRequest, res: ApiResponse, next: Next): void {
     const answer = holdAnswer(res);
     let started = false;
+    const lock = lockOf?.(req);
     store
       .transaction(() => {
         started = true;
         next();
         return answer.ready;
-      }, 'request')
+      }, 'request', lock)
       .then(
         () => answer.release(),
         (error: unknown) => {
