@@ -1,6 +1,7 @@
 import type { Entity } from './collection.js';
 import { createDirtyWrites, dirtyRows, type DirtyRows, type DirtyWrites } from './dirty-writes.js';
 import { hashString } from '../random/random.js';
+import { emptyLockStats, type LockStats } from './lock-stats.js';
 import { heartbeatKey, watchAbandonedWork } from './process-takeover.js';
 import { createStore, StoreUnavailableError, workingSetOf, type CounterMap, type MemoryStore, type Scope, type SharedFeed, type Store, type StoreProcess, type UnitLock, type WorkingSet } from './store.js';
 import { sharedValue, type StatePart } from './state-registry.js';
@@ -118,16 +119,18 @@ interface Batch {
   committing: boolean;
   /** The head its pull saw. */
   head: number;
+  /** When it asked for its lock (performance.now()). */
+  askedAt: number;
 }
 
-export function createSharedStore(backend: SharedBackend, processNumber: number, options: SharedStoreOptions = {}): Store & { load(): Promise<void> } {
+export function createSharedStore(backend: SharedBackend, processNumber: number, options: SharedStoreOptions = {}): Store & { load(): Promise<void>; lockStats(): LockStats } {
   const memberTimeoutMs = options.memberTimeoutMs ?? 2000;
   const dirty = createDirtyWrites(() => {
     // A write outside any batch (a delivery's outcome arriving from the network) is pushed by a batch soon.
     if (!batches.current && !batches.closed) scheduleBackgroundBatch();
   });
   const memory: MemoryStore = createStore(dirty.watcher);
-  const copy: SharedCopy = { backend, dirty, memory, parts: new Map(), pulledParts: new Map(), lastSeen: 0, own: [], reloadNeeded: false };
+  const copy: SharedCopy = { backend, dirty, memory, parts: new Map(), pulledParts: new Map(), lastSeen: 0, own: [], reloadNeeded: false, stats: emptyLockStats() };
   keepSharedParts(copy);
   const batches = createBatches(copy, memberTimeoutMs);
   const { enter, settle, run } = batches;
@@ -149,7 +152,7 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
   const ownWork = (work: () => void) => unitInBatch({ enter, settle }, work, backend.accountLocks ? { kind: 'process', process: processNumber } : WIDE);
   const process = sharedProcess(processNumber, () => memory.system, ownWork);
 
-  const store: Store & { load(): Promise<void> } = Object.assign(workingSetOf(memory), {
+  const store: Store & { load(): Promise<void>; lockStats(): LockStats } = Object.assign(workingSetOf(memory), {
     durable: true,
     // Requests commit through their batch (settle); work outside one gets a batch of its own.
     commit() {
@@ -183,7 +186,8 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
       feeds.push(feed);
       return Object.assign(feed, { origin: processNumber });
     },
-  } satisfies Omit<Store, keyof WorkingSet> & { load(): Promise<void> });
+    lockStats: () => structuredClone(copy.stats),
+  } satisfies Omit<Store, keyof WorkingSet> & { load(): Promise<void>; lockStats(): LockStats });
   return store;
 }
 
@@ -207,6 +211,7 @@ interface SharedCopy {
   own: number[];
   /** The copy may differ from the database (a commit failed half-way): the next batch loads everything again. */
   reloadNeeded: boolean;
+  stats: LockStats;
 }
 
 const WIDE: BatchLock = { kind: 'wide' };
@@ -273,7 +278,10 @@ async function openBatch(copy: SharedCopy, batch: Batch): Promise<void> {
     });
     for (const entry of copy.parts.values()) entry.saved = undefined;
   }
+  batch.askedAt = performance.now();
   const { head, rows } = await copy.backend.open(copy.lastSeen, batch.lock, copy.own);
+  copy.stats.batches[batch.lock.kind]++;
+  copy.stats.openMs += performance.now() - batch.askedAt;
   batch.head = head;
   applyPulled(copy, rows);
   copy.reloadNeeded = false;
@@ -340,7 +348,18 @@ async function commitBatch(copy: SharedCopy, batch: Batch): Promise<void> {
   const { dirty, memory, parts } = copy;
   const touchedParts = changedParts(parts);
   const rows = dirtyRows(dirty, memory);
-  const change = await copy.backend.commit({ ...rows, parts: touchedParts, verify: outsideLock(batch, rows, touchedParts) });
+  const startedAt = performance.now();
+  const verify = outsideLock(batch, rows, touchedParts);
+  const change = await copy.backend.commit({ ...rows, parts: touchedParts, verify }).catch((error: Error) => {
+    if (error.message === OUTSIDE_LOCK_CONFLICT) copy.stats.conflicts++;
+    throw error;
+  });
+  const { stats } = copy;
+  if (change !== undefined) {
+    stats.sequencedCommits++;
+    stats.sequencedCommitMs += performance.now() - startedAt;
+  }
+  if (batch.lock.kind === 'wide') stats.wideMs += performance.now() - batch.askedAt;
   dirty.clear();
   for (const [name, json] of touchedParts) parts.get(name)!.saved = json;
   if (change === undefined) return;
@@ -358,7 +377,7 @@ function unopenedBatch(lock: BatchLock): Batch {
   });
   // Members wait on `done`; a batch nobody waits on must not be an unhandled rejection.
   done.catch(() => {});
-  return { lock, key: keyOf(lock), pending: new Set(), admitting: true, opened: Promise.resolve(), done, finish, committing: false, head: 0 };
+  return { lock, key: keyOf(lock), pending: new Set(), admitting: true, opened: Promise.resolve(), done, finish, committing: false, head: 0, askedAt: 0 };
 }
 
 /**
@@ -427,6 +446,7 @@ function createBatches(copy: SharedCopy, memberTimeoutMs: number) {
     const batch = admitting.get(keyOf(lock)) ?? newBatch(lock);
     batch.pending.add(member);
     members.set(member, batch);
+    copy.stats.members++;
     // A member that never settles (a handler waiting on a slow carrier) must not hold every process.
     // Its writes after that go with a later batch (settle finds it no longer a member).
     const timer = setTimeout(() => {
