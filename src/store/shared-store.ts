@@ -434,8 +434,15 @@ function createBatches(copy: SharedCopy, memberTimeoutMs: number) {
     commitBatch(copy, batch).then(
       () => batch.finish(),
       (error: Error) => {
-        // What this batch wrote may or may not be in the database: ask it again next time.
-        dropConnection(copy);
+        if (batch.lock.kind === 'process' && error.message === OUTSIDE_LOCK_CONFLICT) {
+          // A process's own batch (its heartbeat, its claims) lost a race: nothing was written and
+          // nobody was told otherwise, so its writes stay pending for the next batch (whose pull
+          // brings the winner's rows first) instead of reloading the whole copy.
+          copy.backend.abandon();
+        } else {
+          // What this batch wrote may or may not be in the database: ask it again next time.
+          dropConnection(copy);
+        }
         batch.finish(error);
       },
     );
