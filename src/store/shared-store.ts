@@ -5,6 +5,7 @@ import { watchAbandonedWork } from './process-takeover.js';
 import { createStore, StoreUnavailableError, workingSetOf, type MemoryStore, type Scope, type SharedFeed, type Store, type StoreProcess, type WorkingSet } from './store.js';
 import { sharedValue, type StatePart } from './state-registry.js';
 import { valuesUnderPrefix } from './values-under-prefix.js';
+import { createVacuum, missedVacuum, type VacuumRange } from './vacuum.js';
 
 /**
  * The engine of a store several processes share (docs/scaling.md): each process keeps the
@@ -32,6 +33,8 @@ export interface SharedStoreOptions {
   onError?: (error: Error) => void;
   /** A member that has not settled after this long no longer holds its batch (default 2 s). */
   memberTimeoutMs?: number;
+  /** Wall time of heartbeats and of the vacuum's liveness (default Date.now; tests move it). */
+  now?: () => number;
 }
 
 export type PartRow = [name: string, value: string];
@@ -49,6 +52,8 @@ export interface PulledRows {
 export interface WriteSet extends DirtyRows {
   change: number;
   parts: PartRow[];
+  /** Body-less rows and scope markers every process has seen, to delete in the same transaction (vacuum.ts). */
+  vacuum?: VacuumRange;
 }
 
 /** The database under a shared store. */
@@ -87,6 +92,14 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
   const memory: MemoryStore = createStore(dirty.watcher);
   const copy: SharedCopy = { backend, dirty, memory, parts: new Map(), pulledParts: new Map(), lastSeen: 0, reloadNeeded: false };
   keepSharedParts(copy);
+  const now = options.now ?? Date.now;
+  const vacuum = createVacuum();
+  memory.parts.register(vacuum.part);
+  /** In a batch (the heartbeat's, the first load's): how far this process has pulled, and what may be vacuumed. */
+  const beat = (at: number) => {
+    const range = vacuum.beat(processNumber, copy.lastSeen, at);
+    if (range) copy.vacuum = copy.vacuum ? { after: copy.vacuum.after, upTo: range.upTo } : range;
+  };
   const batches = createBatches(copy, memberTimeoutMs);
   const { enter, settle, run } = batches;
 
@@ -102,7 +115,7 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
 
   const transaction = <T>(work: () => T | PromiseLike<T>) => unitInBatch({ enter, settle }, work);
   const feeds: { close(): void }[] = [];
-  const process = sharedProcess(processNumber, () => memory.system, transaction);
+  const process = sharedProcess(processNumber, () => memory.system, transaction, { now, onBeat: beat });
 
   const store: Store & { load(): Promise<void> } = Object.assign(workingSetOf(memory), {
     durable: true,
@@ -127,7 +140,7 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
     },
     transaction,
     /** Loads what the database holds (an empty batch); rejects with the database's own error. */
-    load: () => run(() => {}),
+    load: () => run(() => beat(now())),
     process,
     // Each window is a row of the system scope: every process counts in the same windows.
     counters: <V>(name: string, isValue: (value: unknown) => value is V) => valuesUnderPrefix(() => memory.system.values, `${name}:`, isValue),
@@ -158,6 +171,8 @@ interface SharedCopy {
   lastSeen: number;
   /** The copy may differ from the database (a commit failed half-way): the next batch loads everything again. */
   reloadNeeded: boolean;
+  /** What this batch's commit vacuums. */
+  vacuum?: VacuumRange;
 }
 
 function keepSharedParts(copy: SharedCopy): void {
@@ -191,6 +206,12 @@ async function openBatch(copy: SharedCopy, batch: Batch): Promise<void> {
     for (const entry of copy.parts.values()) entry.saved = undefined;
   }
   const { change, rows } = await copy.backend.open(copy.lastSeen);
+  if (missedVacuum(rows, copy.lastSeen)) {
+    // Taken for stopped, this process missed rows vacuumed meanwhile: it loads everything again.
+    copy.backend.abandon();
+    copy.reloadNeeded = true;
+    return openBatch(copy, batch);
+  }
   batch.change = change;
   applyPulled(copy, rows);
   copy.reloadNeeded = false;
@@ -239,7 +260,9 @@ function changedParts(parts: Map<string, SharedPart>): [string, string][] {
 async function commitBatch(copy: SharedCopy, batch: Batch): Promise<void> {
   const { dirty, memory, parts } = copy;
   const touchedParts = changedParts(parts);
-  await copy.backend.commit({ change: batch.change, ...dirtyRows(dirty, memory), parts: touchedParts });
+  const { vacuum } = copy;
+  copy.vacuum = undefined;
+  await copy.backend.commit({ change: batch.change, ...dirtyRows(dirty, memory), parts: touchedParts, vacuum });
   dirty.clear();
   for (const [name, json] of touchedParts) parts.get(name)!.saved = json;
   copy.lastSeen = batch.change;
@@ -400,13 +423,13 @@ function unitInBatch<T>(batches: { enter(member: object): Promise<void>; settle(
 }
 
 /** This process among those sharing the store: its number, its own random stream, the work it owns. */
-function sharedProcess(processNumber: number, system: () => Scope, transaction: (work: () => void) => Promise<void>): StoreProcess {
+function sharedProcess(processNumber: number, system: () => Scope, transaction: (work: () => void) => Promise<void>, heartbeat: { now: () => number; onBeat: (at: number) => void }): StoreProcess {
   return {
     number: processNumber,
     // Far-apart points of one 2^32 cycle: two processes started with one seed never hand out the
     // same ids (sequences and tracking numbers are drawn from shared state).
     seed: (seed) => hashString(`${seed}:process:${processNumber}`),
     owns: (owner) => owner === processNumber,
-    adoptAbandoned: (watch) => watchAbandonedWork({ me: processNumber, system, transaction }, watch),
+    adoptAbandoned: (watch) => watchAbandonedWork({ me: processNumber, system, transaction, ...heartbeat }, watch),
   };
 }
