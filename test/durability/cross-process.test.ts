@@ -296,7 +296,7 @@ describe('cross-process correctness of a shared sandbox (three or four processes
     const wanted = trackerIds.flatMap((id) => [`${id} CREATED 1`, ...[2, 3, 4, 5].map((n) => `${id} UPDATED ${n}`)]).sort();
     expect(steps).toEqual(wanted);
     await receiver.close();
-  }, 90_000);
+  }, 120_000);
 
   it('hammers one account from four processes with creates and reads: nothing lost or doubled, ids unique, lists exact everywhere', async () => {
     const mocks = await processes(4, ['--rate-limit', 'off']);
@@ -354,5 +354,5 @@ describe('cross-process correctness of a shared sandbox (three or four processes
     }
     // One order everywhere.
     for (const list of lists.slice(1)) expect(list).toEqual(lists[0]);
-  }, 60_000);
+  }, 120_000);
 });
