@@ -26,7 +26,8 @@ import { createVacuum, missedVacuum, type VacuumRange } from './vacuum.js';
  * The database is a `SharedBackend`: PostgreSQL (postgres-store.ts: hosts anywhere) or a SQLite
  * file (sqlite-shared-store.ts: the workers of one host). Rows carry the `change` number of the
  * batch that wrote them (taken under the lock, so numbers follow commit order); a deleted item
- * stays as a row without a body until its scope is replaced, so other processes learn of it.
+ * stays as a row without a body, so other processes learn of it, until every process has pulled
+ * past it (then the vacuum deletes it, vacuum.ts).
  */
 export interface SharedStoreOptions {
   /** Reports a failed background batch (requests get a 503 instead). */
