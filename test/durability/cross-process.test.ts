@@ -183,13 +183,13 @@ describe('cross-process correctness of a shared sandbox (three or four processes
         for (let round = 0; round < 2; round++) {
           // Enough writes acknowledged since the last reset, then the reset.
           const since = resets.at(-1)?.acked ?? 0;
-          await until('writes acknowledged before the reset', () => writes.target.filter((w) => w.sent > since).length, (n) => n >= 15, 20_000);
+          await until('writes acknowledged before the reset', () => writes.target.filter((w) => w.sent > since).length, (n) => n >= 15, 45_000);
           const sent = now();
           await expectStatus(call(resetter.url, 'POST', '/__admin/reset', { admin: true, body: { accountId: target.id } }), 204, 'reset the account');
           resets.push({ sent, acked: now() });
         }
         const last = resets.at(-1)!.acked;
-        await until('writes sent after the last reset acknowledged', () => writes.target.filter((w) => w.sent > last).length, (n) => n >= 15, 20_000);
+        await until('writes sent after the last reset acknowledged', () => writes.target.filter((w) => w.sent > last).length, (n) => n >= 15, 45_000);
       } finally {
         stop = true;
       }
@@ -218,7 +218,7 @@ describe('cross-process correctness of a shared sandbox (three or four processes
       expect(new Set(idsOf(await listAll(mock.url, '/v1/addresses', bystander.auth)))).toEqual(new Set(writes.bystander.map((w) => w.id)));
     }
     expect(writes.bystander.length).toBeGreaterThan(0);
-  }, 60_000);
+  }, 120_000);
 
   it('advances the clock while accounts work in parallel on the three: every tracker step is recorded, published and delivered exactly once', async () => {
     const receiver = await startWebhookReceiver();
