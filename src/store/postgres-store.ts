@@ -2,6 +2,7 @@ import pg from 'pg';
 import { maskUrl, redactSecrets } from './data-location.js';
 import { createPostgresFeed, storable } from './postgres-feed.js';
 import { createSharedStore, OUTSIDE_LOCK_CONFLICT, type PulledRows, type SharedBackend, type SharedStoreOptions, type VerifySet, type WriteSet } from './shared-store.js';
+import { vacuumStatements } from './vacuum.js';
 import type { Store } from './store.js';
 
 /**
@@ -309,5 +310,6 @@ function commitStatements(writes: WriteSet, literal: (value: string | null) => s
     const rows = writes.parts.map(([name, value]) => `(${literal(name)}, ${literal(value)}, ${change})`);
     statements.push(`INSERT INTO shipmock_parts (name, value, change) VALUES ${rows.join(', ')} ON CONFLICT (name) DO UPDATE SET value = excluded.value, change = excluded.change`);
   }
+  if (writes.vacuum) statements.push(...vacuumStatements(writes.vacuum));
   return statements;
 }

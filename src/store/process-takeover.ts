@@ -22,10 +22,13 @@ export const heartbeatKey = (processNumber: number) => `process:${processNumber}
  * stopped too; when it comes back it no longer owns that work, but an attempt it was making may
  * still reach the receiver once more (Shipmock-Delivery-Id lets receivers de-duplicate).
  *
+ * Each beat also calls `onBeat` inside its batch: the shared store records there how far this
+ * process has pulled, which lets rows that say "gone" be vacuumed (vacuum.ts).
+ *
  * @example const stop = watchAbandonedWork({ me: 2, system: () => store.system, transaction: store.transaction }, { records, unfinished, adopt });
  */
 export function watchAbandonedWork<T extends OwnedWork>(
-  store: { me: number; system: () => Scope; transaction: (work: () => void) => Promise<void>; now?: () => number },
+  store: { me: number; system: () => Scope; transaction: (work: () => void) => Promise<void>; now?: () => number; onBeat?: (at: number) => void },
   watch: AbandonedWork<T>,
 ): () => void {
   const { me } = store;
@@ -44,6 +47,8 @@ export function watchAbandonedWork<T extends OwnedWork>(
         const values = store.system().values;
         const at = now();
         values.set(heartbeatKey(me), at);
+        // The shared store records how far this process has pulled, in the same batch (vacuum.ts).
+        store.onBeat?.(at);
         const records = watch.records();
         for (const item of records.values()) {
           if (!watch.unfinished(item) || item.owner === undefined || item.owner === me) continue;

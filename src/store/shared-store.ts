@@ -7,6 +7,7 @@ import { createStore, StoreUnavailableError, workingSetOf, type CounterMap, type
 import { sharedValue, type StatePart } from './state-registry.js';
 import { valuesUnderPrefix } from './values-under-prefix.js';
 import { SYSTEM_SCOPE } from './store.js';
+import { createVacuum, missedVacuum, type VacuumRange } from './vacuum.js';
 
 /**
  * The engine of a store several processes share (docs/scaling.md): each process keeps the
@@ -32,14 +33,16 @@ import { SYSTEM_SCOPE } from './store.js';
  *
  * The database is a `SharedBackend`: PostgreSQL (postgres-store.ts: hosts anywhere) or a SQLite
  * file (sqlite-shared-store.ts: the workers of one host; its write lock is per file, so every
- * batch there is wide). A deleted item stays as a row without a body until its scope is
- * replaced, so other processes learn of it.
+ * batch there is wide). A deleted item stays as a row without a body, so other processes learn
+ * of it, until every process has pulled past it (then the vacuum deletes it, vacuum.ts).
  */
 export interface SharedStoreOptions {
   /** Reports a failed background batch (requests get a 503 instead). */
   onError?: (error: Error) => void;
   /** A member that has not settled after this long no longer holds its batch (default 2 s). */
   memberTimeoutMs?: number;
+  /** Wall time of heartbeats and of the vacuum's liveness (default Date.now; tests move it). */
+  now?: () => number;
 }
 
 export type PartRow = [name: string, value: string];
@@ -58,6 +61,8 @@ export interface WriteSet extends DirtyRows {
   parts: PartRow[];
   /** Rows an account (or process) batch wrote outside its lock: the commit fails if any changed after `after`. */
   verify?: VerifySet;
+  /** Body-less rows and scope markers every process has seen, to delete in the same transaction (vacuum.ts). */
+  vacuum?: VacuumRange;
 }
 
 /** Keys of rows written outside a batch's lock, and the head its pull saw. */
@@ -132,6 +137,14 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
   const memory: MemoryStore = createStore(dirty.watcher);
   const copy: SharedCopy = { backend, dirty, memory, parts: new Map(), pulledParts: new Map(), lastSeen: 0, own: [], reloadNeeded: false, stats: emptyLockStats() };
   keepSharedParts(copy);
+  const now = options.now ?? Date.now;
+  const vacuum = createVacuum();
+  memory.parts.register(vacuum.part);
+  /** In a batch (the heartbeat's, the first load's): how far this process has pulled, and what may be vacuumed. */
+  const beat = (at: number) => {
+    const range = vacuum.beat(processNumber, copy.lastSeen, at);
+    if (range) copy.vacuum = copy.vacuum ? { after: copy.vacuum.after, upTo: range.upTo } : range;
+  };
   const batches = createBatches(copy, memberTimeoutMs);
   const { enter, settle, run } = batches;
 
@@ -150,7 +163,7 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
   const feeds: { close(): void }[] = [];
   // The heartbeat and the claims of a stopped process's work: not wide (a wide batch every second per process would stop every account's).
   const ownWork = (work: () => void) => unitInBatch({ enter, settle }, work, backend.accountLocks ? { kind: 'process', process: processNumber } : WIDE);
-  const process = sharedProcess(processNumber, () => memory.system, ownWork);
+  const process = sharedProcess(processNumber, () => memory.system, ownWork, { now, onBeat: beat });
 
   const store: Store & { load(): Promise<void>; lockStats(): LockStats } = Object.assign(workingSetOf(memory), {
     durable: true,
@@ -176,7 +189,7 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
     transaction,
     locksAccounts: backend.accountLocks,
     /** Loads what the database holds (an empty batch); rejects with the database's own error. */
-    load: () => run(() => {}),
+    load: () => run(() => beat(now())),
     process,
     // Each window is a row of the system scope: every process counts in the same windows.
     counters: <V>(name: string, isValue: (value: unknown) => value is V) =>
@@ -211,6 +224,8 @@ interface SharedCopy {
   own: number[];
   /** The copy may differ from the database (a commit failed half-way): the next batch loads everything again. */
   reloadNeeded: boolean;
+  /** What this batch's commit vacuums. */
+  vacuum?: VacuumRange;
   stats: LockStats;
 }
 
@@ -280,6 +295,12 @@ async function openBatch(copy: SharedCopy, batch: Batch): Promise<void> {
   }
   batch.askedAt = performance.now();
   const { head, rows } = await copy.backend.open(copy.lastSeen, batch.lock, copy.own);
+  if (missedVacuum(rows, copy.lastSeen)) {
+    // Taken for stopped, this process missed rows vacuumed meanwhile: it loads everything again.
+    copy.backend.abandon();
+    copy.reloadNeeded = true;
+    return openBatch(copy, batch);
+  }
   copy.stats.batches[batch.lock.kind]++;
   copy.stats.openMs += performance.now() - batch.askedAt;
   batch.head = head;
@@ -350,7 +371,9 @@ async function commitBatch(copy: SharedCopy, batch: Batch): Promise<void> {
   const rows = dirtyRows(dirty, memory);
   const startedAt = performance.now();
   const verify = outsideLock(batch, rows, touchedParts);
-  const change = await copy.backend.commit({ ...rows, parts: touchedParts, verify }).catch((error: Error) => {
+  const { vacuum } = copy;
+  copy.vacuum = undefined;
+  const change = await copy.backend.commit({ ...rows, parts: touchedParts, verify, vacuum }).catch((error: Error) => {
     if (error.message === OUTSIDE_LOCK_CONFLICT) copy.stats.conflicts++;
     throw error;
   });
@@ -545,13 +568,13 @@ function unitInBatch<T>(batches: { enter(member: object, lock: BatchLock): Promi
 }
 
 /** This process among those sharing the store: its number, its own random stream, the work it owns. */
-function sharedProcess(processNumber: number, system: () => Scope, transaction: (work: () => void) => Promise<void>): StoreProcess {
+function sharedProcess(processNumber: number, system: () => Scope, transaction: (work: () => void) => Promise<void>, heartbeat: { now: () => number; onBeat: (at: number) => void }): StoreProcess {
   return {
     number: processNumber,
     // Far-apart points of one 2^32 cycle: two processes started with one seed never hand out the
     // same ids (sequences and tracking numbers are drawn from shared state).
     seed: (seed) => hashString(`${seed}:process:${processNumber}`),
     owns: (owner) => owner === processNumber,
-    adoptAbandoned: (watch) => watchAbandonedWork({ me: processNumber, system, transaction }, watch),
+    adoptAbandoned: (watch) => watchAbandonedWork({ me: processNumber, system, transaction, ...heartbeat }, watch),
   };
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { vacuumStatements } from './vacuum.js';
 import { createSharedStore, type PulledRows, type SharedBackend, type SharedStoreOptions } from './shared-store.js';
 import { claimDataFile, DataFileError, type ClaimedDataFile } from './data-file.js';
 import type { SharedFeed, Store } from './store.js';
@@ -220,6 +221,8 @@ function createSqliteBackend(path: string, db: Database.Database, claim: Claimed
           for (const [scope, key, value] of writes.values) sql.value.run(scope, key, value, change);
           for (const [name, value] of writes.parts) sql.part.run(name, value, change);
         }
+        // Rows every process has pulled past go, whether or not this batch wrote anything (vacuum.ts).
+        if (writes.vacuum) for (const statement of vacuumStatements(writes.vacuum)) db.exec(statement);
         db.exec('COMMIT');
         return change;
       } catch (error) {
