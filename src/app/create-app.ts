@@ -162,7 +162,7 @@ export function createApp(runtime: MockRuntime, extras: { replay?: Step } = {}):
   // /__admin/health writes nothing and must answer while the store fails: it runs outside any unit.
   // A shared PostgreSQL store locks per account: a request of one account's token locks only that account (unit-lock.ts).
   const lockOf = unitLockOf({ routes: runtime.routes, tokens: runtime.tokens, scenarios: runtime.scenarios, store: runtime.store });
-  const unit = unitOfWork({ store: runtime.store, logger: runtime.logger, writeError: (error, req, res) => writeError(error, req, res, () => {}), lockOf });
+  const unit = unitOfWork({ store: runtime.store, logger: runtime.logger, writeError: (error, req, res) => writeError(error, req, res, () => {}), lockOf, bodyLimit: runtime.options.bodyLimit });
   const front = pipeline([
     requestId({ logger: runtime.logger, now: runtime.clock.now }),
     contractDocuments({ document: runtime.contract.document, responder }),

@@ -403,6 +403,22 @@ function unopenedBatch(lock: BatchLock): Batch {
   return { lock, key: keyOf(lock), pending: new Set(), admitting: true, opened: Promise.resolve(), done, finish, committing: false, head: 0, askedAt: 0 };
 }
 
+function stopAdmitting(admitting: Map<string, Batch>, batch: Batch): void {
+  batch.admitting = false;
+  if (admitting.get(batch.key) === batch) admitting.delete(batch.key);
+}
+
+/** Runs `work` (writing nothing that can fail) in a wide batch: background commits, loads, probes. */
+async function runInBatch(batches: { enter(member: object): Promise<void>; settle(member: object): Promise<void> }, work: () => void): Promise<void> {
+  const member = {};
+  await batches.enter(member);
+  try {
+    work();
+  } finally {
+    await batches.settle(member);
+  }
+}
+
 /**
  * The batch machinery: members enter the batch of their lock that is admitting (or a new one,
  * opened after the one before it), and the batch commits once it stopped admitting and every
@@ -417,11 +433,6 @@ function createBatches(copy: SharedCopy, memberTimeoutMs: number) {
   const members = new Map<object, Batch>();
   /** Members whose batch committed without them (they took too long): their writes need a batch of their own. */
   const expired = new WeakSet<object>();
-
-  function stopAdmitting(batch: Batch): void {
-    batch.admitting = false;
-    if (admitting.get(batch.key) === batch) admitting.delete(batch.key);
-  }
 
   function newBatch(lock: BatchLock): Batch {
     const batch = unopenedBatch(lock);
@@ -438,11 +449,11 @@ function createBatches(copy: SharedCopy, memberTimeoutMs: number) {
     batch.opened.then(
       () =>
         setImmediate(() => {
-          stopAdmitting(batch);
+          stopAdmitting(admitting, batch);
           maybeCommit(batch);
         }),
       (error: Error) => {
-        stopAdmitting(batch);
+        stopAdmitting(admitting, batch);
         for (const member of batch.pending) members.delete(member);
         dropConnection(copy);
         batch.finish(error);
@@ -506,15 +517,7 @@ function createBatches(copy: SharedCopy, memberTimeoutMs: number) {
     return batch.done;
   }
 
-  async function run(work: () => void): Promise<void> {
-    const member = {};
-    await enter(member);
-    try {
-      work();
-    } finally {
-      await settle(member);
-    }
-  }
+  const run = (work: () => void) => runInBatch({ enter, settle }, work);
 
   return {
     enter,
