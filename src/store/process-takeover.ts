@@ -35,15 +35,19 @@ export function watchAbandonedWork<T extends OwnedWork>(
   const now = store.now ?? Date.now;
   let running = false;
 
-  function beat(): void {
+  function beat(again = true): void {
     if (running) return;
     running = true;
     let claimed: T[] = [];
     let stopped = new Set<number>();
+    /** The owners the claims replaced: put back if the batch does not commit (a claim left in memory would look done). */
+    let previous = new Map<T, number | undefined>();
+    let failed = false;
     store
       .transaction(() => {
         claimed = [];
         stopped = new Set();
+        previous = new Map();
         const values = store.system().values;
         const at = now();
         values.set(heartbeatKey(me), at);
@@ -56,6 +60,7 @@ export function watchAbandonedWork<T extends OwnedWork>(
           if (typeof last === 'number' && at - last < PRESUMED_STOPPED_MS) continue;
           // Claimed in this batch: the commit makes it ours before anything is done with it.
           stopped.add(item.owner);
+          previous.set(item, item.owner);
           item.owner = me;
           records.update(item);
           claimed.push(item);
@@ -65,10 +70,21 @@ export function watchAbandonedWork<T extends OwnedWork>(
         () => {
           if (claimed.length) watch.adopt(claimed, [...stopped]);
         },
-        (error: Error) => watch.onError?.(error),
+        (error: Error) => {
+          failed = true;
+          const records = watch.records();
+          for (const [item, owner] of previous) {
+            item.owner = owner;
+            records.update(item);
+          }
+          // Told only when the beat made at once after it fails too.
+          if (!again) watch.onError?.(error);
+        },
       )
       .finally(() => {
         running = false;
+        // Once more at once: a shared store refuses a beat that lost a race to another process's.
+        if (failed && again) beat(false);
       });
   }
 

@@ -126,8 +126,6 @@ interface Batch {
   head: number;
   /** When it asked for its lock (performance.now()). */
   askedAt: number;
-  /** What its commit checked outside its lock was state parts only. */
-  checkedPartsOnly?: boolean;
 }
 
 export function createSharedStore(backend: SharedBackend, processNumber: number, options: SharedStoreOptions = {}): Store & { load(): Promise<void>; lockStats(): LockStats } {
@@ -164,14 +162,8 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
   const transaction = <T>(work: () => T | PromiseLike<T>, _kind?: unknown, lock?: UnitLock) => unitInBatch({ enter, settle }, work, lockOf(lock));
   const feeds: { close(): void }[] = [];
   // The heartbeat and the claims of a stopped process's work: not wide (a wide batch every second per process would stop every account's).
-  // Losing a race on the rows it checks (two heartbeats writing the vacuum part) is expected: the
-  // work runs again in the next batch, which pulls the winner's rows first (it is written to run again).
   const ownLock: BatchLock = backend.accountLocks ? { kind: 'process', process: processNumber } : WIDE;
-  const ownWork = (work: () => void, tries = 3): Promise<void> =>
-    unitInBatch({ enter, settle }, work, ownLock).catch((error: Error) => {
-      if (tries > 1 && error instanceof StoreUnavailableError && error.reason === OUTSIDE_LOCK_CONFLICT) return ownWork(work, tries - 1);
-      throw error;
-    });
+  const ownWork = (work: () => void): Promise<void> => unitInBatch({ enter, settle }, work, ownLock);
   const process = sharedProcess(processNumber, () => memory.system, ownWork, { now, onBeat: beat });
 
   const store: Store & { load(): Promise<void>; lockStats(): LockStats } = Object.assign(workingSetOf(memory), {
@@ -380,7 +372,6 @@ async function commitBatch(copy: SharedCopy, batch: Batch): Promise<void> {
   const rows = dirtyRows(dirty, memory);
   const startedAt = performance.now();
   const verify = outsideLock(batch, rows, touchedParts);
-  batch.checkedPartsOnly = Boolean(verify) && !verify!.items.length && !verify!.collections.length && !verify!.values.length && !verify!.scopes.length;
   const { vacuum } = copy;
   copy.vacuum = undefined;
   const change = await copy.backend.commit({ ...rows, parts: touchedParts, verify, vacuum }).catch((error: Error) => {
@@ -478,11 +469,11 @@ function createBatches(copy: SharedCopy, memberTimeoutMs: number) {
     commitBatch(copy, batch).then(
       () => batch.finish(),
       (error: Error) => {
-        if (batch.lock.kind === 'process' && error.message === OUTSIDE_LOCK_CONFLICT && batch.checkedPartsOnly) {
-          // A process's heartbeat lost a race on a shared part (the vacuum's): nothing was written
-          // and nobody was told otherwise, so its writes stay pending for the next batch (whose
-          // pull brings the winner's part first) instead of reloading the whole copy. A batch that
-          // also claimed records reloads (a claim kept in memory would look done when it is not).
+        if (batch.lock.kind === 'process' && error.message === OUTSIDE_LOCK_CONFLICT) {
+          // A process's own batch (its heartbeat, its claims) lost a race (two heartbeats writing
+          // the vacuum part): nothing was written and nobody was told otherwise, so its writes
+          // stay pending for the next batch (whose pull brings the winner's rows first) instead of
+          // reloading the whole copy; the takeover puts back the claims it had made (process-takeover.ts).
           copy.backend.abandon();
         } else {
           // What this batch wrote may or may not be in the database: ask it again next time.
