@@ -463,13 +463,13 @@ async function storeRun(store, workers) {
   }
 }
 
-/** GET /__admin/store/batches (src/store/batch-stats.ts): a shared store's batch counters. */
+/** GET /__admin/store/batches (src/store/lock-stats.ts): a shared store's batch counters. */
 async function batchCounters(url) {
   return (await fetchAgain(`${url}/__admin/store/batches`, { headers: { 'X-Shipmock-Admin': '1' } })).json();
 }
 
 function batchCounterDelta(before, after) {
-  return Object.fromEntries(['batches', 'members', 'lockWaitMs', 'lockHoldMs'].map((key) => [key, after[key] - before[key]]));
+  return Object.fromEntries(['batches', 'members', 'lockWaitMs', 'lockHoldMs', 'serialMs'].map((key) => [key, after[key] - before[key]]));
 }
 
 /** Requests per batch, the lock's wait and hold per batch, and per request (a batch's wait shared by its members). */

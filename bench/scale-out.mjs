@@ -122,16 +122,17 @@ async function startCluster(databaseUrl, processes, accounts) {
 }
 
 /**
- * The serial fraction s: the lock's hold time per request (the critical section that spans
- * accounts: today every batch's) over one process's time per request (1 / its req/s); Amdahl
- * then bounds N processes on N cores at 1 / (s + (1 − s) / N) times one process (projection).
+ * The serial fraction s: the time per request in critical sections that span accounts
+ * (`serialMs`: wide batches held, commits taking their turn for a change number; before
+ * per-account locks every batch was wide) over one process's time per request (1 / its req/s);
+ * Amdahl then bounds N processes on N cores at 1 / (s + (1 − s) / N) times one process (projection).
  */
 export function serialFraction(run, oneProcessRps) {
-  const holdPerRequestMs = run.lockHoldMs / Math.max(1, run.members);
+  const holdPerRequestMs = run.serialMs / Math.max(1, run.members);
   // Above 1: the lock holds each request longer than a process needs for it (the lock is the bottleneck).
   const s = (holdPerRequestMs * oneProcessRps) / 1000;
   const amdahl = (n) => 1 / (Math.min(1, s) + (1 - Math.min(1, s)) / n);
-  return { holdPerRequestMs, s, lockBusy: run.lockHoldMs / run.wallMs, projection: [4, 16, 64].map((n) => [n, amdahl(n)]) };
+  return { holdPerRequestMs, s, lockBusy: run.serialMs / run.wallMs, projection: [4, 16, 64].map((n) => [n, amdahl(n)]) };
 }
 
 async function runAtDelay(cluster, delayMs, options) {

@@ -40,10 +40,10 @@ export function createAdminRouter(runtime: MockRuntime, control: ControlPlane): 
     res.set('Retry-After', '1');
     reply(res, 503, { status: 'store-unavailable', reason });
   });
-  // A shared store's batch counters (src/store/batch-stats.ts): what the bench reads (docs/scaling.md).
+  // A shared store's batch counters (src/store/lock-stats.ts): what the bench reads (docs/scaling.md).
   router.get('/store/batches', (_req: Request, res: Response) => {
     const stats = runtime.store.batchStats?.();
-    reply(res, 200, { shared: stats !== undefined, ...(stats ?? { batches: 0, members: 0, lockWaitMs: 0, lockHoldMs: 0 }) });
+    reply(res, 200, { shared: stats !== undefined, ...(stats ?? { batches: 0, byLock: { wide: 0, account: 0, process: 0 }, members: 0, lockWaitMs: 0, lockHoldMs: 0, serialMs: 0, conflicts: 0 }) });
   });
   // An ADMIN bearer token for tests and QA: the API has no endpoint that issues one (spec,
   // Authentication lists Company, Account and Affiliate token endpoints only).

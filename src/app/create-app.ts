@@ -26,6 +26,7 @@ import { requestId } from './steps/request-id.js';
 import { routeMatch } from './steps/route-match.js';
 import { scenarioFaults, type ScenarioFaultsOptions } from './steps/scenario-faults.js';
 import { unitOfWork } from './steps/unit-of-work.js';
+import { unitLockOf } from './steps/unit-lock.js';
 import { validateRequest } from './steps/validate-request.js';
 
 /** The control plane's liveness route (admin-router.ts), answered whatever the store's state. */
@@ -63,7 +64,9 @@ export interface MockApp {
  *                      held until its unit is committed (group commit: one per turn of the event
  *                      loop; a shared store's batch starts from what the others committed); a
  *                      store that refuses or fails answers 503 store-unavailable + Retry-After.
- *                      /__admin/health runs outside any unit (never held, answers in an outage)
+ *                      /__admin/health runs outside any unit (never held, answers in an outage).
+ *                      A shared PostgreSQL store locks per unit (unit-lock.ts): the account of a
+ *                      verified Account token, or everything (wide)
  *  5. health           a plain GET /__admin/health with a usable store: 200 without loading the
  *                      control plane's Express app (health-answer.ts); anything else goes on
  *     /__admin         control plane (contract/admin.yaml), outside the API's rules; Host,
@@ -157,7 +160,9 @@ export function createApp(runtime: MockRuntime, extras: { replay?: Step } = {}):
   ]);
 
   // /__admin/health writes nothing and must answer while the store fails: it runs outside any unit.
-  const unit = unitOfWork({ store: runtime.store, logger: runtime.logger, writeError: (error, req, res) => writeError(error, req, res, () => {}) });
+  // A shared PostgreSQL store locks per account: a request of one account's token locks only that account (unit-lock.ts).
+  const lockOf = unitLockOf({ routes: runtime.routes, tokens: runtime.tokens, scenarios: runtime.scenarios, store: runtime.store });
+  const unit = unitOfWork({ store: runtime.store, logger: runtime.logger, writeError: (error, req, res) => writeError(error, req, res, () => {}), lockOf, bodyLimit: runtime.options.bodyLimit });
   const front = pipeline([
     requestId({ logger: runtime.logger, now: runtime.clock.now }),
     contractDocuments({ document: runtime.contract.document, responder }),

@@ -1,14 +1,15 @@
 import pg from 'pg';
 import { maskUrl, redactSecrets } from './data-location.js';
 import { createPostgresFeed, storable } from './postgres-feed.js';
-import { createSharedStore, type SharedBackend, type SharedStoreOptions, type WriteSet } from './shared-store.js';
+import { createSharedStore, OUTSIDE_LOCK_CONFLICT, type PulledRows, type SharedBackend, type SharedStoreOptions, type VerifySet, type WriteSet } from './shared-store.js';
+import { vacuumStatements } from './vacuum.js';
 import type { Store } from './store.js';
 
 /**
  * The shared store on PostgreSQL (--data postgres://…): several shipmock processes, on one host
  * or many, keep their state in one database and behave as one mock. The batch engine is
  * shared-store.ts; here is what PostgreSQL brings to it: the lock (a transaction-level advisory
- * lock), a change sequence, migrations that run once however many processes start at the same
+ * lock per account and a wide one), change numbers taken at commit, migrations that run once however many processes start at the same
  * moment (a session advisory lock), the token secret and process numbers kept in the database,
  * and a feed with LISTEN/NOTIFY (postgres-feed.ts). A batch costs two round trips.
  *
@@ -37,12 +38,21 @@ const MIGRATIONS: string[] = [
   // 2: feeds every process writes and reads (the journal of all processes, postgres-feed.ts).
   `CREATE TABLE shipmock_feed (id bigserial PRIMARY KEY, feed text NOT NULL, origin integer NOT NULL, tag text, body text NOT NULL);
    CREATE INDEX shipmock_feed_feed_id ON shipmock_feed (feed, id);`,
+  // 3: change numbers taken at commit: the one-row head is the sequencer (its row lock is held
+  // only through a commit statement) and the number of the last commit (what a pull has seen).
+  `CREATE TABLE shipmock_head (one boolean PRIMARY KEY DEFAULT true CHECK (one), change bigint NOT NULL);
+   INSERT INTO shipmock_head (change) SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM shipmock_change;`,
 ];
 export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;
 
-/** Advisory lock keys ("shm" + a number): migrations, and the batch lock every process takes. */
+/**
+ * Advisory lock keys ("shm" + a number): migrations; the wide lock (exclusive for a wide batch,
+ * shared by every account batch); and the namespace of account locks (two-key form: this and
+ * hashtext of the account id; two accounts of one hash only wait for each other).
+ */
 const MIGRATION_LOCK = 0x73686d01;
-const BATCH_LOCK = 0x73686d02;
+const WIDE_LOCK = 0x73686d02;
+const ACCOUNT_LOCKS = 0x73686d03;
 
 /** The database cannot be used: the message names it (password masked) and what to do. */
 export class SharedStoreError extends Error {
@@ -124,8 +134,7 @@ async function migrate(client: pg.Client, url: string): Promise<number> {
  * The token signing secret is the registered part `token-secret` (runtime.ts), pulled like every
  * shared part. A new database gets one here, under the migration lock, so that processes starting
  * together sign alike; a database of an earlier version moves the secret it kept in shipmock_meta
- * there (tokens issued before the upgrade stay valid). Under the batch lock: its change number
- * follows commit order like every batch's.
+ * there (tokens issued before the upgrade stay valid). Numbered by the head like every commit.
  */
 async function seedTokenSecret(client: pg.Client): Promise<void> {
   const has = await client.query("SELECT 1 FROM shipmock_parts WHERE name = 'token-secret'");
@@ -134,8 +143,7 @@ async function seedTokenSecret(client: pg.Client): Promise<void> {
   const secret = kept ?? (await import('node:crypto')).randomBytes(32).toString('hex');
   await client.query('BEGIN');
   try {
-    await client.query('SELECT pg_advisory_xact_lock($1)', [BATCH_LOCK]);
-    await client.query("INSERT INTO shipmock_parts (name, value, change) VALUES ('token-secret', $1, nextval('shipmock_change')) ON CONFLICT (name) DO NOTHING", [JSON.stringify(secret)]);
+    await client.query('WITH head AS (UPDATE shipmock_head SET change = change + 1 RETURNING change) INSERT INTO shipmock_parts (name, value, change) SELECT \'token-secret\', $1, change FROM head ON CONFLICT (name) DO NOTHING', [JSON.stringify(secret)]);
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});
@@ -144,8 +152,17 @@ async function seedTokenSecret(client: pg.Client): Promise<void> {
 }
 
 /**
- * PostgreSQL under the shared store: the lock is a transaction-level advisory lock, the pull and
- * the writes are one round trip each (statement lists; values escaped by pg).
+ * PostgreSQL under the shared store. A batch is a READ COMMITTED transaction:
+ *
+ *   open    BEGIN; the lock (wide: the wide lock exclusive; an account: the wide lock shared, then
+ *           the account's); ONE statement reading the head and every row committed after
+ *           `since` (one statement is one snapshot)                                  -- round trip 1
+ *   commit  take the next number from the head (its row lock orders commits); check the rows an
+ *           account batch wrote outside its account; write the rows; COMMIT           -- round trip 2
+ *
+ * The head's row lock is held only through the commit statement: that, and a wide batch, is
+ * what runs one at a time across processes. Every batch takes the wide lock first and at most
+ * one account lock, so no two batches wait for each other in a cycle.
  */
 function createPostgresBackend(url: string, firstClient: pg.Client): SharedBackend {
   let client: pg.Client | undefined = firstClient;
@@ -161,27 +178,30 @@ function createPostgresBackend(url: string, firstClient: pg.Client): SharedBacke
   }
 
   return {
-    async open(since) {
+    accountLocks: true,
+    async open(since, lock, skip) {
       const db = await database();
-      const after = String(since);
-      // One round trip: the lock, a change number, and every row changed since `after` (a number, not user input).
-      const results = (await db.query(
-        `BEGIN; SELECT pg_advisory_xact_lock(${BATCH_LOCK}); SELECT nextval('shipmock_change') AS change;
-         SELECT scope FROM shipmock_scopes WHERE replaced > ${after};
-         SELECT scope, collection, seq, id, body FROM shipmock_items WHERE change > ${after} ORDER BY scope, collection, seq;
-         SELECT scope, collection, next_seq FROM shipmock_collections WHERE change > ${after};
-         SELECT scope, key, value FROM shipmock_values WHERE change > ${after};
-         SELECT name, value FROM shipmock_parts WHERE change > ${after};`,
-      )) as unknown as pg.QueryResult[];
-      return {
-        change: Number(results[2].rows[0].change),
-        rows: { scopes: results[3].rows, items: results[4].rows, collections: results[5].rows, values: results[6].rows, parts: results[7].rows },
-      };
+      // A process batch (its heartbeat) needs no lock of its own: only this process writes its
+      // row, and a process runs one batch at a time.
+      const locks =
+        lock.kind === 'wide'
+          ? `SELECT pg_advisory_xact_lock(${WIDE_LOCK});`
+          : `SELECT pg_advisory_xact_lock_shared(${WIDE_LOCK});${lock.kind === 'account' ? ` SELECT pg_advisory_xact_lock(${ACCOUNT_LOCKS}, hashtext(${db.escapeLiteral(lock.account)}));` : ''}`;
+      const results = (await db.query(`BEGIN; ${locks} ${pullStatement(since, skip)};`)) as unknown as pg.QueryResult<PulledRow>[];
+      return pulledRows(results[results.length - 1].rows);
     },
     async commit(writes) {
       const db = await database();
       const statements = commitStatements(writes, (value) => (value === null ? 'NULL' : db.escapeLiteral(storable(value))));
-      await db.query(statements.length ? `${statements.join(';\n')};\nCOMMIT` : 'COMMIT');
+      if (!statements.length) {
+        await db.query('COMMIT');
+        return undefined;
+      }
+      const results = (await db.query(`${NEXT_CHANGE};\n${statements.join(';\n')};\nCOMMIT`).catch((error: Error & { code?: string }) => {
+        // The check of rows outside the account failed (division by zero on purpose, see verifyStatement).
+        throw error.code === '22012' ? new Error(OUTSIDE_LOCK_CONFLICT) : error;
+      })) as unknown as pg.QueryResult<{ change: string }>[];
+      return Number(results[0].rows[0].change);
     },
     abandon() {
       const broken = client;
@@ -197,10 +217,74 @@ function createPostgresBackend(url: string, firstClient: pg.Client): SharedBacke
   };
 }
 
-/** A batch's writes as SQL statements (PostgreSQL; `literal` quotes a value). */
+/** One row of the pull: k says which table (0 head, 1 scopes, 2 items, 3 collections, 4 values, 5 parts). */
+interface PulledRow {
+  k: number;
+  c: string;
+  s: string | null;
+  a: string | null;
+  n: string | null;
+  i: string | null;
+  v: string | null;
+}
+
+/** The head and every row committed after `since` except by the commits in `skip`, as ONE statement (one snapshot). */
+function pullStatement(since: number, skip: readonly number[]): string {
+  const after = String(since);
+  const notMine = skip.length ? ` AND change <> ALL('{${skip.map(Number).join(',')}}'::bigint[])` : '';
+  return `SELECT 0 AS k, change AS c, NULL::text AS s, NULL::text AS a, NULL::bigint AS n, NULL::text AS i, NULL::text AS v FROM shipmock_head
+    UNION ALL SELECT 1, replaced, scope, NULL, NULL, NULL, NULL FROM shipmock_scopes WHERE replaced > ${after}${notMine.replace('change', 'replaced')}
+    UNION ALL SELECT 2, change, scope, collection, seq, id, body FROM shipmock_items WHERE change > ${after}${notMine}
+    UNION ALL SELECT 3, change, scope, collection, next_seq, NULL, NULL FROM shipmock_collections WHERE change > ${after}${notMine}
+    UNION ALL SELECT 4, change, scope, key, NULL, NULL, value FROM shipmock_values WHERE change > ${after}${notMine}
+    UNION ALL SELECT 5, change, name, NULL, NULL, NULL, value FROM shipmock_parts WHERE change > ${after}${notMine}
+    ORDER BY k, s, a, n`;
+}
+
+function pulledRows(rows: PulledRow[]): { head: number; rows: PulledRows } {
+  const out: PulledRows = { scopes: [], items: [], collections: [], values: [], parts: [] };
+  let head = 0;
+  for (const row of rows) {
+    if (row.k === 0) head = Number(row.c);
+    else if (row.k === 1) out.scopes.push({ scope: row.s! });
+    else if (row.k === 2) out.items.push({ scope: row.s!, collection: row.a!, seq: row.n!, id: row.i!, body: row.v });
+    else if (row.k === 3) out.collections.push({ scope: row.s!, collection: row.a!, next_seq: row.n! });
+    else if (row.k === 4) out.values.push({ scope: row.s!, key: row.a!, value: row.v });
+    else out.parts.push({ name: row.s!, value: row.v! });
+  }
+  return { head, rows: out };
+}
+
+/** Takes the next change number (the head's row lock, held to COMMIT, orders commits) and keeps it for the writes. */
+const NEXT_CHANGE = "WITH head AS (UPDATE shipmock_head SET change = change + 1 RETURNING change) SELECT set_config('shipmock.change', change::text, true) AS change FROM head";
+const CHANGE = "current_setting('shipmock.change')::bigint";
+
+/**
+ * Fails the commit (division by zero, reported as OUTSIDE_LOCK_CONFLICT) when a row an account
+ * batch wrote outside its account was changed by a commit after the batch's pull. Runs after
+ * NEXT_CHANGE, so no commit can come in between.
+ */
+function verifyStatement(verify: VerifySet, literal: (value: string) => string): string {
+  const after = String(verify.after);
+  const tests: string[] = [];
+  const tuples = (keys: (string | number)[][]) => keys.map((key) => `(${key.map((part) => (typeof part === 'number' ? String(part) : literal(part))).join(', ')})`).join(', ');
+  if (verify.items.length) tests.push(`EXISTS (SELECT 1 FROM shipmock_items WHERE change > ${after} AND (scope, collection, seq) IN (${tuples(verify.items)}))`);
+  if (verify.collections.length) tests.push(`EXISTS (SELECT 1 FROM shipmock_collections WHERE change > ${after} AND (scope, collection) IN (${tuples(verify.collections)}))`);
+  if (verify.values.length) tests.push(`EXISTS (SELECT 1 FROM shipmock_values WHERE change > ${after} AND (scope, key) IN (${tuples(verify.values)}))`);
+  if (verify.parts.length) tests.push(`EXISTS (SELECT 1 FROM shipmock_parts WHERE change > ${after} AND name IN (${verify.parts.map(literal).join(', ')}))`);
+  if (verify.scopes.length) {
+    const scopes = verify.scopes.map(literal).join(', ');
+    tests.push(`EXISTS (SELECT 1 FROM shipmock_scopes WHERE replaced > ${after} AND scope IN (${scopes}))`);
+    for (const table of ['shipmock_items', 'shipmock_collections', 'shipmock_values']) tests.push(`EXISTS (SELECT 1 FROM ${table} WHERE change > ${after} AND scope IN (${scopes}))`);
+  }
+  return `SELECT 1 / (CASE WHEN ${tests.join(' OR ')} THEN 0 ELSE 1 END) FROM shipmock_head`;
+}
+
+/** A batch's writes as SQL statements (PostgreSQL; `literal` quotes a value); none when it wrote nothing. */
 function commitStatements(writes: WriteSet, literal: (value: string | null) => string): string[] {
-  const { change } = writes;
+  const change = CHANGE;
   const statements: string[] = [];
+  if (writes.verify) statements.push(verifyStatement(writes.verify, literal));
   for (const key of writes.replaced) {
     const scope = literal(key);
     statements.push(
@@ -226,5 +310,6 @@ function commitStatements(writes: WriteSet, literal: (value: string | null) => s
     const rows = writes.parts.map(([name, value]) => `(${literal(name)}, ${literal(value)}, ${change})`);
     statements.push(`INSERT INTO shipmock_parts (name, value, change) VALUES ${rows.join(', ')} ON CONFLICT (name) DO UPDATE SET value = excluded.value, change = excluded.change`);
   }
+  if (writes.vacuum) statements.push(...vacuumStatements(writes.vacuum));
   return statements;
 }

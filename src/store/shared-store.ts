@@ -1,11 +1,13 @@
 import type { Entity } from './collection.js';
-import { createBatchStats } from './batch-stats.js';
 import { createDirtyWrites, dirtyRows, type DirtyRows, type DirtyWrites } from './dirty-writes.js';
 import { hashString } from '../random/random.js';
-import { watchAbandonedWork } from './process-takeover.js';
-import { createStore, StoreUnavailableError, workingSetOf, type MemoryStore, type Scope, type SharedFeed, type Store, type StoreProcess, type WorkingSet } from './store.js';
+import { batchStatsOf, emptyLockStats, type LockStats } from './lock-stats.js';
+import { heartbeatKey, watchAbandonedWork } from './process-takeover.js';
+import { createStore, StoreUnavailableError, workingSetOf, type CounterMap, type MemoryStore, type Scope, type SharedFeed, type Store, type StoreProcess, type UnitLock, type WorkingSet } from './store.js';
 import { sharedValue, type StatePart } from './state-registry.js';
 import { valuesUnderPrefix } from './values-under-prefix.js';
+import { SYSTEM_SCOPE } from './store.js';
+import { createVacuum, missedVacuum, type VacuumRange } from './vacuum.js';
 
 /**
  * The engine of a store several processes share (docs/scaling.md): each process keeps the
@@ -13,26 +15,34 @@ import { valuesUnderPrefix } from './values-under-prefix.js';
  * memory. What keeps the copies one mock is the batch: every piece of work that reads or writes
  * state (a request, a timer) runs inside a batch, and a batch is
  *
- *   take the database's one lock and a change number; pull every row changed since this
- *   process last looked; … the work of every request that joined the batch …;
- *   write what they changed; commit (releasing the lock)
+ *   take the batch's lock; pull every row committed since this process last looked;
+ *   … the work of every request that joined the batch …;
+ *   write what they changed under the next change number; commit (releasing the lock)
  *
- * Batches of all processes therefore run one at a time, each starting from everything the
- * others committed: a write acknowledged anywhere is read by the next request everywhere;
- * sequences, tracking numbers, rate-limit windows and scenario counters are drawn from current
- * state; a tracker step that falls due is recorded by whichever batch sees it first and found
- * done by the others.
+ * What a batch locks is what its units said (`UnitLock`): one account (units of that account
+ * only: batches of different accounts run at the same time in different processes), or
+ * everything (wide: companies, the clock, scenarios, anything that may span accounts). A process
+ * runs its batches one at a time, each of one lock; units of another lock wait for the next.
+ *
+ * Change numbers are taken at commit, under a sequencer held only through the commit statement,
+ * so they follow commit order: a pull that sees head H sees every commit numbered up to H. Rows
+ * an account batch wrote outside its account (another scope, a state part) are checked at its
+ * commit: if another process changed one since this batch pulled, the commit fails (503, the
+ * copy reloads) rather than losing that write. The units that do write outside their account
+ * are locked wide by their callers (src/app/steps/unit-lock.ts); the check is the safety net.
  *
  * The database is a `SharedBackend`: PostgreSQL (postgres-store.ts: hosts anywhere) or a SQLite
- * file (sqlite-shared-store.ts: the workers of one host). Rows carry the `change` number of the
- * batch that wrote them (taken under the lock, so numbers follow commit order); a deleted item
- * stays as a row without a body until its scope is replaced, so other processes learn of it.
+ * file (sqlite-shared-store.ts: the workers of one host; its write lock is per file, so every
+ * batch there is wide). A deleted item stays as a row without a body, so other processes learn
+ * of it, until every process has pulled past it (then the vacuum deletes it, vacuum.ts).
  */
 export interface SharedStoreOptions {
   /** Reports a failed background batch (requests get a 503 instead). */
   onError?: (error: Error) => void;
   /** A member that has not settled after this long no longer holds its batch (default 2 s). */
   memberTimeoutMs?: number;
+  /** Wall time of heartbeats and of the vacuum's liveness (default Date.now; tests move it). */
+  now?: () => number;
 }
 
 export type PartRow = [name: string, value: string];
@@ -46,18 +56,51 @@ export interface PulledRows {
   parts: { name: string; value: string }[];
 }
 
-/** What one batch writes: its change number, scopes replaced whole, the rows it changed and its state parts. */
+/** What one batch writes: scopes replaced whole, the rows it changed and its state parts (the backend numbers it). */
 export interface WriteSet extends DirtyRows {
-  change: number;
   parts: PartRow[];
+  /** Rows an account (or process) batch wrote outside its lock: the commit fails if any changed after `after`. */
+  verify?: VerifySet;
+  /** Body-less rows and scope markers every process has seen, to delete in the same transaction (vacuum.ts). */
+  vacuum?: VacuumRange;
 }
+
+/** Keys of rows written outside a batch's lock, and the head its pull saw. */
+export interface VerifySet {
+  after: number;
+  items: [scope: string, collection: string, seq: number][];
+  collections: [scope: string, collection: string][];
+  values: [scope: string, key: string][];
+  parts: string[];
+  /** Scopes replaced whole: any row of them changed, or the scope replaced, after `after`. */
+  scopes: string[];
+}
+
+/**
+ * What a batch holds: the wide lock alone (everything); or the wide lock shared with one
+ * account's lock; or the wide lock shared alone, for a process's own heartbeat (a row only that
+ * process writes; the claims of a stopped process's work it may make are checked at commit).
+ */
+export type BatchLock = { kind: 'wide' } | { kind: 'account'; account: string } | { kind: 'process'; process: number };
+
+/** The commit was refused: another process changed a row this batch wrote outside its lock. */
+export const OUTSIDE_LOCK_CONFLICT = 'another process changed state this batch wrote outside its account at the same time; nothing was written';
 
 /** The database under a shared store. */
 export interface SharedBackend {
-  /** Begins a transaction holding the one lock, takes the next change number and reads every row changed after `since`. */
-  open(since: number): Promise<{ change: number; rows: PulledRows }>;
-  /** Writes the batch's rows and commits (the lock goes with the commit). */
-  commit(writes: WriteSet): Promise<void>;
+  /**
+   * Begins a transaction holding `lock` and reads, in one snapshot, the head (the number of the
+   * last commit) and every row committed after `since` except by the commits numbered in `skip`
+   * (this process's own, which it has).
+   */
+  open(since: number, lock: BatchLock, skip: readonly number[]): Promise<{ head: number; rows: PulledRows }>;
+  /**
+   * Writes the batch's rows under the next change number and commits (the lock goes with the
+   * commit); resolves with that number, or undefined when there was nothing to write.
+   */
+  commit(writes: WriteSet): Promise<number | undefined>;
+  /** Whether batches of different accounts can hold their locks at the same time (PostgreSQL); else every batch is wide. */
+  readonly accountLocks: boolean;
   /** After a failure: gives up the transaction and the connection; the next `open` starts afresh. */
   abandon(): void;
   /** An append-only feed of every process (the journal). */
@@ -68,6 +111,9 @@ export interface SharedBackend {
 }
 
 interface Batch {
+  lock: BatchLock;
+  /** `wide`, or `account:<id>`: members of one key share a batch. */
+  key: string;
   /** Members that have not settled yet. */
   pending: Set<object>;
   /** Still taking members (until it is open and one turn of the event loop has passed). */
@@ -76,19 +122,31 @@ interface Batch {
   done: Promise<void>;
   finish(error?: Error): void;
   committing: boolean;
-  change: number;
+  /** The head its pull saw. */
+  head: number;
+  /** When it asked for its lock (performance.now()). */
+  askedAt: number;
+  /** When it had its lock and its pull (performance.now()). */
+  openedAt: number;
 }
 
-export function createSharedStore(backend: SharedBackend, processNumber: number, options: SharedStoreOptions = {}): Store & { load(): Promise<void> } {
+export function createSharedStore(backend: SharedBackend, processNumber: number, options: SharedStoreOptions = {}): Store & { load(): Promise<void>; lockStats(): LockStats } {
   const memberTimeoutMs = options.memberTimeoutMs ?? 2000;
   const dirty = createDirtyWrites(() => {
     // A write outside any batch (a delivery's outcome arriving from the network) is pushed by a batch soon.
     if (!batches.current && !batches.closed) scheduleBackgroundBatch();
   });
   const memory: MemoryStore = createStore(dirty.watcher);
-  const stats = createBatchStats();
-  const copy: SharedCopy = { backend: stats.measure(backend), dirty, memory, parts: new Map(), pulledParts: new Map(), lastSeen: 0, reloadNeeded: false };
+  const copy: SharedCopy = { backend, dirty, memory, parts: new Map(), pulledParts: new Map(), lastSeen: 0, own: [], reloadNeeded: false, stats: emptyLockStats() };
   keepSharedParts(copy);
+  const now = options.now ?? Date.now;
+  const vacuum = createVacuum();
+  memory.parts.register(vacuum.part);
+  /** In a batch (the heartbeat's, the first load's): how far this process has pulled, and what may be vacuumed. */
+  const beat = (at: number) => {
+    const range = vacuum.beat(processNumber, copy.lastSeen, at);
+    if (range) copy.vacuum = copy.vacuum ? { after: copy.vacuum.after, upTo: range.upTo } : range;
+  };
   const batches = createBatches(copy, memberTimeoutMs);
   const { enter, settle, run } = batches;
 
@@ -102,11 +160,15 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
     });
   }
 
-  const transaction = <T>(work: () => T | PromiseLike<T>) => (stats.member(), unitInBatch({ enter, settle }, work));
+  const lockOf = (lock: UnitLock): BatchLock => (lock && backend.accountLocks ? { kind: 'account', account: lock.account } : WIDE);
+  const transaction = <T>(work: () => T | PromiseLike<T>, _kind?: unknown, lock?: UnitLock) => unitInBatch({ enter, settle }, work, lockOf(lock));
   const feeds: { close(): void }[] = [];
-  const process = sharedProcess(processNumber, () => memory.system, transaction);
+  // The heartbeat and the claims of a stopped process's work: not wide (a wide batch every second per process would stop every account's).
+  const ownLock: BatchLock = backend.accountLocks ? { kind: 'process', process: processNumber } : WIDE;
+  const ownWork = (work: () => void): Promise<void> => unitInBatch({ enter, settle }, work, ownLock);
+  const process = sharedProcess(processNumber, () => memory.system, ownWork, { now, onBeat: beat });
 
-  const store: Store & { load(): Promise<void> } = Object.assign(workingSetOf(memory), {
+  const store: Store & { load(): Promise<void>; lockStats(): LockStats } = Object.assign(workingSetOf(memory), {
     durable: true,
     // Requests commit through their batch (settle); work outside one gets a batch of its own.
     commit() {
@@ -128,18 +190,21 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
       void last.then(() => backend.close()).catch(() => {});
     },
     transaction,
-    batchStats: stats.snapshot,
+    locksAccounts: backend.accountLocks,
+    batchStats: () => batchStatsOf(copy.stats),
     /** Loads what the database holds (an empty batch); rejects with the database's own error. */
-    load: () => run(() => {}),
+    load: () => run(() => beat(now())),
     process,
     // Each window is a row of the system scope: every process counts in the same windows.
-    counters: <V>(name: string, isValue: (value: unknown) => value is V) => valuesUnderPrefix(() => memory.system.values, `${name}:`, isValue),
+    counters: <V>(name: string, isValue: (value: unknown) => value is V) =>
+      keptToLock(valuesUnderPrefix(() => memory.system.values, `${name}:`, isValue), (key) => insideLock(batches.running?.lock ?? WIDE, SYSTEM_SCOPE, `${name}:${key}`)),
     feed<T>(name: string, capacity: number): SharedFeed<T> {
       const feed = backend.feed<T>(name, capacity, processNumber, (error) => options.onError?.(error));
       feeds.push(feed);
       return Object.assign(feed, { origin: processNumber });
     },
-  } satisfies Omit<Store, keyof WorkingSet> & { load(): Promise<void> });
+    lockStats: () => structuredClone(copy.stats),
+  } satisfies Omit<Store, keyof WorkingSet> & { load(): Promise<void>; lockStats(): LockStats });
   return store;
 }
 
@@ -157,10 +222,48 @@ interface SharedCopy {
   parts: Map<string, SharedPart>;
   /** Part values pulled before the part was registered. */
   pulledParts: Map<string, string>;
-  /** The change number this copy has applied everything up to. */
+  /** The head this copy has applied every commit up to. */
   lastSeen: number;
+  /** Numbers of this process's own commits after `lastSeen` (other processes committed in between): the next pull skips their rows. */
+  own: number[];
   /** The copy may differ from the database (a commit failed half-way): the next batch loads everything again. */
   reloadNeeded: boolean;
+  /** What this batch's commit vacuums. */
+  vacuum?: VacuumRange;
+  stats: LockStats;
+}
+
+const WIDE: BatchLock = { kind: 'wide' };
+const keyOf = (lock: BatchLock) => (lock.kind === 'wide' ? 'wide' : lock.kind === 'account' ? `account:${lock.account}` : `process:${lock.process}`);
+
+/**
+ * Whether a row is inside what `lock` holds: everything for the wide lock; for an account, its
+ * scope and the rate-limit window of its own credential (`rate:principal:account:<id>`, counted
+ * only by requests of that account's tokens, which all lock the account).
+ */
+export function insideLock(lock: BatchLock, scope: string, valueKey?: string): boolean {
+  if (lock.kind === 'wide') return true;
+  if (lock.kind === 'process') return scope === SYSTEM_SCOPE && valueKey === heartbeatKey(lock.process);
+  if (scope === `account:${lock.account}`) return true;
+  return scope === SYSTEM_SCOPE && valueKey === `rate:principal:account:${lock.account}`;
+}
+
+/**
+ * Counters of a shared store under account locks: a unit of one account may sweep (delete) only
+ * the windows its lock holds; another account's ended window stays until a unit holding it (or
+ * a wide one) sweeps it — a limiter treats an ended window as absent, so no answer changes.
+ */
+function keptToLock<V>(counters: CounterMap<V>, mayWrite: (key: string) => boolean): CounterMap<V> {
+  return {
+    get: (key) => counters.get(key),
+    set: (key, value) => counters.set(key, value),
+    delete: (key) => (mayWrite(key) ? counters.delete(key) : false),
+    clear: () => counters.clear(),
+    get size() {
+      return counters.size;
+    },
+    entries: () => counters.entries(),
+  };
 }
 
 function keepSharedParts(copy: SharedCopy): void {
@@ -182,23 +285,35 @@ function dropConnection(copy: SharedCopy): void {
   copy.reloadNeeded = true;
 }
 
-/** Opens the batch (the lock and its change number) and pulls what other processes committed. */
+/** Opens the batch (its lock) and pulls what other processes committed. */
 async function openBatch(copy: SharedCopy, batch: Batch): Promise<void> {
   const { dirty, memory } = copy;
   if (copy.reloadNeeded) {
     copy.lastSeen = 0;
+    copy.own = [];
     dirty.clear();
     dirty.muted(() => {
       for (const [key] of [...memory.scopeEntries()]) memory.dropScope(key);
     });
     for (const entry of copy.parts.values()) entry.saved = undefined;
   }
-  const { change, rows } = await copy.backend.open(copy.lastSeen);
-  batch.change = change;
+  batch.askedAt = performance.now();
+  const { head, rows } = await copy.backend.open(copy.lastSeen, batch.lock, copy.own);
+  if (missedVacuum(rows, copy.lastSeen)) {
+    // Taken for stopped, this process missed rows vacuumed meanwhile: it loads everything again.
+    copy.backend.abandon();
+    copy.reloadNeeded = true;
+    return openBatch(copy, batch);
+  }
+  copy.stats.batches[batch.lock.kind]++;
+  batch.openedAt = performance.now();
+  copy.stats.openMs += batch.openedAt - batch.askedAt;
+  batch.head = head;
   applyPulled(copy, rows);
   copy.reloadNeeded = false;
-  // Everything committed before this batch took its number is applied now.
-  copy.lastSeen = batch.change - 1;
+  // Every commit numbered up to the head is applied now (ours were skipped: we have them).
+  copy.lastSeen = Math.max(copy.lastSeen, head);
+  copy.own = copy.own.filter((change) => change > copy.lastSeen);
 }
 
 /** Puts what other processes committed into the working set; none of it is a write of ours. */
@@ -238,59 +353,115 @@ function changedParts(parts: Map<string, SharedPart>): [string, string][] {
   return out;
 }
 
+/** The rows an account (or process) batch writes outside its lock, to be checked at its commit (none for a wide batch). */
+function outsideLock(batch: Batch, rows: DirtyRows, parts: PartRow[]): VerifySet | undefined {
+  const { lock } = batch;
+  if (lock.kind === 'wide') return undefined;
+  const verify: VerifySet = {
+    after: batch.head,
+    items: rows.items.filter(([scope]) => !insideLock(lock, scope)).map(([scope, collection, seq]) => [scope, collection, seq]),
+    collections: rows.collections.filter(([scope]) => !insideLock(lock, scope)).map(([scope, collection]) => [scope, collection]),
+    values: rows.values.filter(([scope, key]) => !insideLock(lock, scope, key)).map(([scope, key]) => [scope, key]),
+    parts: parts.map(([name]) => name),
+    scopes: rows.replaced.filter((scope) => !insideLock(lock, scope)),
+  };
+  const any = verify.items.length + verify.collections.length + verify.values.length + verify.parts.length + verify.scopes.length;
+  return any ? verify : undefined;
+}
+
 /** Writes what the batch changed (its rows and its changed parts) and commits. */
 async function commitBatch(copy: SharedCopy, batch: Batch): Promise<void> {
   const { dirty, memory, parts } = copy;
   const touchedParts = changedParts(parts);
-  await copy.backend.commit({ change: batch.change, ...dirtyRows(dirty, memory), parts: touchedParts });
+  const rows = dirtyRows(dirty, memory);
+  const startedAt = performance.now();
+  const verify = outsideLock(batch, rows, touchedParts);
+  const { vacuum } = copy;
+  copy.vacuum = undefined;
+  const change = await copy.backend.commit({ ...rows, parts: touchedParts, verify, vacuum }).catch((error: Error) => {
+    if (error.message === OUTSIDE_LOCK_CONFLICT) copy.stats.conflicts++;
+    throw error;
+  });
+  const { stats } = copy;
+  if (change !== undefined) {
+    stats.sequencedCommits++;
+    stats.sequencedCommitMs += performance.now() - startedAt;
+  }
+  stats.heldMs += performance.now() - batch.openedAt;
+  if (batch.lock.kind === 'wide') stats.wideMs += performance.now() - batch.askedAt;
   dirty.clear();
   for (const [name, json] of touchedParts) parts.get(name)!.saved = json;
-  copy.lastSeen = batch.change;
+  if (change === undefined) return;
+  // Nobody committed between our pull and our commit: we have everything up to it. Otherwise the
+  // commits in between are pulled next time, and ours skipped.
+  if (change === copy.lastSeen + 1) copy.lastSeen = change;
+  else copy.own.push(change);
 }
 
 /** A batch admitting members, before it is opened. */
-function unopenedBatch(): Batch {
+function unopenedBatch(lock: BatchLock): Batch {
   let finish!: (error?: Error) => void;
   const done = new Promise<void>((resolve, reject) => {
     finish = (error) => (error ? reject(error) : resolve());
   });
   // Members wait on `done`; a batch nobody waits on must not be an unhandled rejection.
   done.catch(() => {});
-  return { pending: new Set(), admitting: true, opened: Promise.resolve(), done, finish, committing: false, change: 0 };
+  return { lock, key: keyOf(lock), pending: new Set(), admitting: true, opened: Promise.resolve(), done, finish, committing: false, head: 0, askedAt: 0, openedAt: 0 };
+}
+
+function stopAdmitting(admitting: Map<string, Batch>, batch: Batch): void {
+  batch.admitting = false;
+  if (admitting.get(batch.key) === batch) admitting.delete(batch.key);
+}
+
+/** Runs `work` (writing nothing that can fail) in a wide batch: background commits, loads, probes. */
+async function runInBatch(batches: { enter(member: object): Promise<void>; settle(member: object): Promise<void> }, work: () => void): Promise<void> {
+  const member = {};
+  await batches.enter(member);
+  try {
+    work();
+  } finally {
+    await batches.settle(member);
+  }
 }
 
 /**
- * The batch machinery: members enter the batch that is admitting (or a new one, opened after the
- * one before it), and the batch commits once it stopped admitting and every member settled.
+ * The batch machinery: members enter the batch of their lock that is admitting (or a new one,
+ * opened after the one before it), and the batch commits once it stopped admitting and every
+ * member settled. One batch of this process is open at a time; batches of several locks may be
+ * admitting (waiting for their turn) at once.
  */
 function createBatches(copy: SharedCopy, memberTimeoutMs: number) {
-  let current: Batch | undefined;
+  const admitting = new Map<string, Batch>();
+  let running: Batch | undefined;
   let previousDone: Promise<void> = Promise.resolve();
   let closed = false;
   const members = new Map<object, Batch>();
   /** Members whose batch committed without them (they took too long): their writes need a batch of their own. */
   const expired = new WeakSet<object>();
 
-  function newBatch(): Batch {
-    const batch = unopenedBatch();
+  function newBatch(lock: BatchLock): Batch {
+    const batch = unopenedBatch(lock);
+    admitting.set(batch.key, batch);
     const after = previousDone;
-    previousDone = batch.done.catch(() => {});
+    previousDone = batch.done.catch(() => {}).then(() => {
+      if (running === batch) running = undefined;
+    });
     batch.opened = after.then(() => {
       if (closed) throw new Error('the store is closed');
+      running = batch;
       return openBatch(copy, batch);
     });
     batch.opened.then(
       () =>
         setImmediate(() => {
-          batch.admitting = false;
+          stopAdmitting(admitting, batch);
           maybeCommit(batch);
         }),
       (error: Error) => {
-        batch.admitting = false;
-        if (current === batch) current = undefined;
+        stopAdmitting(admitting, batch);
         for (const member of batch.pending) members.delete(member);
         dropConnection(copy);
-        copy.reloadNeeded = true;
         batch.finish(error);
       },
     );
@@ -300,24 +471,30 @@ function createBatches(copy: SharedCopy, memberTimeoutMs: number) {
   function maybeCommit(batch: Batch): void {
     if (batch.admitting || batch.committing || batch.pending.size) return;
     batch.committing = true;
-    if (current === batch) current = undefined;
     commitBatch(copy, batch).then(
       () => batch.finish(),
       (error: Error) => {
-        // What this batch wrote may or may not be in the database: ask it again next time.
-        dropConnection(copy);
-        copy.reloadNeeded = true;
+        if (batch.lock.kind === 'process' && error.message === OUTSIDE_LOCK_CONFLICT) {
+          // A process's own batch (its heartbeat, its claims) lost a race (two heartbeats writing
+          // the vacuum part): nothing was written and nobody was told otherwise, so its writes
+          // stay pending for the next batch (whose pull brings the winner's rows first) instead of
+          // reloading the whole copy; the takeover puts back the claims it had made (process-takeover.ts).
+          copy.backend.abandon();
+        } else {
+          // What this batch wrote may or may not be in the database: ask it again next time.
+          dropConnection(copy);
+        }
         batch.finish(error);
       },
     );
   }
 
-  function enter(member: object): Promise<void> {
+  function enter(member: object, lock: BatchLock = WIDE): Promise<void> {
     if (closed) return Promise.reject(new Error('the store is closed'));
-    if (!current || !current.admitting) current = newBatch();
-    const batch = current;
+    const batch = admitting.get(keyOf(lock)) ?? newBatch(lock);
     batch.pending.add(member);
     members.set(member, batch);
+    copy.stats.members++;
     // A member that never settles (a handler waiting on a slow carrier) must not hold every process.
     // Its writes after that go with a later batch (settle finds it no longer a member).
     const timer = setTimeout(() => {
@@ -347,22 +524,19 @@ function createBatches(copy: SharedCopy, memberTimeoutMs: number) {
     return batch.done;
   }
 
-  async function run(work: () => void): Promise<void> {
-    const member = {};
-    await enter(member);
-    try {
-      work();
-    } finally {
-      await settle(member);
-    }
-  }
+  const run = (work: () => void) => runInBatch({ enter, settle }, work);
 
   return {
     enter,
     settle,
     run,
+    /** A batch admitting or open: a write made now goes with it. */
     get current() {
-      return current;
+      return running ?? admitting.values().next().value;
+    },
+    /** The batch open now (its work is running), if any. */
+    get running() {
+      return running;
     },
     get closed() {
       return closed;
@@ -378,21 +552,22 @@ function createBatches(copy: SharedCopy, memberTimeoutMs: number) {
 }
 
 /**
- * The unit of work of a shared store: joins this process's next batch (the work starts from what
- * every process committed), and ends when `work` has settled; resolves once the batch committed.
- * Requests and background work alike: nobody holds a batch for long (a member that does not
- * settle within memberTimeoutMs is left behind, and its writes go with a later batch).
+ * The unit of work of a shared store: joins this process's next batch of its lock (the work
+ * starts from what every process committed), and ends when `work` has settled; resolves once the
+ * batch committed. Requests and background work alike: nobody holds a batch for long (a member
+ * that does not settle within memberTimeoutMs is left behind, and its writes go with a later batch).
  */
-function unitInBatch<T>(batches: { enter(member: object): Promise<void>; settle(member: object): Promise<void> }, work: () => T | PromiseLike<T>): Promise<T> {
+function unitInBatch<T>(batches: { enter(member: object, lock: BatchLock): Promise<void>; settle(member: object): Promise<void> }, work: () => T | PromiseLike<T>, lock: BatchLock): Promise<T> {
   const member = {};
   const unreachable = (error: Error) => {
     void batches.settle(member).catch(() => {});
     throw new StoreUnavailableError(`the shared database cannot be reached: ${error.message}`);
   };
   const unconfirmed = (error: Error) => {
+    if (error.message.includes(OUTSIDE_LOCK_CONFLICT)) throw new StoreUnavailableError(OUTSIDE_LOCK_CONFLICT);
     throw new StoreUnavailableError(error instanceof StoreUnavailableError ? error.reason : error.message, 'the write was not confirmed and may not have been saved');
   };
-  return batches.enter(member).then(
+  return batches.enter(member, lock).then(
     () =>
       new Promise<T>((resolve) => resolve(work())).then(
         (value) => batches.settle(member).then(() => value, unconfirmed),
@@ -403,13 +578,13 @@ function unitInBatch<T>(batches: { enter(member: object): Promise<void>; settle(
 }
 
 /** This process among those sharing the store: its number, its own random stream, the work it owns. */
-function sharedProcess(processNumber: number, system: () => Scope, transaction: (work: () => void) => Promise<void>): StoreProcess {
+function sharedProcess(processNumber: number, system: () => Scope, transaction: (work: () => void) => Promise<void>, heartbeat: { now: () => number; onBeat: (at: number) => void }): StoreProcess {
   return {
     number: processNumber,
     // Far-apart points of one 2^32 cycle: two processes started with one seed never hand out the
     // same ids (sequences and tracking numbers are drawn from shared state).
     seed: (seed) => hashString(`${seed}:process:${processNumber}`),
     owns: (owner) => owner === processNumber,
-    adoptAbandoned: (watch) => watchAbandonedWork({ me: processNumber, system, transaction }, watch),
+    adoptAbandoned: (watch) => watchAbandonedWork({ me: processNumber, system, transaction, ...heartbeat }, watch),
   };
 }

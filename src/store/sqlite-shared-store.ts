@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { vacuumStatements } from './vacuum.js';
 import { createSharedStore, type PulledRows, type SharedBackend, type SharedStoreOptions } from './shared-store.js';
 import { claimDataFile, DataFileError, type ClaimedDataFile } from './data-file.js';
 import type { SharedFeed, Store } from './store.js';
@@ -170,11 +171,12 @@ export async function openSharedSqliteStore(path: string, options: SharedSqliteO
 function createSqliteBackend(path: string, db: Database.Database, claim: ClaimedDataFile): SharedBackend {
   const sql = {
     change: db.prepare("UPDATE shipmock_counters SET value = value + 1 WHERE name = 'change' RETURNING value").pluck(),
-    scopes: db.prepare('SELECT scope FROM shipmock_scopes WHERE replaced > ?'),
-    items: db.prepare('SELECT scope, collection, seq, id, body FROM shipmock_items WHERE change > ? ORDER BY scope, collection, seq'),
-    collections: db.prepare('SELECT scope, collection, next_seq FROM shipmock_collections WHERE change > ?'),
-    values: db.prepare('SELECT scope, key, value FROM shipmock_values WHERE change > ?'),
-    parts: db.prepare('SELECT name, value FROM shipmock_parts WHERE change > ?'),
+    head: db.prepare("SELECT value FROM shipmock_counters WHERE name = 'change'").pluck(),
+    scopes: db.prepare('SELECT scope, replaced AS change FROM shipmock_scopes WHERE replaced > ?'),
+    items: db.prepare('SELECT scope, collection, seq, id, body, change FROM shipmock_items WHERE change > ? ORDER BY scope, collection, seq'),
+    collections: db.prepare('SELECT scope, collection, next_seq, change FROM shipmock_collections WHERE change > ?'),
+    values: db.prepare('SELECT scope, key, value, change FROM shipmock_values WHERE change > ?'),
+    parts: db.prepare('SELECT name, value, change FROM shipmock_parts WHERE change > ?'),
     dropItems: db.prepare('DELETE FROM shipmock_items WHERE scope = ?'),
     dropCollections: db.prepare('DELETE FROM shipmock_collections WHERE scope = ?'),
     dropValues: db.prepare('DELETE FROM shipmock_values WHERE scope = ?'),
@@ -186,31 +188,43 @@ function createSqliteBackend(path: string, db: Database.Database, claim: Claimed
   };
 
   return {
-    async open(since) {
+    // The write lock is the file's: every batch holds it whole (wide), so commits follow one
+    // another and a batch's commit number is always the head it pulled plus one.
+    accountLocks: false,
+    async open(since, _lock, skip) {
       await beginWrite(db, 'batch');
-      const change = sql.change.get() as number;
+      const head = sql.head.get() as number;
+      const mine = new Set(skip);
+      const notMine = <T extends { change: number }>(rows: T[]) => (mine.size ? rows.filter((row) => !mine.has(row.change)) : rows);
       const rows: PulledRows = {
-        scopes: sql.scopes.all(since) as PulledRows['scopes'],
-        items: sql.items.all(since) as PulledRows['items'],
-        collections: sql.collections.all(since) as PulledRows['collections'],
-        values: sql.values.all(since) as PulledRows['values'],
-        parts: sql.parts.all(since) as PulledRows['parts'],
+        scopes: notMine(sql.scopes.all(since) as (PulledRows['scopes'][number] & { change: number })[]),
+        items: notMine(sql.items.all(since) as (PulledRows['items'][number] & { change: number })[]),
+        collections: notMine(sql.collections.all(since) as (PulledRows['collections'][number] & { change: number })[]),
+        values: notMine(sql.values.all(since) as (PulledRows['values'][number] & { change: number })[]),
+        parts: notMine(sql.parts.all(since) as (PulledRows['parts'][number] & { change: number })[]),
       };
-      return { change, rows };
+      return { head, rows };
     },
     async commit(writes) {
       try {
-        for (const scope of writes.replaced) {
-          sql.dropItems.run(scope);
-          sql.dropCollections.run(scope);
-          sql.dropValues.run(scope);
-          sql.replaced.run(scope, writes.change);
+        const empty = !writes.replaced.length && !writes.items.length && !writes.collections.length && !writes.values.length && !writes.parts.length;
+        const change = empty ? undefined : (sql.change.get() as number);
+        if (change !== undefined) {
+          for (const scope of writes.replaced) {
+            sql.dropItems.run(scope);
+            sql.dropCollections.run(scope);
+            sql.dropValues.run(scope);
+            sql.replaced.run(scope, change);
+          }
+          for (const [scope, collection, seq, id, body] of writes.items) sql.item.run(scope, collection, seq, id, body, change);
+          for (const [scope, collection, nextSeq] of writes.collections) sql.collection.run(scope, collection, nextSeq, change);
+          for (const [scope, key, value] of writes.values) sql.value.run(scope, key, value, change);
+          for (const [name, value] of writes.parts) sql.part.run(name, value, change);
         }
-        for (const [scope, collection, seq, id, body] of writes.items) sql.item.run(scope, collection, seq, id, body, writes.change);
-        for (const [scope, collection, nextSeq] of writes.collections) sql.collection.run(scope, collection, nextSeq, writes.change);
-        for (const [scope, key, value] of writes.values) sql.value.run(scope, key, value, writes.change);
-        for (const [name, value] of writes.parts) sql.part.run(name, value, writes.change);
+        // Rows every process has pulled past go, whether or not this batch wrote anything (vacuum.ts).
+        if (writes.vacuum) for (const statement of vacuumStatements(writes.vacuum)) db.exec(statement);
         db.exec('COMMIT');
+        return change;
       } catch (error) {
         if (db.inTransaction) db.exec('ROLLBACK');
         throw error;

@@ -1,4 +1,4 @@
-import type { BatchStatsSnapshot } from './batch-stats.js';
+import type { BatchStatsSnapshot } from './lock-stats.js';
 import { Collection, type CollectionSnapshot, type Entity } from './collection.js';
 import { createStateRegistry, exportedAs, type StateRegistry } from './state-registry.js';
 
@@ -171,7 +171,12 @@ export interface Store {
    * fails, what the work wrote waits in the working set and is committed when a write succeeds.
    * @example await store.transaction(() => service.create(input));
    */
-  transaction<T>(work: () => T | PromiseLike<T>, kind?: UnitKind): Promise<T>;
+  transaction<T>(work: () => T | PromiseLike<T>, kind?: UnitKind, lock?: UnitLock): Promise<T>;
+  /**
+   * Whether units of work lock per account (a shared PostgreSQL store): callers then say what a
+   * unit locks (`transaction`'s `lock`). Absent or false: the lock is ignored (memory, SQLite).
+   */
+  readonly locksAccounts?: boolean;
   /** This process among all the processes that use the store (one, unless it is shared). */
   readonly process: StoreProcess;
   /**
@@ -186,6 +191,14 @@ export interface Store {
    */
   feed<T>(name: string, capacity: number): SharedFeed<T>;
 }
+
+/**
+ * What a unit of work of a shared store locks (docs/scaling.md, "What a unit locks"): one
+ * account — its scope and the rate-limit window of its own credential; units of different
+ * accounts run at the same time in different processes — or, absent, everything (wide: companies,
+ * the clock, scenarios, carrier-wide data, anything not known to stay inside one account).
+ */
+export type UnitLock = { account: string } | undefined;
 
 /** Who waits for a unit of work: an answer to a client, or nobody (timers, webhook outcomes). */
 export type UnitKind = 'request' | 'background';

@@ -22,14 +22,16 @@ function fakeBackend() {
   const commits: WriteSet[] = [];
   const state = { failOpen: false, failCommit: false, opened: 0 };
   const backend: SharedBackend = {
+    accountLocks: true,
     async open() {
       state.opened++;
       if (state.failOpen) throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
-      return { change: ++change, rows: { scopes: [], items: [], collections: [], values: [], parts: [] } };
+      return { head: change, rows: { scopes: [], items: [], collections: [], values: [], parts: [] } };
     },
     async commit(writes) {
       if (state.failCommit) throw new Error('Connection terminated unexpectedly');
       commits.push(writes);
+      return ++change;
     },
     abandon() {},
     feed: () => ({ publish() {}, subscribe: () => () => {}, clear() {}, close() {} }),

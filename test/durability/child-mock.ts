@@ -97,6 +97,7 @@ export function runToExit(args: string[], options: ChildOptions = {}): Promise<{
 export interface Answer {
   status: number;
   body: any;
+  headers: Headers;
 }
 
 /** One HTTP call; throws on network errors (a killed mock), which callers treat as "not acknowledged". */
@@ -113,7 +114,7 @@ export async function call(url: string, method: string, path: string, options: {
   } catch {
     // not JSON (documents)
   }
-  return { status: res.status, body };
+  return { status: res.status, body, headers: res.headers };
 }
 
 /** Fails loudly unless the answer has the expected status. */

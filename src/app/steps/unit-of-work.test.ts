@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ProblemError } from '../../errors/problem.js';
 import { createLogger } from '../../logging/logger.js';
-import { createStore, StoreUnavailableError, type Store, type UnitKind } from '../../store/store.js';
+import { initRequestState, requestState } from '../../http/request-state.js';
+import { createStore, StoreUnavailableError, type Store, type UnitKind, type UnitLock } from '../../store/store.js';
 import { unitOfWork } from './unit-of-work.js';
 
 const logger = createLogger({ level: 'silent', format: 'json' });
@@ -178,5 +179,44 @@ describe('the unit-of-work step', () => {
     const commit = await nextCommit();
     expect(commit.kind).toBe('request');
     commit.commit();
+  });
+
+  it('with a store that locks per account reads an API body before its unit starts, and gives the unit its lock', async () => {
+    const units: { lock: UnitLock; body: string | undefined }[] = [];
+    const store: Pick<Store, 'transaction' | 'durable' | 'locksAccounts'> = {
+      durable: true,
+      locksAccounts: true,
+      transaction<T>(work: () => T | PromiseLike<T>, _kind?: UnitKind, lock?: UnitLock): Promise<T> {
+        units.push({ lock, body: requestState(current!).preReadBody?.toString() });
+        return Promise.resolve(work());
+      },
+    };
+    let current: IncomingMessage | undefined;
+    const step = unitOfWork({ store, logger, writeError, lockOf: () => ({ account: 'acc-1' }), bodyLimit: 100 });
+    server = createServer((req, res) => {
+      initRequestState(req, { requestId: 'r-1', startedAt: 0, method: req.method!, url: req.url!, pathname: '/v1/addresses', search: new URLSearchParams(), preReadBody: undefined });
+      current = req;
+      step(req, res, () => res.end(`got ${requestState(req).preReadBody?.length ?? 0} bytes`));
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server!.address() as AddressInfo).port}/v1/addresses`;
+    let text = '';
+    const answered = new Promise<void>((resolve, reject) => {
+      const req = httpRequest(url, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Content-Length': '14' } }, (res) => {
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', resolve);
+      });
+      req.on('error', reject);
+      // Half the body, then a pause: no unit may start (and hold its lock) while the client is still sending.
+      req.write('{"name":');
+      void turns(6).then(() => {
+        expect(units).toEqual([]);
+        req.end('"Ann"}');
+      });
+    });
+    await answered;
+    expect(units).toEqual([{ lock: { account: 'acc-1' }, body: '{"name":"Ann"}' }]);
+    expect(text).toBe('got 14 bytes');
   });
 });

@@ -1,7 +1,9 @@
 import type { ApiRequest, ApiResponse, Next } from '../../http/types.js';
 import type { Logger } from '../../logging/logger.js';
-import { StoreUnavailableError, type Store } from '../../store/store.js';
+import { StoreUnavailableError, type Store, type UnitLock } from '../../store/store.js';
 import { holdAnswer } from '../held-answer.js';
+import { readBody } from '../../http/read-request.js';
+import { isOutsideApi, requestState } from '../../http/request-state.js';
 import { storeUnavailable } from './store-available.js';
 
 /** Writes an answer for an error (the error writer), straight through. */
@@ -23,10 +25,18 @@ type WriteError = (error: unknown, req: ApiRequest, res: ApiResponse) => void;
  * store has put its working set back to what is committed. A connection is never closed
  * without an answer. In memory answers go straight out (nothing to wait for).
  *
- * @example pipeline([requestId(…), …, unitOfWork({ store, logger, writeError }), route])
+ * With a store that locks per account (a shared PostgreSQL store), `lockOf` says what the unit
+ * locks (unit-lock.ts): the request's account, or everything; and an API request's body (a
+ * declared Content-Length within `bodyLimit`) is read off the wire before the unit starts, so a
+ * slow client does not hold its batch (validation reads it from `preReadBody`). Other stores are
+ * not asked, and read the body inside the unit as before.
+ *
+ * @example pipeline([requestId(…), …, unitOfWork({ store, logger, writeError, lockOf }), route])
  */
-export function unitOfWork(options: { store: Pick<Store, 'transaction' | 'durable'>; logger: Logger; writeError: WriteError }) {
+export function unitOfWork(options: { store: Pick<Store, 'transaction' | 'durable' | 'locksAccounts'>; logger: Logger; writeError: WriteError; lockOf?: (req: ApiRequest) => UnitLock; bodyLimit?: number }) {
   const { store, logger, writeError } = options;
+  const lockOf = store.locksAccounts ? options.lockOf : undefined;
+  const bodyLimit = store.locksAccounts ? options.bodyLimit : undefined;
   const answerFor = (error: unknown) => (error instanceof StoreUnavailableError ? storeUnavailable(error.reason, error.outcome) : error);
 
   /** Memory: the work runs now and its answer goes straight out. */
@@ -38,14 +48,32 @@ export function unitOfWork(options: { store: Pick<Store, 'transaction' | 'durabl
 
   /** Durable: the answer waits for the commit of its unit. */
   function held(req: ApiRequest, res: ApiResponse, next: Next): void {
+    const length = bodyLimit === undefined ? NaN : Number(req.headers['content-length']);
+    const state = length > 0 && length <= bodyLimit! ? requestState(req) : undefined;
+    if (state && state.preReadBody === undefined && !isOutsideApi(state.pathname)) {
+      // A client that stops sending mid-body has gone: nothing to answer.
+      readBody(req, bodyLimit!).then(
+        (body) => {
+          state.preReadBody = body;
+          inUnit(req, res, next);
+        },
+        () => res.destroy(),
+      );
+      return;
+    }
+    inUnit(req, res, next);
+  }
+
+  function inUnit(req: ApiRequest, res: ApiResponse, next: Next): void {
     const answer = holdAnswer(res);
     let started = false;
+    const lock = lockOf?.(req);
     store
       .transaction(() => {
         started = true;
         next();
         return answer.ready;
-      }, 'request')
+      }, 'request', lock)
       .then(
         () => answer.release(),
         (error: unknown) => {

@@ -1160,8 +1160,23 @@ export interface components {
             batches: number;
             /** @description Units of work that joined a batch; members / batches is requests per batch under load. */
             members: number;
+            /** @description Asking for a batch's lock until it is held and pulled (the wait plus the pull's round trip). */
             lockWaitMs: number;
+            /** @description Holding it, from the pull to the COMMIT coming back. */
             lockHoldMs: number;
+            /** @description Batches by the lock they held (docs/scaling.md, What a unit locks). */
+            byLock: {
+                /** @description The wide lock, exclusive; nothing else ran anywhere meanwhile. */
+                wide: number;
+                /** @description One account's lock, under the wide lock shared. */
+                account: number;
+                /** @description A process's own work (its heartbeat), under the wide lock shared. */
+                process: number;
+            };
+            /** @description Time in sections that span accounts (wide batches held, commits taking their turn for a change number); serialMs over the whole time of the requests is the serial fraction. */
+            serialMs: number;
+            /** @description Commits refused because a row written outside the batch's lock changed meanwhile (the request was answered 503 store-unavailable). */
+            conflicts: number;
         };
     };
     responses: {

@@ -1,0 +1,162 @@
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { openPostgresStore } from '../../src/store/postgres-store.js';
+import { StoreUnavailableError, type Store } from '../../src/store/store.js';
+import { throwawayPostgresForFile, type ThrowawayPostgres } from '../support/postgres.js';
+import { call, companyAuth, expectStatus, newAccount, startChild, until, type Answer, type ChildMock } from './child-mock.js';
+
+/**
+ * Issue 27: the account is the unit of locking of a shared PostgreSQL store. A batch of one
+ * account holds the wide lock shared and that account's lock (src/store/postgres-store.ts);
+ * a wide batch holds the wide lock alone. Proved here without timing: a test connection takes
+ * exactly the locks a process's batch takes and holds them, and the tests watch which requests
+ * complete while it does (and that the others are waiting on PostgreSQL's lock, in pg_locks).
+ */
+const WIDE_LOCK = 0x73686d02;
+const ACCOUNT_LOCKS = 0x73686d03;
+const berlin = { name: 'Erika Mustermann', street: 'Hauptstraße 5', city: 'Berlin', postalCode: '10115', countryCode: 'DE' };
+
+let cluster: ThrowawayPostgres;
+const running: { kill(): Promise<unknown> }[] = [];
+throwawayPostgresForFile(running, (started) => (cluster = started));
+
+/** A connection holding the locks of a batch (an account's, or the wide one) until `release`. */
+async function holdLocks(url: string, lock: { account: string } | 'wide'): Promise<{ release(): Promise<void> }> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query('BEGIN');
+  if (lock === 'wide') await client.query('SELECT pg_advisory_xact_lock($1)', [WIDE_LOCK]);
+  else {
+    await client.query('SELECT pg_advisory_xact_lock_shared($1)', [WIDE_LOCK]);
+    await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [ACCOUNT_LOCKS, lock.account]);
+  }
+  return {
+    async release() {
+      await client.query('COMMIT');
+      await client.end();
+    },
+  };
+}
+
+/** How many sessions wait on an advisory lock now. */
+async function waitingOnLocks(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string }>("SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted");
+    return Number(rows[0].n);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A request whose outcome can be asked for while it is still in flight. */
+function inFlight(answer: Promise<Answer>): { settled: () => boolean; answer: Promise<Answer> } {
+  let settled = false;
+  const tracked = answer.finally(() => {
+    settled = true;
+  });
+  return { settled: () => settled, answer: tracked };
+}
+
+async function twoProcesses(): Promise<{ url: string; p: ChildMock; q: ChildMock }> {
+  const url = await cluster.createDatabase();
+  const [p, q] = await Promise.all([startChild(['--data', url, '--rate-limit', 'off']), startChild(['--data', url, '--rate-limit', 'off'])]);
+  running.push(p, q);
+  return { url, p, q };
+}
+
+describe('a shared PostgreSQL store locks per account', () => {
+  it('lets the batches of another account run, on either process, while one account is locked; that account waits', async () => {
+    const { url, p, q } = await twoProcesses();
+    const a = await newAccount(p);
+    const b = await newAccount(q);
+    const created = await expectStatus(call(p.url, 'POST', '/v1/addresses', { auth: a.auth, body: berlin }), 201, 'address of A');
+
+    // As if a batch of account A were in progress somewhere.
+    const held = await holdLocks(url, { account: a.id });
+    const waitingA = inFlight(call(q.url, 'GET', `/v1/addresses/${created.id}`, { auth: a.auth }));
+    await until('the request of A waits on its account lock', () => waitingOnLocks(url), (n) => n >= 1, 20_000);
+
+    // Account B works on P (which has no request of A waiting): writes and reads.
+    for (let i = 0; i < 5; i++) {
+      const address = await expectStatus(call(p.url, 'POST', '/v1/addresses', { auth: b.auth, body: { ...berlin, name: `B ${i}` } }), 201, `address ${i} of B`);
+      await expectStatus(call(p.url, 'GET', `/v1/addresses/${address.id}`, { auth: b.auth }), 200, `address ${i} of B read back`);
+    }
+    expect(waitingA.settled(), 'the request of A still waits while its account is locked').toBe(false);
+
+    await held.release();
+    const answer = await waitingA.answer;
+    expect(answer.status).toBe(200);
+    expect(answer.body.id).toBe(created.id);
+  }, 120_000);
+
+  it('keeps wide units and account units apart: each waits while the other lock is held', async () => {
+    const { url, p, q } = await twoProcesses();
+    const a = await newAccount(p);
+    const company = await companyAuth(q);
+
+    // A wide unit (a Company token's request) waits while a batch of A holds the wide lock shared.
+    const heldA = await holdLocks(url, { account: a.id });
+    const wide = inFlight(call(q.url, 'GET', '/v1/accounts', { auth: company }));
+    await until('the wide unit waits', () => waitingOnLocks(url), (n) => n >= 1, 20_000);
+    expect(wide.settled()).toBe(false);
+    await heldA.release();
+    expect((await wide.answer).status).toBe(200);
+
+    // An account unit waits while a wide batch holds the wide lock.
+    const heldWide = await holdLocks(url, 'wide');
+    const accountUnit = inFlight(call(p.url, 'POST', '/v1/addresses', { auth: a.auth, body: berlin }));
+    await until('the account unit waits', () => waitingOnLocks(url), (n) => n >= 1, 20_000);
+    expect(accountUnit.settled()).toBe(false);
+    await heldWide.release();
+    const written = await accountUnit.answer;
+    expect(written.status).toBe(201);
+    // Read back on the other process: the commit is shared as ever.
+    await expectStatus(call(q.url, 'GET', `/v1/addresses/${written.body.id}`, { auth: a.auth }), 200, 'address read on Q');
+  }, 120_000);
+
+  it('refuses the commit of an account batch whose write outside its account another process changed meanwhile, and reloads', async () => {
+    const url = await cluster.createDatabase();
+    const one = (await openPostgresStore(url)).store;
+    const two = (await openPostgresStore(url)).store;
+    running.push({ kill: async () => [one, two].forEach((store: Store) => store.close()) });
+    const shared = (store: Store) => store.global.collection<{ id: string; by: string }>('test-shared');
+
+    // One's batch of account a pulls, then waits; two's batch of account b writes the same global collection and commits.
+    let proceed!: () => void;
+    let started!: () => void;
+    const gate = new Promise<void>((resolve) => (proceed = resolve));
+    const pulled = new Promise<void>((resolve) => (started = resolve));
+    const first = one.transaction(
+      async () => {
+        started();
+        await gate;
+        shared(one).insert({ id: 'x', by: 'one' });
+      },
+      'request',
+      { account: 'a' },
+    );
+    await pulled;
+    await two.transaction(() => void shared(two).insert({ id: 'y', by: 'two' }), 'request', { account: 'b' });
+    proceed();
+    const refused = await first.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(StoreUnavailableError);
+    expect((refused as StoreUnavailableError).reason).toMatch(/another process changed state this batch wrote outside its account/);
+
+    // Nothing of one's batch was written; its copy reloads and sees two's row, and a later write lands.
+    await one.transaction(() => void shared(one).insert({ id: 'z', by: 'one' }), 'request', { account: 'a' });
+    await two.transaction(() => {}, 'request');
+    expect(shared(two).values().map((item) => item.id).sort()).toEqual(['y', 'z']);
+    // Inside its account an account batch never conflicts: a and b write their own scopes at once.
+    await Promise.all([
+      one.transaction(() => void one.account('a').collection<{ id: string }>('things').insert({ id: 'a1' }), 'request', { account: 'a' }),
+      two.transaction(() => void two.account('b').collection<{ id: string }>('things').insert({ id: 'b1' }), 'request', { account: 'b' }),
+    ]);
+    await one.transaction(() => {}, 'request');
+    expect(one.account('b').collection<{ id: string }>('things').has('b1')).toBe(true);
+  }, 60_000);
+});
