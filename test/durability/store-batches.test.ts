@@ -26,7 +26,7 @@ describe('GET /__admin/store/batches', () => {
   it('answers shared: false and zeros for the in-memory store', async () => {
     mock = await startLiveMock();
     await liveAccount(mock);
-    expect(await batches(mock)).toEqual({ shared: false, batches: 0, members: 0, lockWaitMs: 0, lockHoldMs: 0 });
+    expect(await batches(mock)).toEqual({ shared: false, batches: 0, byLock: { wide: 0, account: 0, process: 0 }, members: 0, lockWaitMs: 0, lockHoldMs: 0, serialMs: 0, conflicts: 0 });
   });
 
   it('counts the batches and their members of a shared store, and every request is one member', async () => {
@@ -43,5 +43,9 @@ describe('GET /__admin/store/batches', () => {
     expect(after.batches).toBeGreaterThan(before.batches);
     expect(after.lockHoldMs).toBeGreaterThanOrEqual(before.lockHoldMs);
     expect(after.lockWaitMs).toBeGreaterThanOrEqual(before.lockWaitMs);
+    // SQLite has one write lock per file: every batch of the shared layout is wide, all of its time serial.
+    expect(after.byLock.wide - before.byLock.wide).toBe(after.batches - before.batches);
+    expect(after.byLock.account).toBe(0);
+    expect(after.serialMs).toBeGreaterThanOrEqual(after.lockHoldMs);
   });
 });
