@@ -65,6 +65,15 @@ function plannedParcel(carriers: Carriers, scenarios: DomainDeps['scenarios'], a
   return { ...input, id: input.trackingNumber, plan, estimatedDeliveryAt: planned.occurredAt };
 }
 
+/**
+ * The trackers with scans to come, in the order of their next scan: the order a timer per
+ * tracker would fire them in (none when the account is gone).
+ */
+function pendingByNextScan(all: StoredTracker[]): StoredTracker[] {
+  const nextScan = (t: StoredTracker) => Date.parse(t.plan[t.events.length].occurredAt);
+  return all.filter((t) => t.events.length < t.plan.length).sort((a, b) => nextScan(a) - nextScan(b));
+}
+
 /** The parcel once its tracker is deleted: still trackable, by no tracker for now. */
 function untracked(parcel: TrackedParcel): TrackedParcel {
   const { trackerId: _trackerId, ...rest } = parcel;
@@ -102,14 +111,10 @@ export function createTrackerService(core: ResourceDeps & Pick<DomainDeps, 'scen
   const { store, clock, random, events, scenarios } = core;
   const trackers = (accountId: string) => store.account(accountId).collection<StoredTracker>('trackers');
   const parcels = (accountId: string) => store.account(accountId).collection<TrackedParcel>('tracked-parcels');
+  // The account's timer: its trackers catch up (the due ones record their scans) and each one
+  // arms the account's next timer.
   const timers = createTrackerTimers(clock, store.parts, (accountId) => {
-    // Every tracker of the account with scans to come (none when the account is gone), in the
-    // order of its next scan, as a timer per tracker would fire: the due ones record their
-    // scans, and each one arms the account's next timer.
-    const nextScan = (t: StoredTracker) => Date.parse(t.plan[t.events.length].occurredAt);
-    const pending = trackers(accountId).filter((t) => t.events.length < t.plan.length);
-    pending.sort((a, b) => nextScan(a) - nextScan(b));
-    for (const tracker of pending) catchUp(accountId, tracker);
+    for (const tracker of pendingByNextScan(trackers(accountId).values())) catchUp(accountId, tracker);
   });
   const publish = (accountId: string, type: string, tracker: StoredTracker) =>
     events.publish({ topic: 'TRACKER', type, accountId, payload: view(tracker) });
