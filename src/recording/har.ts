@@ -280,7 +280,14 @@ export function exchangeToHarEntry(raw: Exchange, marks: Omit<ShipmockEntryField
 }
 
 function headerList(headers: Record<string, string>): Header[] {
-  return Object.entries(headers).flatMap(([name, value]) => (name.toLowerCase() === 'set-cookie' ? value.split('\n') : [value]).map((v) => ({ name, value: v })));
+  // A plain loop: this runs for both messages of every recorded exchange.
+  const list: Header[] = [];
+  for (const name in headers) {
+    const value = headers[name];
+    if (name.length === 10 && name.toLowerCase() === 'set-cookie') for (const v of value.split('\n')) list.push({ name, value: v });
+    else list.push({ name, value });
+  }
+  return list;
 }
 
 /**
