@@ -27,7 +27,7 @@ export function requestKey(request: KeyedRequest): string {
 }
 
 /** The key of a recorded exchange's request (its URL's path and query). */
-export function exchangeKey(exchange: Exchange): string {
+export function exchangeKey(exchange: Pick<Exchange, 'request'>): string {
   const url = new URL(exchange.request.url);
   return requestKey({ method: exchange.request.method, path: url.pathname, search: url.search, contentType: headerOf(exchange.request.headers, 'content-type'), body: exchange.request.body });
 }

@@ -2,7 +2,8 @@ import type { OpenApiDocument } from '../contract/load-contract.js';
 import type { Logger } from '../logging/logger.js';
 import { decodeBody } from '../proxy/upstream.js';
 import { startValidationProxy, type CapturedExchange, type ProxySummary, type ProxyViolation } from '../proxy/validation-proxy.js';
-import type { Exchange } from '../recording/index.js';
+import type { Exchange, ExchangeRequest } from '../recording/index.js';
+import { exchangeKey } from './exchange-key.js';
 import { MAX_ANSWERS_PER_REQUEST, openRecordingFolder, type RecordingFolder } from './recording-folder.js';
 
 export interface RecorderOptions {
@@ -64,11 +65,14 @@ function headerRecord(raw: string[]): Record<string, string> {
   return out;
 }
 
+/** One strict decoder for every body (a decoder per exchange cost more than the decoding; decode() without `stream` keeps no state between calls). */
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 /** A body as text when it is UTF-8 (so the converter can shorten the secrets in it), else as bytes; undefined when empty. */
 function bodyOf(bytes: Buffer): string | Buffer | undefined {
   if (bytes.length === 0) return undefined;
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return utf8.decode(bytes);
   } catch {
     return bytes;
   }
@@ -79,6 +83,11 @@ const headerIn = (raw: string[], name: string): string | undefined => {
   return undefined;
 };
 
+/** The request of recordedExchangeOf: all its matching key (src/record/exchange-key.ts) needs. */
+export function recordedRequestOf(captured: CapturedExchange, origin: string): ExchangeRequest {
+  return { method: captured.method, url: new URL(captured.target, origin).href, headers: headerRecord(captured.requestHeaders), body: bodyOf(captured.requestBody) };
+}
+
 /**
  * An exchange as the proxy saw it, as it is recorded (src/recording's Exchange): the request's
  * URL is the upstream's origin with the path and query the client sent (what a replay matches),
@@ -86,7 +95,7 @@ const headerIn = (raw: string[], name: string): string | undefined => {
  * violation's field prefixed with where it was (`request/…`, `response/…`). Secrets are still in
  * it: the converter shortens them before anything is written (src/record/recording-files.ts).
  */
-export function recordedExchangeOf(captured: CapturedExchange, origin: string): Exchange {
+export function recordedExchangeOf(captured: CapturedExchange, origin: string, request: ExchangeRequest = recordedRequestOf(captured, origin)): Exchange {
   let body = captured.responseBody;
   try {
     body = decodeBody(body, headerIn(captured.responseHeaders, 'content-encoding'));
@@ -98,7 +107,7 @@ export function recordedExchangeOf(captured: CapturedExchange, origin: string): 
     for (const name of Object.keys(responseHeaders)) if (/^content-(encoding|length)$/i.test(name)) delete responseHeaders[name];
   }
   return {
-    request: { method: captured.method, url: new URL(captured.target, origin).href, headers: headerRecord(captured.requestHeaders), body: bodyOf(captured.requestBody) },
+    request,
     response: { status: captured.status, headers: responseHeaders, body: bodyOf(body) },
     verdict: { conforms: captured.violations.length === 0, violations: captured.violations.map((v) => ({ field: `${v.in}/${v.field}`, message: v.message })) },
     startedAt: captured.startedAt.toISOString(),
@@ -135,7 +144,9 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
       logger: options.logger,
       timeoutMs: options.timeoutMs,
       onExchange(captured) {
-        folder.add(recordedExchangeOf(captured, origin));
+        // The key first, from the request alone: the answer is converted only when it is kept.
+        const request = recordedRequestOf(captured, origin);
+        folder.addKeyed(exchangeKey({ request }), () => recordedExchangeOf(captured, origin, request));
         const broken = captured.violations.filter((v) => v.in === 'response');
         if (broken.length && ++contractBreakCount <= 1000) {
           contractBreaks.push({ method: captured.method, path: new URL(captured.target, origin).pathname, operationId: captured.operationId, status: captured.status, violations: broken });

@@ -26,6 +26,12 @@ export interface RecordingFolder {
   exchanges(): readonly Exchange[];
   /** Keeps the exchange unless the folder has it already; true when it was new. */
   add(exchange: Exchange): boolean;
+  /**
+   * As add, for an exchange built only when it is kept: `key` is its exchangeKey. A recorder
+   * converts just the request to know the key; an answer the folder has already, or one past a
+   * request's bound, is never converted.
+   */
+  addKeyed(key: string, build: () => Exchange): boolean;
   /** Keeps the exchange whatever the folder has (a replay's miss: a position not recorded yet). */
   append(exchange: Exchange): void;
   /** Exchanges found at open (a killed run's included), kept by this run, left out as already recorded, and past a request's bound of answers. */
@@ -132,6 +138,20 @@ export function openRecordingFolder(dir: string, options: OpenFolderOptions = {}
     dirty = true;
     journal(exchange);
   };
+  const addKeyed = (key: string, build: () => Exchange): boolean => {
+    const position = seen.get(key) ?? 0;
+    seen.set(key, position + 1);
+    if (position < (recorded.get(key) ?? 0)) {
+      known++;
+      return false;
+    }
+    if (position >= MAX_ANSWERS_PER_REQUEST) {
+      dropped++;
+      return false;
+    }
+    keep(build());
+    return true;
+  };
   const flush = () => {
     if (!dirty) return;
     writeRecording(dir, all);
@@ -141,21 +161,8 @@ export function openRecordingFolder(dir: string, options: OpenFolderOptions = {}
   return {
     dir,
     exchanges: () => all,
-    add(exchange) {
-      const key = exchangeKey(exchange);
-      const position = seen.get(key) ?? 0;
-      seen.set(key, position + 1);
-      if (position < (recorded.get(key) ?? 0)) {
-        known++;
-        return false;
-      }
-      if (position >= MAX_ANSWERS_PER_REQUEST) {
-        dropped++;
-        return false;
-      }
-      keep(exchange);
-      return true;
-    },
+    add: (exchange) => addKeyed(exchangeKey(exchange), () => exchange),
+    addKeyed,
     append: keep,
     counts: () => ({ found, added, known, dropped }),
     flush,

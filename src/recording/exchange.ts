@@ -62,7 +62,7 @@ export function redactExchange(exchange: Exchange): Exchange {
 
 function redactAll(headers: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) out[name] = redactHeader(name, value);
+  for (const name in headers) out[name] = redactHeader(name, headers[name]);
   return out;
 }
 
@@ -73,6 +73,6 @@ function redactText(body: string | Buffer | undefined, headers: Record<string, s
 /** A header's value by name, whatever its case. */
 export function headerOf(headers: Record<string, string>, name: string): string | undefined {
   const lower = name.toLowerCase();
-  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === lower) return value;
+  for (const key in headers) if (key.length === lower.length && key.toLowerCase() === lower) return headers[key];
   return undefined;
 }

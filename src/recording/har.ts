@@ -237,50 +237,70 @@ export function exchangeToHarEntry(raw: Exchange, marks: Omit<ShipmockEntryField
   const responseType = headerOf(response.headers, 'content-type') ?? '';
   const responseBytes = response.body === undefined ? 0 : typeof response.body === 'string' ? Buffer.byteLength(response.body) : response.body.length;
   const requestBytes = request.body === undefined ? 0 : typeof request.body === 'string' ? Buffer.byteLength(request.body) : request.body.length;
-  const shipmock: ShipmockEntryFields = {
-    ...(exchange.operationId ? { operationId: exchange.operationId } : {}),
-    ...(exchange.verdict ? { conforms: exchange.verdict.conforms, violations: exchange.verdict.violations } : {}),
-    ...marks,
+  // Built member by member (no spreads of throw-away objects): this runs for every exchange a recorder keeps.
+  // The members' order is the order they are written in: keep it.
+  const shipmock: ShipmockEntryFields = {};
+  if (exchange.operationId) shipmock.operationId = exchange.operationId;
+  if (exchange.verdict) {
+    shipmock.conforms = exchange.verdict.conforms;
+    shipmock.violations = exchange.verdict.violations;
+  }
+  Object.assign(shipmock, marks);
+  const harRequest: Partial<Entry['request']> = {
+    method: request.method,
+    url: url.href,
+    httpVersion: 'HTTP/1.1',
+    cookies: [],
+    headers: headerList(request.headers),
+    queryString: url.search ? [...url.searchParams].map(([name, value]) => ({ name, value })) : [],
   };
-  return {
-    startedDateTime: exchange.startedAt ?? new Date(0).toISOString(),
+  if (request.body !== undefined && requestBytes > 0) {
+    harRequest.postData = { mimeType: requestType ?? 'application/octet-stream', text: typeof request.body === 'string' ? request.body : request.body.toString('base64') };
+  }
+  harRequest.headersSize = -1;
+  harRequest.bodySize = requestBytes;
+  const content: Entry['response']['content'] = { size: responseBytes, mimeType: responseType };
+  if (response.body !== undefined && responseBytes > 0) {
+    if (typeof response.body === 'string') content.text = response.body;
+    else {
+      content.text = response.body.toString('base64');
+      content.encoding = 'base64';
+    }
+  }
+  const entry: Entry & { _shipmock?: ShipmockEntryFields } = {
+    startedDateTime: exchange.startedAt ?? EPOCH,
     time: exchange.durationMs ?? 0,
-    request: {
-      method: request.method,
-      url: url.href,
-      httpVersion: 'HTTP/1.1',
-      cookies: [],
-      headers: headerList(request.headers),
-      queryString: [...url.searchParams].map(([name, value]) => ({ name, value })),
-      ...(request.body !== undefined && requestBytes > 0
-        ? { postData: { mimeType: requestType ?? 'application/octet-stream', text: typeof request.body === 'string' ? request.body : request.body.toString('base64') } }
-        : {}),
-      headersSize: -1,
-      bodySize: requestBytes,
-    },
+    request: harRequest as Entry['request'],
     response: {
       status: response.status,
       statusText: response.statusText ?? '',
       httpVersion: 'HTTP/1.1',
       cookies: [],
       headers: headerList(response.headers),
-      content: {
-        size: responseBytes,
-        mimeType: responseType,
-        ...(response.body === undefined || responseBytes === 0 ? {} : typeof response.body === 'string' ? { text: response.body } : { text: response.body.toString('base64'), encoding: 'base64' }),
-      },
+      content,
       redirectURL: headerOf(response.headers, 'location') ?? '',
       headersSize: -1,
       bodySize: responseBytes,
     },
     cache: {},
     timings: { send: 0, wait: exchange.durationMs ?? 0, receive: 0 },
-    ...(Object.keys(shipmock).length ? { _shipmock: shipmock } : {}),
   };
+  if (Object.keys(shipmock).length) entry._shipmock = shipmock;
+  return entry;
 }
 
+/** An exchange's start when it has none. */
+const EPOCH = new Date(0).toISOString();
+
 function headerList(headers: Record<string, string>): Header[] {
-  return Object.entries(headers).flatMap(([name, value]) => (name.toLowerCase() === 'set-cookie' ? value.split('\n') : [value]).map((v) => ({ name, value: v })));
+  // A plain loop: this runs for both messages of every recorded exchange.
+  const list: Header[] = [];
+  for (const name in headers) {
+    const value = headers[name];
+    if (name.length === 10 && name.toLowerCase() === 'set-cookie') for (const v of value.split('\n')) list.push({ name, value: v });
+    else list.push({ name, value });
+  }
+  return list;
 }
 
 /**
