@@ -134,6 +134,8 @@ describe('the inspector in a real browser', () => {
     for (let i = 0; i < 6; i++) statuses.push((await call(mock, 'GET', '/v1/addresses', { auth: account.auth })).status);
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
     await page.getByRole('button', { name: 'Deactivate rate-limit-burst' }).click();
+    // The next test's calls must not race the deactivation (its burst window would answer them 429).
+    await page.getByRole('status').filter({ hasText: 'Deactivated rate-limit-burst' }).waitFor();
     expect(problems).toEqual([]);
   });
 
