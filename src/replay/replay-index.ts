@@ -41,7 +41,9 @@ const answerOf = (respond: RespondEffect, violations?: ReplayAnswer['violations'
  * @example createReplayIndex(readReplayScenario('recordings/staging')).lookup(requestKey(request))
  */
 export function createReplayIndex(scenario?: ScenarioDefinition): ReplayIndex {
-  const byKey = new Map<string, ReplayEntry>();
+  // An entry's answers are built (headers sorted out, the body serialised) when its request first
+  // comes: a start serves its first answer without preparing all 10,000 of a large recording.
+  const byKey = new Map<string, ReplayEntry | PendingEntry>();
   let size = 0;
   for (const [i, rule] of (scenario?.rules ?? []).entries()) {
     const key = ruleKey(rule.match);
@@ -51,16 +53,24 @@ export function createReplayIndex(scenario?: ScenarioDefinition): ReplayIndex {
       throw new Error(`rule ${i}${rule.name ? ` (${rule.name})` : ''} of ${scenario!.name} is not a recorded answer: a replay serves rules that match one method, one path, their query and body digest, and respond with a recorded status and body (shipmock record, scenario from-har)`);
     }
     const violations = rule.recorded?.conforms === false ? (rule.recorded.violations ?? []) : undefined;
-    const answers = steps.map((step) => (step === 'pass' ? ('pass' as const) : answerOf(step.respond!, violations)));
-    const existing = byKey.get(key);
-    if (existing) existing.answers.push(...answers);
-    else byKey.set(key, { key, name: rule.name ?? key, answers, repeat: rule.repeat ?? false });
-    size += answers.length;
+    const existing = byKey.get(key) as PendingEntry | undefined;
+    if (existing) existing.pending.push({ steps, violations });
+    else byKey.set(key, { key, name: rule.name ?? key, pending: [{ steps, violations }], repeat: rule.repeat ?? false });
+    size += steps.length;
   }
+  /** The entry with its answers built (once). */
+  const ready = (key: string): ReplayEntry | undefined => {
+    const entry = byKey.get(key);
+    if (!entry || !('pending' in entry)) return entry;
+    const answers = entry.pending.flatMap(({ steps, violations }) => steps.map((step) => (step === 'pass' ? ('pass' as const) : answerOf(step.respond!, violations))));
+    const built: ReplayEntry = { key: entry.key, name: entry.name, answers, repeat: entry.repeat };
+    byKey.set(key, built);
+    return built;
+  };
   return {
-    lookup: (key) => byKey.get(key),
+    lookup: ready,
     add(key, respond, violations) {
-      const entry = byKey.get(key);
+      const entry = ready(key);
       if (entry) entry.answers.push(answerOf(respond, violations));
       else byKey.set(key, { key, name: key, answers: [answerOf(respond, violations)], repeat: false });
       size++;
@@ -69,4 +79,12 @@ export function createReplayIndex(scenario?: ScenarioDefinition): ReplayIndex {
       return size;
     },
   };
+}
+
+/** An entry whose answers are not built yet: the recorded steps of its rules, in order. */
+interface PendingEntry {
+  key: string;
+  name: string;
+  pending: { steps: (Effect | 'pass')[]; violations?: ReplayAnswer['violations'] }[];
+  repeat: boolean | 'last';
 }

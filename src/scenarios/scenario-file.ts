@@ -371,17 +371,20 @@ function checkRecordedBounds(definition: ScenarioDefinition): Violation[] {
 }
 
 /** What a respond effect may combine: a problem's fields, or one body form of a recorded answer. */
-function checkRespond(respond: NonNullable<Effect['respond']>, where: string): Violation[] {
+function checkRespond(respond: NonNullable<Effect['respond']>, effectAt: () => string): Violation[] {
   const out: Violation[] = [];
+  const where = () => `${effectAt()}/respond`;
   const forms = ANSWER_BODY_FORMS.filter((k) => (respond as unknown as Record<string, unknown>)[k] !== undefined);
-  if (forms.length > 1) out.push({ field: where, message: `combines ${forms.join(' and ')}; a recorded answer has one body form` });
+  if (forms.length > 1) out.push({ field: where(), message: `combines ${forms.join(' and ')}; a recorded answer has one body form` });
   if (forms.length === 0) {
-    if (respond.status < 400) out.push({ field: `${where}/status`, message: 'must be >= 400 for a problem answer (a recorded answer of another status gives body, text or base64)' });
+    if (respond.status < 400) out.push({ field: `${where()}/status`, message: 'must be >= 400 for a problem answer (a recorded answer of another status gives body, text or base64)' });
     return out;
   }
-  const problemFields = PROBLEM_FIELDS.filter((k) => respond[k] !== undefined);
-  if (problemFields.length) out.push({ field: where, message: `combines ${problemFields.join(', ')} (a problem answer) with ${forms[0]} (a recorded answer); use one or the other` });
-  if (respond.base64 !== undefined && respond.base64.length % 4 !== 0) out.push({ field: `${where}/base64`, message: 'is not base64: its length must be a multiple of 4' });
+  if (respond.problem !== undefined || respond.title !== undefined || respond.detail !== undefined || respond.retryAfter !== undefined) {
+    const problemFields = PROBLEM_FIELDS.filter((k) => respond[k] !== undefined);
+    out.push({ field: where(), message: `combines ${problemFields.join(', ')} (a problem answer) with ${forms[0]} (a recorded answer); use one or the other` });
+  }
+  if (respond.base64 !== undefined && respond.base64.length % 4 !== 0) out.push({ field: `${where()}/base64`, message: 'is not base64: its length must be a multiple of 4' });
   return out;
 }
 /** Effects whose moment knows the carrier (the booking's), so `match.carrier` can select them. */
@@ -403,42 +406,58 @@ export function effectKind(effect: Effect): RuleKind | 'mixed' {
 const MAX_HOLD_MS = 86_400_000;
 const HOLDS_A_REQUEST = /^(?:latency|carrier\/delay)/;
 
-/** Rules the schema cannot express; each violation names the field. */
+/**
+ * Rules the schema cannot express; each violation names the field. A recorded scenario runs this
+ * for each of its (up to 100,000) rules at start, so the path of a valid rule allocates little:
+ * an effect's place is spelled out only when it has something to say.
+ */
 function checkRule(rule: Rule, at: string): Violation[] {
   const out: Violation[] = [];
   if (!rule.effect === !rule.sequence) out.push({ field: at, message: 'needs exactly one of effect or sequence' });
-  const effects: [Effect, string][] = rule.effect
-    ? [[rule.effect, `${at}/effect`]]
-    : (rule.sequence ?? []).flatMap((e, i) => (e === 'pass' ? [] : [[e, `${at}/sequence/${i}`] as [Effect, string]]));
-  const kinds = new Set<string>();
-  for (const [effect, where] of effects) {
-    const kind = effectKind(effect);
-    if (kind === 'mixed') {
-      out.push({ field: where, message: `mixes effects of different parts of the mock; use one of ${DOMAIN_EFFECTS.join(', ')} alone, or request effects only` });
-      continue;
+  let kind: string | undefined;
+  let kindsDiffer = false;
+  const checkEffect = (effect: Effect, where: () => string) => {
+    const effectKindOf = effectKind(effect);
+    if (effectKindOf === 'mixed') {
+      out.push({ field: where(), message: `mixes effects of different parts of the mock; use one of ${DOMAIN_EFFECTS.join(', ')} alone, or request effects only` });
+      return;
     }
-    kinds.add(kind);
-    const terminal = TERMINAL.filter((k) => effect[k] !== undefined);
-    if (terminal.length > 1) out.push({ field: where, message: `combines ${terminal.join(' and ')}; use one of them per effect` });
-    if (effect.respond) out.push(...checkRespond(effect.respond, `${where}/respond`));
+    if (kind === undefined) kind = effectKindOf;
+    else if (kind !== effectKindOf) kindsDiffer = true;
+    let terminals = 0;
+    for (const k of TERMINAL) if (effect[k] !== undefined) terminals++;
+    if (terminals > 1) out.push({ field: where(), message: `combines ${TERMINAL.filter((k) => effect[k] !== undefined).join(' and ')}; use one of them per effect` });
+    if (effect.respond) {
+      const problems = checkRespond(effect.respond, where);
+      if (problems.length) out.push(...problems);
+    }
     if (effect.respond?.problem && !(effect.respond.problem in PROBLEM_TYPES)) {
-      out.push({ field: `${where}/respond/problem`, message: `is not a registered problem type (${Object.keys(PROBLEM_TYPES).join(', ')})` });
+      out.push({ field: `${where()}/respond/problem`, message: `is not a registered problem type (${Object.keys(PROBLEM_TYPES).join(', ')})` });
     }
     if (rule.match?.body && (effect.rateLimit || effect.expireToken)) {
-      out.push({ field: `${where}`, message: 'rateLimit and expireToken act before the body is read; they cannot be combined with match.body' });
+      out.push({ field: `${where()}`, message: 'rateLimit and expireToken act before the body is read; they cannot be combined with match.body' });
     }
+    if (effect.latency === undefined && !effect.rateLimit && effect.expireToken === undefined && effect.carrier?.delay === undefined && !effect.quote) return;
     for (const [path, value] of durationsOf(effect)) {
       if (typeof value === 'string') {
         try {
-          if (HOLDS_A_REQUEST.test(path) && parseDuration(value) > MAX_HOLD_MS) out.push({ field: `${where}/${path}`, message: 'must be at most one day (P1D)' });
+          if (HOLDS_A_REQUEST.test(path) && parseDuration(value) > MAX_HOLD_MS) out.push({ field: `${where()}/${path}`, message: 'must be at most one day (P1D)' });
         } catch {
-          out.push({ field: `${where}/${path}`, message: 'must be an ISO 8601 duration such as PT2S' });
+          out.push({ field: `${where()}/${path}`, message: 'must be an ISO 8601 duration such as PT2S' });
         }
       }
     }
+  };
+  if (rule.effect) checkEffect(rule.effect, () => `${at}/effect`);
+  else if (rule.sequence) {
+    const sequence = rule.sequence;
+    for (let i = 0; i < sequence.length; i++) {
+      const step = sequence[i];
+      if (step !== 'pass') checkEffect(step, () => `${at}/sequence/${i}`);
+    }
   }
-  if (kinds.size > 1) out.push({ field: at, message: 'a sequence must keep to effects of one kind' });
-  const kind = [...kinds][0] ?? 'request';
+  if (kindsDiffer) out.push({ field: at, message: 'a sequence must keep to effects of one kind' });
+  kind ??= 'request';
   if (rule.match?.carrier && !CARRIER_AWARE.includes(kind)) {
     out.push({ field: `${at}/match/carrier`, message: `only ${CARRIER_AWARE.join(', ')} effects know the carrier` });
   }
