@@ -111,9 +111,13 @@ export function openRecordingFolder(dir: string, options: OpenFolderOptions = {}
   let closed = false;
   let part: WriteStream | undefined;
 
-  // Appended in batches, a moment after they come: one write (and one redaction pass) per batch, not per request.
-  let pending: Exchange[] = [];
+  // Appended in batches, a moment after they come: one write per batch, not per request. Each
+  // exchange's HAR line is built in the turn after its answer (a setImmediate), so the work is
+  // spread over the turns that made it; built all at once when the batch is written, a 50 ms
+  // batch of a busy recorder blocked every request behind it for milliseconds (POST +30 % latency at c=10).
+  let pending: { exchange: Exchange; line?: string }[] = [];
   let timer: NodeJS.Timeout | undefined;
+  const lineOf = (exchange: Exchange) => `${JSON.stringify(exchangeToHarEntry(exchange))}\n`;
   const drain = () => {
     timer = undefined;
     const batch = pending;
@@ -124,10 +128,19 @@ export function openRecordingFolder(dir: string, options: OpenFolderOptions = {}
       part = createWriteStream(partPath, { fd: openSync(partPath, 'a', 0o600) });
       part.on('error', (error) => options.onWriteError?.(error));
     }
-    part.write(batch.map((exchange) => `${JSON.stringify(exchangeToHarEntry(exchange))}\n`).join(''));
+    part.write(batch.map((item) => item.line ?? lineOf(item.exchange)).join(''));
   };
   const journal = (exchange: Exchange) => {
-    pending.push(exchange);
+    const item: { exchange: Exchange; line?: string } = { exchange };
+    pending.push(item);
+    setImmediate(() => {
+      if (closed || item.line !== undefined) return;
+      try {
+        item.line = lineOf(exchange);
+      } catch {
+        // Left to the batch's write, which meets the same error where it always did.
+      }
+    });
     timer ??= setTimeout(drain, JOURNAL_DELAY_MS);
     timer.unref?.();
   };
