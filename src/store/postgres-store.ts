@@ -187,7 +187,7 @@ function createPostgresBackend(url: string, firstClient: pg.Client): SharedBacke
         lock.kind === 'wide'
           ? `SELECT pg_advisory_xact_lock(${WIDE_LOCK});`
           : `SELECT pg_advisory_xact_lock_shared(${WIDE_LOCK});${lock.kind === 'account' ? ` SELECT pg_advisory_xact_lock(${ACCOUNT_LOCKS}, hashtext(${db.escapeLiteral(lock.account)}));` : ''}`;
-      const results = (await db.query(`BEGIN; ${locks} ${pullStatement(since, skip)};`)) as unknown as pg.QueryResult<PulledRow>[];
+      const results = resultsOf<PulledRow>(await db.query(`BEGIN; ${locks} ${pullStatement(since, skip)};`));
       return pulledRows(results[results.length - 1].rows);
     },
     async commit(writes) {
@@ -197,10 +197,12 @@ function createPostgresBackend(url: string, firstClient: pg.Client): SharedBacke
         await db.query('COMMIT');
         return undefined;
       }
-      const results = (await db.query(`${NEXT_CHANGE};\n${statements.join(';\n')};\nCOMMIT`).catch((error: Error & { code?: string }) => {
-        // The check of rows outside the account failed (division by zero on purpose, see verifyStatement).
-        throw error.code === '22012' ? new Error(OUTSIDE_LOCK_CONFLICT) : error;
-      })) as unknown as pg.QueryResult<{ change: string }>[];
+      const results = resultsOf<{ change: string }>(
+        await db.query(`${NEXT_CHANGE};\n${statements.join(';\n')};\nCOMMIT`).catch((error: Error & { code?: string }) => {
+          // The check of rows outside the account failed (division by zero on purpose, see verifyStatement).
+          throw error.code === '22012' ? new Error(OUTSIDE_LOCK_CONFLICT) : error;
+        }),
+      );
       return Number(results[0].rows[0].change);
     },
     abandon() {
@@ -312,4 +314,12 @@ function commitStatements(writes: WriteSet, literal: (value: string | null) => s
   }
   if (writes.vacuum) statements.push(...vacuumStatements(writes.vacuum));
   return statements;
+}
+
+/**
+ * The results of a query of several statements: pg answers one QueryResult per statement, in an
+ * array, though its types promise one result (pg's typings have no overload for it).
+ */
+function resultsOf<Row extends object>(answer: unknown): pg.QueryResult<Row>[] {
+  return answer as pg.QueryResult<Row>[];
 }
