@@ -9,10 +9,10 @@
 // Without a mode, both.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort, waitFor } from './http.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const duration = Number(process.env.BENCH_DURATION ?? 5);
@@ -23,27 +23,7 @@ const address = { name: 'Erika Mustermann', street: 'Hauptstrasse 5', city: 'Ber
 const children = [];
 process.on('exit', () => children.forEach((child) => child.kill('SIGKILL')));
 
-const freePort = () =>
-  new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
 
-async function waitFor(url, init, timeoutMs = 30_000) {
-  const started = performance.now();
-  for (;;) {
-    try {
-      const res = await fetch(url, init);
-      await res.arrayBuffer();
-      return performance.now() - started;
-    } catch {
-      if (performance.now() - started > timeoutMs) throw new Error(`${url} did not answer within ${timeoutMs} ms`);
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  }
-}
 
 function autocannon(url, { method = 'GET', headers = {}, body } = {}) {
   const args = ['-c', String(CONNECTIONS), '-d', String(duration), '-j', '-m', method];

@@ -20,48 +20,16 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { fetchAgain, freePort, waitFor } from './http.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const duration = Number(process.env.BENCH_DURATION ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const bin = (name) => `${root}node_modules/.bin/${name}`;
 
-const freePort = () =>
-  new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
 
-/**
- * fetch, once more when the socket was closed under it: the server ends idle keep-alive
- * connections after 5 s, and a 10 s load run leaves the bench's own pooled one idle that long.
- */
-async function fetchAgain(url, init) {
-  try {
-    return await fetch(url, init);
-  } catch (error) {
-    if (error?.cause?.code !== 'UND_ERR_SOCKET') throw error;
-    return fetch(url, init);
-  }
-}
 
-async function waitFor(url, init, timeoutMs = 30_000) {
-  const started = performance.now();
-  for (;;) {
-    try {
-      const res = await fetch(url, init);
-      await res.arrayBuffer();
-      return performance.now() - started;
-    } catch {
-      if (performance.now() - started > timeoutMs) throw new Error(`${url} did not answer within ${timeoutMs} ms`);
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  }
-}
 
 /** CPU time (user + system) a process has used so far, in ms (Linux clock ticks of 10 ms). */
 function cpuMs(pid) {

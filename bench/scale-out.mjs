@@ -7,19 +7,12 @@
 // serial fraction with its Amdahl projection (docs/scaling.md).
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { fetchAgain, freePort } from './http.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const address = { name: 'Erika Mustermann', street: 'Hauptstrasse 5', city: 'Berlin', postalCode: '10115', countryCode: 'DE' };
 
-export const freePort = () =>
-  new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
 
 /** A `shipmock serve` process on its own port, answering its health check (within `timeoutMs`). */
 export async function startServe(extra, timeoutMs = 60_000) {
@@ -38,15 +31,6 @@ export async function startServe(extra, timeoutMs = 60_000) {
   return { url, child, stop: () => child.kill('SIGKILL') };
 }
 
-/** fetch, once more when the server closed the idle keep-alive socket under it (after 5 s, as during a load run). */
-async function fetchAgain(url, init) {
-  try {
-    return await fetch(url, init);
-  } catch (error) {
-    if (error?.cause?.code !== 'UND_ERR_SOCKET') throw error;
-    return fetch(url, init);
-  }
-}
 
 async function postJson(url, auth, body) {
   const res = await fetchAgain(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: auth }, body: JSON.stringify(body) });
