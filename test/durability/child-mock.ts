@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { afterEach } from 'vitest';
 
 /** The real `shipmock` command (bin/shipmock.js → dist/, built by `npm run build`). */
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -186,4 +187,28 @@ export async function newAccount(mock: ChildMock): Promise<{ id: string; auth: s
   const account = await expectStatus(call(mock.url, 'POST', '/v1/accounts', { auth: await companyAuth(mock), body: ACCOUNT_BODY }), 201, 'POST /v1/accounts');
   const token = await expectStatus(call(mock.url, 'POST', `/v1/accounts/${account.id}/tokens`, { auth: mock.basic, body: { grantType: 'client_credentials' } }), 200, 'account token');
   return { id: account.id, auth: `Bearer ${token.accessToken}` };
+}
+
+/**
+ * The mocks the tests of a file start: each is killed after its test, unless the test let it go
+ * (it stopped or killed the mock itself to check how it ends).
+ * @example const { start, letGo } = childrenOfEachTest(); const mock = await start(['--data', file]);
+ */
+export function childrenOfEachTest() {
+  let running: ChildMock[] = [];
+  afterEach(async () => {
+    for (const child of running) await child.kill();
+    running = [];
+  });
+  return {
+    async start(args: string[], options?: ChildOptions): Promise<ChildMock> {
+      const child = await startChild(args, options);
+      running.push(child);
+      return child;
+    },
+    /** Forgets `child` (or every mock started so far): the test ends it itself. */
+    letGo(child?: ChildMock): void {
+      running = child ? running.filter((c) => c !== child) : [];
+    },
+  };
 }

@@ -2,9 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, linkSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ADDRESS } from '../support/live-mock.js';
-import { call, expectStatus, newAccount, runToExit, startChild, holdsFor, until, type ChildMock } from './child-mock.js';
+import { call, expectStatus, newAccount, runToExit, holdsFor, until, childrenOfEachTest } from './child-mock.js';
 
 /**
  * Issue 23, the rows about --data: one data file is one mock whatever path reaches it; a store
@@ -16,16 +16,7 @@ const isRoot = process.getuid?.() === 0;
 /** The tests run as root, whom file modes do not stop: read-only cases hold the mock to file modes (child-mock.ts heldToModes); nobody owns another user's file. */
 const nobody = { uid: 65534, gid: 65534 };
 
-let children: ChildMock[] = [];
-afterEach(async () => {
-  for (const child of children) await child.kill();
-  children = [];
-});
-async function start(args: string[], options?: Parameters<typeof startChild>[1]): Promise<ChildMock> {
-  const child = await startChild(args, options);
-  children.push(child);
-  return child;
-}
+const { start, letGo } = childrenOfEachTest();
 const filesIn = (dir: string) => readdirSync(dir).sort();
 
 describe('one data file is one mock, whatever path reaches it', () => {
@@ -67,7 +58,7 @@ describe('one data file is one mock, whatever path reaches it', () => {
     const list = await expectStatus(call(first.url, 'GET', '/v1/addresses?limit=100', { auth: account.auth }), 200, 'list');
     expect(list.items.map((a: { id: string }) => a.id)).toEqual(ids);
     expect(await first.stop()).toBe(0);
-    children = [];
+    letGo();
     // Stopped: the same file opens again through the symlink, with everything.
     const again = await start(['--data', join(dir, 'link.db')]);
     const after = await expectStatus(call(again.url, 'GET', '/v1/addresses?limit=100', { auth: account.auth }), 200, 'list after restart');
@@ -163,7 +154,7 @@ describe('a store that cannot write', () => {
     const writer = await start(['--data', data], { heldToModes: true });
     await newAccount(writer);
     expect(await writer.stop()).toBe(0);
-    children = [];
+    letGo();
     chmodSync(data, 0o400);
     const file = await runToExit(['--data', data], { heldToModes: true });
     expect(file.code, file.output).not.toBe(0);
@@ -243,7 +234,7 @@ describe('a store that cannot write', () => {
     expect(mock.output()).toMatch(/commit failed: the requests are answered 503 store-unavailable/);
     // And it is on disk: a restart reads both.
     expect(await mock.stop()).toBe(0);
-    children = [];
+    letGo();
     const again = await start(['--data', data]);
     const back = await expectStatus(call(again.url, 'GET', '/v1/addresses?limit=100', { auth: account.auth }), 200, 'list after restart');
     expect(back.items.map((a: { id: string }) => a.id)).toEqual([kept.id, after.id]);

@@ -3,9 +3,9 @@ import { existsSync, mkdtempSync, readFileSync, statSync, truncateSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/store/sqlite-store.js';
-import { bookingBody, call, expectStatus, runToExit, startChild, type BookingKit, type ChildMock } from './child-mock.js';
+import { bookingBody, call, expectStatus, runToExit, startChild, type BookingKit, type ChildMock, childrenOfEachTest } from './child-mock.js';
 
 /** The rows of issue 13, each through real HTTP against a real data file. */
 const berlin = { name: 'Erika Mustermann', street: 'Hauptstraße 5', city: 'Berlin', postalCode: '10115', countryCode: 'DE' };
@@ -18,18 +18,9 @@ const accountBody = {
 const tempDir = () => mkdtempSync(join(tmpdir(), 'shipmock-data-'));
 const hashOf = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 
-let children: ChildMock[] = [];
-afterEach(async () => {
-  for (const child of children) await child.kill();
-  children = [];
-});
-async function start(args: string[]): Promise<ChildMock> {
-  const child = await startChild(args);
-  children.push(child);
-  return child;
-}
+const { start, letGo } = childrenOfEachTest();
 async function stopped(child: ChildMock, how: 'kill' | 'stop'): Promise<void> {
-  children = children.filter((c) => c !== child);
+  letGo(child);
   if (how === 'kill') await child.kill();
   else expect(await child.stop()).toBe(0);
 }

@@ -2,9 +2,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { catalogueIds } from '../../src/carrier-catalogue/load-catalogue.js';
-import { call, expectStatus, newAccount, runToExit, startChild, until, type ChildMock } from './child-mock.js';
+import { call, expectStatus, newAccount, runToExit, until, type ChildMock, childrenOfEachTest } from './child-mock.js';
 
 /**
  * Issue 27, a bounded working set: a `--data FILE` mock with `--cache-size 2` keeps two accounts
@@ -17,18 +17,9 @@ const munich = { name: 'Max Muster', street: 'Marienplatz 1', city: 'München', 
 const MANUAL_CLOCK = ['--clock', 'manual', '--clock-start', '2026-03-02T08:00:00Z'];
 const dataFile = () => join(mkdtempSync(join(tmpdir(), 'shipmock-cache-')), 'x.db');
 
-let children: ChildMock[] = [];
-afterEach(async () => {
-  for (const child of children) await child.kill();
-  children = [];
-});
-async function start(args: string[]): Promise<ChildMock> {
-  const child = await startChild(args);
-  children.push(child);
-  return child;
-}
+const { start, letGo } = childrenOfEachTest();
 async function stop(child: ChildMock): Promise<void> {
-  children = children.filter((c) => c !== child);
+  letGo(child);
   expect(await child.stop()).toBe(0);
 }
 
