@@ -41,22 +41,10 @@ export interface CollectionSnapshot<T> {
  */
 export type CollectionWatcher = (id: string, seq: number) => void;
 
-/**
- * Items of a collection kept elsewhere and not in memory (a durable store's file): a ledger of
- * ids that is only ever asked "is this id taken?" and exported, never listed (issued carrier
- * numbers, issue 27). Looked up by id through an index; read whole only by an export.
- */
-export interface OffloadedItems<T> {
-  has(id: string): boolean;
-  /** Every offloaded item, by sequence. */
-  items(): [number, T][];
-}
-
 export class Collection<T extends Entity> {
   private slots: Slot<T>[] = [];
   private readonly byId = new Map<string, Slot<T>>();
   private nextSeq = 1;
-  private offloaded?: OffloadedItems<T>;
 
   constructor(private readonly watcher?: CollectionWatcher) {}
 
@@ -68,13 +56,12 @@ export class Collection<T extends Entity> {
     return this.byId.get(id)?.value;
   }
 
-  /** Whether the id is taken, in memory or (an offloaded collection) where its items are kept. */
   has(id: string): boolean {
-    return this.byId.has(id) || (this.offloaded?.has(id) ?? false);
+    return this.byId.has(id);
   }
 
   insert(value: T): T {
-    if (this.has(value.id)) throw new Error(`duplicate id ${value.id}`);
+    if (this.byId.has(value.id)) throw new Error(`duplicate id ${value.id}`);
     const slot = { seq: this.nextSeq++, value };
     this.slots.push(slot);
     this.byId.set(value.id, slot);
@@ -156,37 +143,10 @@ export class Collection<T extends Entity> {
   }
 
   snapshot(): CollectionSnapshot<T> {
-    const items: [number, T][] = this.slots.map((s) => [s.seq, s.value]);
-    if (!this.offloaded) return { nextSeq: this.nextSeq, items };
-    const inMemory = new Set(items.map(([seq]) => seq));
-    const kept = this.offloaded.items().filter(([seq]) => !inMemory.has(seq));
-    return { nextSeq: this.nextSeq, items: [...kept, ...items].sort((a, b) => a[0] - b[0]) };
-  }
-
-  /**
-   * From now on the items are kept by `where` (which holds every item written so far) and only
-   * the ones written after the last `dropResident()` stay in memory: `has`, `insert` and
-   * `snapshot` stay exact; `get`, `size`, lists and pages see the items in memory only. For
-   * collections that are a ledger of ids (a durable store's issued carrier numbers).
-   */
-  offload(where: OffloadedItems<T>): void {
-    this.offloaded = where;
-  }
-
-  /** Whether the items are kept elsewhere (offload). */
-  get isOffloaded(): boolean {
-    return this.offloaded !== undefined;
-  }
-
-  /** Forgets the items in memory (not a write): `where` holds them now. Only for an offloaded collection. */
-  dropResident(): void {
-    if (!this.offloaded) throw new Error('dropResident() of a collection that is not offloaded');
-    this.slots = [];
-    this.byId.clear();
+    return { nextSeq: this.nextSeq, items: this.slots.map((s) => [s.seq, s.value]) };
   }
 
   restore(snapshot: CollectionSnapshot<T>): void {
-    this.offloaded = undefined;
     this.slots = snapshot.items.map(([seq, value]) => ({ seq, value }));
     this.byId.clear();
     for (const slot of this.slots) this.byId.set(slot.value.id, slot);
