@@ -91,9 +91,22 @@ function runProject(project) {
       // A suite that fails to load counts no tests but must still fail the run.
       const broken = status !== 0 && report.numFailedTests === 0;
       if (broken) console.error(`vitest project ${project.name} exited ${status} (a file failed to load?)`);
-      resolve({ passed: report.numPassedTests, failed: report.numFailedTests, broken });
+      resolve({ passed: report.numPassedTests, failed: report.numFailedTests, broken, failures: failuresOf(report) });
     });
   });
+}
+
+/** The failed tests of a vitest JSON report: file, name and the first lines of the first failure. */
+function failuresOf(report) {
+  return (report.testResults ?? []).flatMap((file) =>
+    (file.assertionResults ?? [])
+      .filter((test) => test.status === 'failed')
+      .map((test) => ({
+        file: file.name.startsWith(root) ? file.name.slice(root.length) : file.name,
+        name: test.fullName,
+        message: String(test.failureMessages?.[0] ?? '').split('\n').slice(0, 6).join('\n'),
+      })),
+  );
 }
 
 async function runLane(lane) {
@@ -111,5 +124,9 @@ const results = (await Promise.all(lanes.map(runLane))).flat();
 const passed = results.reduce((sum, r) => sum + r.passed, 0);
 const failed = results.reduce((sum, r) => sum + r.failed, 0);
 const broken = results.some((r) => r.broken);
+// The failures again, last: CI keeps only the tail of a long output.
+for (const failure of results.flatMap((r) => r.failures ?? [])) {
+  console.log(`FAILED ${failure.file} > ${failure.name}\n${failure.message.replace(/^/gm, '    ')}`);
+}
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed > 0 || broken || passed === 0 ? 1 : 0);
