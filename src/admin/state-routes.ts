@@ -32,7 +32,9 @@ export function stateRoutes(control: ControlPlane): Router {
         if (piece.done) return void res.end();
         // 'drain' can come in a nextTick right after a fast write: resuming there would never
         // give the event loop back, so the next slice always waits for setImmediate.
-        if (!res.write(piece.value)) return void res.once('drain', () => setImmediate(pump));
+        // Encoded here, inside the slice: a piece is a rope of many small strings, and the
+        // socket would otherwise flatten and encode all queued pieces in one go after the slice.
+        if (!res.write(Buffer.from(piece.value, 'utf8'))) return void res.once('drain', () => setImmediate(pump));
         if (performance.now() - started > SLICE_MS) return void setImmediate(pump);
       }
     };

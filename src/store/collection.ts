@@ -24,14 +24,18 @@ export interface Page<T> {
   nextCursor?: string;
 }
 
-interface Slot<T> {
-  seq: number;
-  value: T;
-}
+/**
+ * A stored item with its insertion sequence, in the shape a snapshot lists it. Never changed once
+ * made: an update puts a new slot in its place, so a snapshot shares the slots instead of building
+ * one pair per item (an export of 100k items copies one array; 100k fresh pairs that all survive
+ * made the young-generation GC copy them, pausing the mock ~60–90 ms).
+ */
+type Slot<T> = readonly [seq: number, value: T];
 
 export interface CollectionSnapshot<T> {
   nextSeq: number;
-  items: [number, T][];
+  /** [sequence, item] in sequence order; shared with the collection, so never changed. */
+  items: readonly (readonly [number, T])[];
 }
 
 /**
@@ -53,7 +57,7 @@ export class Collection<T extends Entity> {
   }
 
   get(id: string): T | undefined {
-    return this.byId.get(id)?.value;
+    return this.byId.get(id)?.[1];
   }
 
   has(id: string): boolean {
@@ -62,10 +66,10 @@ export class Collection<T extends Entity> {
 
   insert(value: T): T {
     if (this.byId.has(value.id)) throw new Error(`duplicate id ${value.id}`);
-    const slot = { seq: this.nextSeq++, value };
+    const slot: Slot<T> = [this.nextSeq++, value];
     this.slots.push(slot);
     this.byId.set(value.id, slot);
-    this.watcher?.(value.id, slot.seq);
+    this.watcher?.(value.id, slot[0]);
     return value;
   }
 
@@ -73,8 +77,8 @@ export class Collection<T extends Entity> {
   update(value: T): T {
     const slot = this.byId.get(value.id);
     if (!slot) throw new Error(`no item ${value.id}`);
-    slot.value = value;
-    this.watcher?.(value.id, slot.seq);
+    this.replaceSlot([slot[0], value]);
+    this.watcher?.(value.id, slot[0]);
     return value;
   }
 
@@ -82,27 +86,27 @@ export class Collection<T extends Entity> {
     const slot = this.byId.get(id);
     if (!slot) return undefined;
     this.byId.delete(id);
-    this.slots.splice(this.indexAfter(slot.seq - 1), 1);
-    this.watcher?.(id, slot.seq);
-    return slot.value;
+    this.slots.splice(this.indexAfter(slot[0] - 1), 1);
+    this.watcher?.(id, slot[0]);
+    return slot[1];
   }
 
   /** Items [start, end) in creation order (offset paging): O(end - start). */
   slice(start: number, end: number): T[] {
-    return this.slots.slice(start, end).map((s) => s.value);
+    return this.slots.slice(start, end).map((s) => s[1]);
   }
 
   values(): T[] {
-    return this.slots.map((s) => s.value);
+    return this.slots.map((s) => s[1]);
   }
 
   find(predicate: (item: T) => boolean): T | undefined {
-    return this.slots.find((s) => predicate(s.value))?.value;
+    return this.slots.find((s) => predicate(s[1]))?.[1];
   }
 
   filter(predicate: (item: T) => boolean): T[] {
     const out: T[] = [];
-    for (const slot of this.slots) if (predicate(slot.value)) out.push(slot.value);
+    for (const [, value] of this.slots) if (predicate(value)) out.push(value);
     return out;
   }
 
@@ -121,20 +125,20 @@ export class Collection<T extends Entity> {
         : (after === undefined ? this.slots.length : this.indexAfter(after - 1)) - 1;
     let lastSeq = 0;
     for (; i >= 0 && i < this.slots.length; i += step) {
-      const slot = this.slots[i];
-      if (request.filter && !request.filter(slot.value)) continue;
+      const [seq, value] = this.slots[i];
+      if (request.filter && !request.filter(value)) continue;
       if (items.length === request.limit) {
         return { items, nextCursor: encodeCursor(sort, lastSeq) };
       }
-      items.push(slot.value);
-      lastSeq = slot.seq;
+      items.push(value);
+      lastSeq = seq;
     }
     return { items };
   }
 
   /** Insertion sequence of an item (durable stores keep it, so cursors survive a restart). */
   seqOf(id: string): number | undefined {
-    return this.byId.get(id)?.seq;
+    return this.byId.get(id)?.[0];
   }
 
   /** The sequence the next insert gets (deletes never hand a sequence out twice). */
@@ -143,13 +147,15 @@ export class Collection<T extends Entity> {
   }
 
   snapshot(): CollectionSnapshot<T> {
-    return { nextSeq: this.nextSeq, items: this.slots.map((s) => [s.seq, s.value]) };
+    return { nextSeq: this.nextSeq, items: this.slots.slice() };
   }
 
   restore(snapshot: CollectionSnapshot<T>): void {
-    this.slots = snapshot.items.map(([seq, value]) => ({ seq, value }));
+    // Copied pairs: the snapshot may be the caller's own arrays (a parsed import), which the
+    // collection must not share.
+    this.slots = snapshot.items.map(([seq, value]): Slot<T> => [seq, value]);
     this.byId.clear();
-    for (const slot of this.slots) this.byId.set(slot.value.id, slot);
+    for (const slot of this.slots) this.byId.set(slot[1].id, slot);
     this.nextSeq = snapshot.nextSeq;
   }
 
@@ -161,15 +167,15 @@ export class Collection<T extends Entity> {
    */
   applyRemote(seq: number, id: string, value: T | undefined): void {
     const known = this.byId.get(id);
-    if (known && known.seq === seq && value !== undefined) {
-      known.value = value;
+    if (known && known[0] === seq && value !== undefined) {
+      this.replaceSlot([seq, value]);
     } else {
       if (known) this.removeSlot(known);
       const index = this.indexAfter(seq - 1);
       const occupant = this.slots[index];
-      if (occupant?.seq === seq) this.removeSlot(occupant);
+      if (occupant?.[0] === seq) this.removeSlot(occupant);
       if (value !== undefined) {
-        const slot = { seq, value };
+        const slot: Slot<T> = [seq, value];
         this.slots.splice(this.indexAfter(seq - 1), 0, slot);
         this.byId.set(id, slot);
       }
@@ -183,8 +189,14 @@ export class Collection<T extends Entity> {
   }
 
   private removeSlot(slot: Slot<T>): void {
-    this.byId.delete(slot.value.id);
-    this.slots.splice(this.indexAfter(slot.seq - 1), 1);
+    this.byId.delete(slot[1].id);
+    this.slots.splice(this.indexAfter(slot[0] - 1), 1);
+  }
+
+  /** Puts `slot` where the slot of the same sequence is (its item keeps its id). */
+  private replaceSlot(slot: Slot<T>): void {
+    this.slots[this.indexAfter(slot[0] - 1)] = slot;
+    this.byId.set(slot[1].id, slot);
   }
 
   /** Index of the first slot whose seq is greater than `seq` (slots are sorted by seq). */
@@ -193,7 +205,7 @@ export class Collection<T extends Entity> {
     let hi = this.slots.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.slots[mid].seq <= seq) lo = mid + 1;
+      if (this.slots[mid][0] <= seq) lo = mid + 1;
       else hi = mid;
     }
     return lo;

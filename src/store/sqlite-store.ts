@@ -471,13 +471,14 @@ function checkHeader(path: string, claim: ClaimedDataFile): void {
 
 /** Reads every row into the working set (collections in insertion order). */
 function loadInto(db: Database.Database, memory: MemoryStore): void {
-  const scopes = new Map<string, ScopeSnapshot>();
+  // Built here, then copied by restore (a ScopeSnapshot's pairs are read-only).
+  const scopes = new Map<string, ScopeSnapshot & { collections: Record<string, { nextSeq: number; items: [number, Entity][] }> }>();
   const scopeOf = (key: string) => {
     let found = scopes.get(key);
     if (!found) scopes.set(key, (found = { collections: {}, values: {} }));
     return found;
   };
-  const collectionOf = (key: string, name: string): CollectionSnapshot<Entity> =>
+  const collectionOf = (key: string, name: string) =>
     (scopeOf(key).collections[name] ??= { nextSeq: 1, items: [] });
   for (const row of db.prepare('SELECT scope, collection, next_seq FROM collections').iterate() as Iterable<{ scope: string; collection: string; next_seq: number }>) {
     collectionOf(row.scope, row.collection).nextSeq = row.next_seq;
