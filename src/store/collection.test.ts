@@ -10,6 +10,28 @@ const filled = (n: number) => {
 const ns = (items: { n: number }[]) => items.map((i) => i.n);
 
 describe('Collection', () => {
+  it('keeps a snapshot as it was when taken: later updates, deletes, inserts and remote writes do not reach it', () => {
+    const c = filled(3);
+    const snapshot = c.snapshot();
+    const before = JSON.stringify(snapshot);
+    c.update({ id: 'id-2', n: 20 });
+    c.delete('id-1');
+    c.insert({ id: 'id-4', n: 4 });
+    c.applyRemote(3, 'id-3', { id: 'id-3', n: 30 });
+    expect(JSON.stringify(snapshot)).toBe(before);
+    expect(ns(c.values())).toEqual([20, 30, 4]);
+    // An update keeps the item's place (and its sequence) in lists.
+    expect(c.seqOf('id-2')).toBe(2);
+  });
+
+  it('restores from a snapshot without sharing its pairs with the caller', () => {
+    const saved = { nextSeq: 3, items: [[1, { id: 'a', n: 1 }], [2, { id: 'b', n: 2 }]] as [number, { id: string; n: number }][] };
+    const c = new Collection<{ id: string; n: number }>();
+    c.restore(saved);
+    saved.items[0][1] = { id: 'a', n: 99 };
+    expect(c.get('a')?.n).toBe(1);
+  });
+
   it('pages in creation order with an opaque cursor, and omits nextCursor on the last page', () => {
     const c = filled(5);
     const first = c.page({ limit: 2 });
