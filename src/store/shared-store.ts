@@ -4,7 +4,7 @@ import { hashString } from '../random/random.js';
 import { batchStatsOf, emptyLockStats, type LockStats } from './lock-stats.js';
 import { heartbeatKey, watchAbandonedWork } from './process-takeover.js';
 import { createStore, StoreUnavailableError, workingSetOf, type CounterMap, type MemoryStore, type Scope, type SharedFeed, type Store, type StoreProcess, type UnitLock, type WorkingSet } from './store.js';
-import { sharedValue, type StatePart } from './state-registry.js';
+import { changedParts, sharedValue, type SavedPart, type StatePart } from './state-registry.js';
 import { valuesUnderPrefix } from './values-under-prefix.js';
 import { SYSTEM_SCOPE } from './store.js';
 import { createVacuum, missedVacuum, type VacuumRange } from './vacuum.js';
@@ -208,18 +208,12 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
   return store;
 }
 
-/** A shared state part and the JSON last saved or pulled of it. */
-interface SharedPart {
-  part: StatePart;
-  saved?: string;
-}
-
 /** This process's copy of the shared state: the working set, its writes, its parts, and how far it has pulled. */
 interface SharedCopy {
   backend: SharedBackend;
   dirty: DirtyWrites;
   memory: MemoryStore;
-  parts: Map<string, SharedPart>;
+  parts: Map<string, SavedPart>;
   /** Part values pulled before the part was registered. */
   pulledParts: Map<string, string>;
   /** The head this copy has applied every commit up to. */
@@ -344,14 +338,6 @@ function applyPulled(copy: SharedCopy, rows: PulledRows): void {
   }
 }
 
-function changedParts(parts: Map<string, SharedPart>): [string, string][] {
-  const out: [string, string][] = [];
-  for (const [name, entry] of parts) {
-    const json = JSON.stringify(entry.part.snapshot() ?? null);
-    if (json !== entry.saved) out.push([name, json]);
-  }
-  return out;
-}
 
 /** The rows an account (or process) batch writes outside its lock, to be checked at its commit (none for a wide batch). */
 function outsideLock(batch: Batch, rows: DirtyRows, parts: PartRow[]): VerifySet | undefined {

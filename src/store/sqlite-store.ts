@@ -5,7 +5,7 @@ import { ClaimContendedError, claimDataFile, DataFileError, type ClaimedDataFile
 import { createDirtyWrites, dirtyRows, type DirtyWrites } from './dirty-writes.js';
 import { createGroupCommit } from './group-commit.js';
 import { createStore, processCounters, SOLE_PROCESS, soleFeed, StoreUnavailableError, SYSTEM_SCOPE, workingSetOf, type MemoryStore, type WorkingSet, type ScopeSnapshot, type Store, type UnitKind } from './store.js';
-import { savedAsValue, type StatePart } from './state-registry.js';
+import { changedParts, savedAsValue, type SavedPart, type StatePart } from './state-registry.js';
 
 /**
  * The durable store: the memory store stays the working set (reads cost what they cost in
@@ -233,12 +233,6 @@ interface Outage {
 
 type Statements = ReturnType<typeof prepareStatements>;
 
-/** A durable state part and the JSON last saved of it. */
-interface SavedPart {
-  part: StatePart;
-  saved?: string;
-}
-
 /** What the parts of an open SQLite store share. */
 interface OpenFile {
   db: Database.Database;
@@ -281,16 +275,6 @@ function keepSavedParts(memory: MemoryStore, sql: Statements): Map<string, Saved
     parts.set(part.name, { part, saved });
   });
   return parts;
-}
-
-/** The parts whose snapshot differs from what was saved: [name, JSON]. */
-function changedParts(parts: Map<string, SavedPart>): [string, string][] {
-  const out: [string, string][] = [];
-  for (const [name, entry] of parts) {
-    const json = JSON.stringify(entry.part.snapshot() ?? null);
-    if (json !== entry.saved) out.push([name, json]);
-  }
-  return out;
 }
 
 /** The transaction of a commit: the dirty rows and the changed parts, written in one. */

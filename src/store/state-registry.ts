@@ -123,3 +123,23 @@ export function savedAsValue(part: StatePart): boolean {
 export function sharedValue(part: StatePart): boolean {
   return savedAsValue(part) && part.sharing === 'shared';
 }
+
+/** A part a durable store keeps as a value, with the JSON it last saved (or pulled) of it. */
+export interface SavedPart {
+  part: StatePart;
+  saved?: string;
+}
+
+/**
+ * The parts whose snapshot differs from what was last saved: [name, JSON] each, to be written by
+ * the commit that follows.
+ * @example for (const [name, json] of changedParts(parts)) insertPart.run(name, json);
+ */
+export function changedParts(parts: Map<string, SavedPart>): [string, string][] {
+  const out: [string, string][] = [];
+  for (const [name, entry] of parts) {
+    const json = JSON.stringify(entry.part.snapshot() ?? null);
+    if (json !== entry.saved) out.push([name, json]);
+  }
+  return out;
+}
