@@ -346,9 +346,27 @@ export function workingSetOf(memory: MemoryStore): WorkingSet {
 /** The key of `Store.system`; a durable store loads it back like any scope. */
 export const SYSTEM_SCOPE = 'system';
 
-/** @example const store = createStore(); store.account(id).collection<Address>('addresses') */
-export function createStore(watcher?: StoreWatcher): MemoryStore {
-  const scopes = new Map<string, Scope>();
+/**
+ * Where a memory store keeps its scopes by key: a Map (every scope in memory), or a bounded
+ * cache over a file (scope-cache.ts) whose `get` and `has` read the file on a miss, whose `keys`
+ * include the stored scopes not in memory, and whose iteration reads those one at a time.
+ */
+export interface ScopeTable {
+  get(key: string): Scope | undefined;
+  set(key: string, scope: Scope): unknown;
+  has(key: string): boolean;
+  delete(key: string): boolean;
+  clear(): void;
+  keys(): IterableIterator<string>;
+  entries(): IterableIterator<[string, Scope]>;
+  [Symbol.iterator](): IterableIterator<[string, Scope]>;
+}
+
+/**
+ * @example const store = createStore(); store.account(id).collection<Address>('addresses')
+ * @example const store = createStore(dirty.watcher, createScopeCache({ capacity: 100, … })) // a bounded working set
+ */
+export function createStore(watcher?: StoreWatcher, scopes: ScopeTable = new Map<string, Scope>()): MemoryStore {
   const scope = (key: string): Scope => {
     let found = scopes.get(key);
     if (!found) scopes.set(key, (found = new Scope(watcher?.scope(key))));

@@ -39,14 +39,18 @@ export function createTrackerTimers(clock: Clock, parts: StateRegistry, onDue: (
 
   /** (Re-)arms the tracker's timer at its next planned scan; none when its journey is over. */
   function arm(accountId: string, tracker: StoredTracker): void {
-    const key = `${accountId}/${tracker.id}`;
-    disarm(accountId, tracker.id);
+    // The timer keeps the ids, never the tracker: a --data store's working set drops accounts
+    // that are not in use (src/store/scope-cache.ts), and a pending timer per tracker must not
+    // keep every tracker of the sandbox in memory. It reads the tracker when it fires.
+    const trackerId = tracker.id;
+    const key = `${accountId}/${trackerId}`;
+    disarm(accountId, trackerId);
     const next = tracker.plan[tracker.events.length];
     if (!next) return;
     const cancel = clock.setTimer(Date.parse(next.occurredAt), () => {
       timers.delete(key);
-      onDue(accountId, tracker.id);
-    }, { kind: 'tracker-step', subject: tracker.id, accountId, detail: `${next.status}${next.description ? `: ${next.description}` : ''}` });
+      onDue(accountId, trackerId);
+    }, { kind: 'tracker-step', subject: trackerId, accountId, detail: `${next.status}${next.description ? `: ${next.description}` : ''}` });
     timers.set(key, cancel);
   }
 

@@ -1,0 +1,110 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { openSqliteStore } from './sqlite-store.js';
+import type { Store } from './store.js';
+
+interface Note {
+  id: string;
+  text: string;
+}
+const fileName = () => join(mkdtempSync(join(tmpdir(), 'shipmock-cache-')), 'x.db');
+const notes = (store: Store, account: string) => store.account(account).collection<Note>('notes');
+const texts = (store: Store, account: string) => notes(store, account).values().map((n) => n.text);
+const ACCOUNTS = ['a1', 'a2', 'a3', 'a4', 'a5'];
+
+/** Five accounts of three notes each, committed, in a store that keeps two accounts in memory. */
+function filled(path = fileName()): { store: Store; path: string } {
+  const store = openSqliteStore(path, { cacheSize: 2 });
+  for (const account of ACCOUNTS) {
+    for (let i = 0; i < 3; i++) notes(store, account).insert({ id: `${account}-${i}`, text: `${account} note ${i}` });
+    store.account(account).values.set('usage', { calls: account.length });
+    store.commit();
+  }
+  return { store, path };
+}
+
+describe('SQLite store with a bounded working set (--cache-size)', () => {
+  it('keeps every account correct through eviction and reload, and at most the cache size in memory once committed', () => {
+    const { store } = filled();
+    for (const account of ACCOUNTS) expect(texts(store, account)).toEqual([0, 1, 2].map((i) => `${account} note ${i}`));
+    expect(store.account('a1').values.get('usage')).toEqual({ calls: 2 });
+    // A write to an account read back from the file, then evicted and read back again.
+    notes(store, 'a1').update({ id: 'a1-1', text: 'changed' });
+    notes(store, 'a1').delete('a1-0');
+    const added = notes(store, 'a1').insert({ id: 'a1-3', text: 'added' });
+    store.commit();
+    for (const account of ACCOUNTS.slice(1)) texts(store, account);
+    expect(texts(store, 'a1')).toEqual(['changed', 'a1 note 2', 'added']);
+    // The insertion sequence survives a reload (cursors stay valid): the next insert goes after it.
+    expect(notes(store, 'a1').seqOf(added.id)).toBe(4);
+    expect(notes(store, 'a1').insert({ id: 'a1-4', text: 'next' }) && notes(store, 'a1').seqOf('a1-4')).toBe(5);
+    expect(store.accountIds().sort()).toEqual(ACCOUNTS);
+    store.close();
+  });
+
+  it('exports every account, resets one, resets all and imports, reading what is not in memory from the file', () => {
+    const { store, path } = filled();
+    const exported = store.snapshot();
+    expect(Object.keys(exported.scopes).sort()).toEqual(ACCOUNTS.map((a) => `account:${a}`));
+    expect(exported.scopes['account:a1'].collections.notes.items).toHaveLength(3);
+
+    store.reset('a1'); // not in memory (evicted)
+    expect(store.hasAccount('a1')).toBe(false);
+    store.commit();
+    expect(store.accountIds().sort()).toEqual(ACCOUNTS.slice(1));
+    expect(texts(store, 'a1')).toEqual([]);
+
+    store.reset();
+    expect(store.accountIds()).toEqual([]);
+    expect(texts(store, 'a2')).toEqual([]);
+    store.commit();
+    expect(store.hasAccount('a3')).toBe(false);
+
+    store.restore(exported);
+    store.commit();
+    for (const account of ACCOUNTS) expect(texts(store, account)).toHaveLength(3);
+    store.close();
+
+    // After a restart, from the file alone.
+    const again = openSqliteStore(path, { cacheSize: 2 });
+    expect(again.accountIds().sort()).toEqual(ACCOUNTS);
+    expect(again.snapshot()).toEqual(exported);
+    again.close();
+  });
+
+  it('keeps a scope a running unit of work holds, even past the cache size', async () => {
+    const { store } = filled();
+    let release!: () => void;
+    const held = store.transaction(async () => {
+      const scope = store.account('a1');
+      await new Promise<void>((resolve) => (release = resolve));
+      // Other units used three other accounts meanwhile: this Scope object is still the store's.
+      scope.collection<Note>('notes').insert({ id: 'late', text: 'late' });
+    });
+    for (const account of ['a2', 'a3', 'a4']) await store.transaction(() => texts(store, account));
+    release();
+    await held;
+    for (const account of ['a2', 'a3', 'a5']) await store.transaction(() => texts(store, account));
+    expect(texts(store, 'a1')).toContain('late');
+    store.close();
+  });
+
+  it('reads one account by the primary keys: no table is scanned', () => {
+    const { store, path } = filled();
+    store.close();
+    const db = new Database(path, { readonly: true });
+    const plans = [
+      'SELECT collection, seq, body FROM items WHERE scope = ? ORDER BY collection, seq',
+      'SELECT collection, next_seq FROM collections WHERE scope = ?',
+      'SELECT key, value FROM scope_values WHERE scope = ?',
+    ].map((sql) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all('account:a1') as { detail: string }[]).map((row) => row.detail).join('; '));
+    db.close();
+    for (const plan of plans) {
+      expect(plan).toMatch(/SEARCH \w+ USING PRIMARY KEY \(scope=\?/);
+      expect(plan).not.toMatch(/SCAN|TEMP B-TREE/);
+    }
+  });
+});
