@@ -188,7 +188,7 @@ async function load(mock, size, accounts, grown) {
 const template = await seedTemplate();
 const rows = [];
 for (const size of sizes) rows.push(await measure(size, template));
-console.log(`\none process, --data FILE, ${cacheFlags.length ? cacheFlags.join(' ') : 'default --cache-size'}; ${perAccount} inline bookings per account, trackers ${delivered ? 'delivered' : 'pending (a clock timer each)'}; list = GET /v1/shipment-bookings?limit=20 over ${hot} accounts at c=10\n`);
+console.log(`\none process, --data FILE, ${cacheFlags.length ? cacheFlags.join(' ') : 'default --cache-size'}; ${perAccount} inline bookings per account, trackers ${delivered ? 'delivered' : 'pending'}; list = GET /v1/shipment-bookings?limit=20 over ${hot} accounts at c=10\n`);
 console.log('| bookings | accounts | file MB | start s | RSS after start MB | RSS after load MB | list p50 / p99 ms | cold first request p50 / max ms | same account again p50 ms |');
 console.log('|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openSqliteStore } from './sqlite-store.js';
-import type { Store } from './store.js';
+import { ISSUED_NUMBERS_COLLECTION, type Store } from './store.js';
 
 interface Note {
   id: string;
@@ -106,5 +106,55 @@ describe('SQLite store with a bounded working set (--cache-size)', () => {
       expect(plan).toMatch(/SEARCH \w+ USING PRIMARY KEY \(scope=\?/);
       expect(plan).not.toMatch(/SCAN|TEMP B-TREE/);
     }
+  });
+
+  it('keeps issued carrier numbers in the file: "issued?" is answered by an index, export and import keep them all', () => {
+    const path = fileName();
+    const store = openSqliteStore(path, { cacheSize: 2 });
+    const issued = () => store.global.collection(ISSUED_NUMBERS_COLLECTION);
+    for (let i = 0; i < 50; i++) issued().insert({ id: `DPD:STAGING:${i}` });
+    // Not committed yet: in memory, and found there.
+    expect(issued().size).toBe(50);
+    expect(issued().has('DPD:STAGING:7')).toBe(true);
+    store.commit();
+    // Committed: none stays in memory, each is still found (from the file), a new one is not.
+    expect(issued().size).toBe(0);
+    expect(issued().has('DPD:STAGING:7')).toBe(true);
+    expect(issued().has('DPD:STAGING:50')).toBe(false);
+    expect(() => issued().insert({ id: 'DPD:STAGING:3' })).toThrow(/duplicate id/);
+    issued().insert({ id: 'DPD:STAGING:50' });
+    // The export has every number, in issue order, committed or not.
+    const exported = store.snapshot();
+    const ids = () => exported.scopes.global.collections[ISSUED_NUMBERS_COLLECTION].items.map(([seq, item]) => `${seq} ${item.id}`);
+    expect(ids()).toEqual(Array.from({ length: 51 }, (_, i) => `${i + 1} DPD:STAGING:${i}`));
+    expect(exported.scopes.global.collections[ISSUED_NUMBERS_COLLECTION].nextSeq).toBe(52);
+    store.commit();
+
+    // An import replaces them: the old numbers are free again, the imported ones are taken.
+    store.restore({ version: 1, scopes: { global: { collections: { [ISSUED_NUMBERS_COLLECTION]: { nextSeq: 3, items: [[1, { id: 'UPS:PRODUCTION:a' }], [2, { id: 'UPS:PRODUCTION:b' }]] } }, values: {} } } });
+    expect(issued().has('DPD:STAGING:7')).toBe(false);
+    expect(issued().has('UPS:PRODUCTION:b')).toBe(true);
+    store.commit();
+    expect(issued().size).toBe(0);
+    expect(issued().has('DPD:STAGING:7')).toBe(false);
+    expect(issued().has('UPS:PRODUCTION:b')).toBe(true);
+    issued().insert({ id: 'UPS:PRODUCTION:c' });
+    store.close();
+
+    // After a restart: nothing in memory, everything found, the sequence goes on.
+    const again = openSqliteStore(path, { cacheSize: 2 });
+    const reopened = again.global.collection(ISSUED_NUMBERS_COLLECTION);
+    expect(reopened.size).toBe(0);
+    for (const id of ['UPS:PRODUCTION:a', 'UPS:PRODUCTION:b', 'UPS:PRODUCTION:c']) expect(reopened.has(id)).toBe(true);
+    expect(reopened.has('DPD:STAGING:7')).toBe(false);
+    expect(reopened.sequence).toBe(4);
+    expect(again.snapshot().scopes.global.collections[ISSUED_NUMBERS_COLLECTION].items.map(([, item]) => item.id)).toEqual(['UPS:PRODUCTION:a', 'UPS:PRODUCTION:b', 'UPS:PRODUCTION:c']);
+    again.close();
+
+    // The lookup is an index search, not a scan of the items.
+    const db = new Database(path, { readonly: true });
+    const plan = (db.prepare("EXPLAIN QUERY PLAN SELECT EXISTS (SELECT 1 FROM items WHERE scope = 'global' AND collection = ? AND id = ?)").all(ISSUED_NUMBERS_COLLECTION, 'x') as { detail: string }[]).map((row) => row.detail).join('; ');
+    db.close();
+    expect(plan).toMatch(/SEARCH items USING COVERING INDEX items_global_ids \(collection=\? AND id=\?/);
   });
 });

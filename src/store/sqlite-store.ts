@@ -1,11 +1,11 @@
 import { readSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import type { CollectionSnapshot, Entity } from './collection.js';
+import type { CollectionSnapshot, Entity, OffloadedItems } from './collection.js';
 import { ClaimContendedError, claimDataFile, DataFileError, type ClaimedDataFile } from './data-file.js';
 import { createDirtyWrites, dirtyRows, type DirtyWrites } from './dirty-writes.js';
 import { createGroupCommit } from './group-commit.js';
 import { createScopeCache, DEFAULT_CACHE_SIZE, type ScopeCache, type ScopeSource } from './scope-cache.js';
-import { createStore, processCounters, Scope, SOLE_PROCESS, soleFeed, StoreUnavailableError, workingSetOf, type MemoryStore, type WorkingSet, type ScopeSnapshot, type Store, type UnitKind } from './store.js';
+import { createStore, ISSUED_NUMBERS_COLLECTION, processCounters, Scope, SOLE_PROCESS, soleFeed, StoreUnavailableError, workingSetOf, type MemoryStore, type WorkingSet, type ScopeSnapshot, type Store, type UnitKind } from './store.js';
 import { changedParts, savedAsValue, type SavedPart, type StatePart } from './state-registry.js';
 
 /**
@@ -152,7 +152,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   try {
     // SQLite names its WAL after the path: a file with other names is read only by its one user.
     if (claim.links > 1) claim.upgrade();
-    db = openDatabase(path, claim, (opened) => readAhead(opened, cache, dirty));
+    db = openDatabase(path, claim, (opened) => readAhead(opened, cache, dirty, (scope) => offloadIssuedNumbers(scope, issuedNumbersIn(opened))));
   } catch (error) {
     if (!(error instanceof SharedLayoutError && options.claim)) claim.abandon();
     throw error;
@@ -160,6 +160,8 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   loading = false;
 
   const sql = prepareStatements(db);
+  const issuedInFile = issuedNumbersIn(db);
+  offloadIssuedNumbers(memory, issuedInFile);
   const file: OpenFile = { db, sql, dirty, cache, memory, parts: keepSavedParts(memory, sql), outage, onError: options.onError, commit: () => store.commit() };
   const writeRows = createRowWriter(file);
 
@@ -207,6 +209,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       }
       dirty.clear();
       for (const [name, json] of partsToWrite) file.parts.get(name)!.saved = json;
+      offloadIssuedNumbers(memory, issuedInFile);
       cache.committed();
     },
     touch: schedule,
@@ -442,6 +445,11 @@ function openDatabase(path: string, claim: ClaimedDataFile, read: (db: Database.
     db.pragma('wal_autocheckpoint = 10000');
     try {
       if (version < SCHEMA_VERSION) migrate(db, version);
+      // Ids of the global scope by collection (issued carrier numbers are looked up by id, not
+      // kept in memory). Partial: account items, keyed by sequence, pay nothing for it. Not a
+      // schema version: a build without it reads and writes the file as before (SQLite keeps the
+      // index); a large file of an older build is indexed once, here.
+      db.exec("CREATE INDEX IF NOT EXISTS items_global_ids ON items (collection, id) WHERE scope = 'global'");
       // A commit, as every request's: a read-only file, folder or full disk is refused now.
       db.transaction(() => db.prepare("UPDATE meta SET value = value WHERE key = 'format'").run())();
     } catch (error) {
@@ -488,8 +496,8 @@ function checkHeader(path: string, claim: ClaimedDataFile): void {
  * Reads what stays in memory (companies, the global and the system scope) and the list of
  * stored scopes, and attaches the file to the cache, which reads account scopes on use.
  */
-function readAhead(db: Database.Database, cache: ScopeCache, dirty: DirtyWrites): void {
-  const source = createScopeSource(db, dirty);
+function readAhead(db: Database.Database, cache: ScopeCache, dirty: DirtyWrites, offload: (global: Scope) => void): void {
+  const source = createScopeSource(db, dirty, offload);
   cache.attach(source);
   for (const key of source.storedKeys()) if (!key.startsWith('account:')) cache.get(key);
 }
@@ -499,7 +507,7 @@ function readAhead(db: Database.Database, cache: ScopeCache, dirty: DirtyWrites)
  * seq) of items, (scope, collection) of collections, (scope, key) of values. Loading an account
  * costs its own rows, whatever the size of the file (test: src/store/sqlite-store-cache.test.ts).
  */
-function createScopeSource(db: Database.Database, dirty: DirtyWrites): ScopeSource {
+function createScopeSource(db: Database.Database, dirty: DirtyWrites, offload: (global: Scope) => void): ScopeSource {
   const sql = {
     collections: db.prepare('SELECT collection, next_seq FROM collections WHERE scope = ?').raw(true),
     items: db.prepare('SELECT collection, seq, body FROM items WHERE scope = ? ORDER BY collection, seq').raw(true),
@@ -518,8 +526,12 @@ function createScopeSource(db: Database.Database, dirty: DirtyWrites): ScopeSour
         collectionOf(name).nextSeq = nextSeq;
         found = true;
       }
+      const global = key === 'global';
       for (const [name, seq, body] of sql.items.all(key) as [string, number, string][]) {
         const collection = collectionOf(name);
+        found = true;
+        // Issued numbers stay in the file (offloadIssuedNumbers); their next sequence is in `collections`.
+        if (global && name === ISSUED_NUMBERS_COLLECTION) continue;
         collection.items.push([seq, JSON.parse(body)]);
         if (seq >= collection.nextSeq) collection.nextSeq = seq + 1;
         found = true;
@@ -532,9 +544,39 @@ function createScopeSource(db: Database.Database, dirty: DirtyWrites): ScopeSour
       const scope = new Scope(dirty.watcher.scope(key));
       // Loading is not a write.
       dirty.muted(() => scope.restore(snapshot));
+      if (global) offload(scope);
       return scope;
     },
     isStored: (key) => sql.stored.get({ scope: key }) === 1,
     storedKeys: () => sql.keys.all() as string[],
   };
+}
+
+/**
+ * The global scope's issued carrier numbers as the file holds them, looked up by id through the
+ * partial index `items_global_ids` (openDatabase): "was this number issued?" costs one index
+ * probe, not a resident set of every number ever issued (~240 B each, two per booking).
+ */
+function issuedNumbersIn(db: Database.Database): OffloadedItems<Entity> {
+  const sql = {
+    has: db.prepare("SELECT EXISTS (SELECT 1 FROM items WHERE scope = 'global' AND collection = ? AND id = ?)").pluck(),
+    all: db.prepare("SELECT seq, body FROM items WHERE scope = 'global' AND collection = ? ORDER BY seq").raw(true),
+  };
+  return {
+    has: (id) => sql.has.get(ISSUED_NUMBERS_COLLECTION, id) === 1,
+    items: () => (sql.all.all(ISSUED_NUMBERS_COLLECTION) as [number, string][]).map(([seq, body]) => [seq, JSON.parse(body) as Entity]),
+  };
+}
+
+/**
+ * Keeps the issued numbers in the file: the global scope's collection answers `has` from it, and
+ * forgets the numbers it holds in memory once they are committed. Called when the global scope is
+ * read, and after each commit (an import or a reset brings a new global scope).
+ */
+function offloadIssuedNumbers(where: MemoryStore | Scope, inFile: OffloadedItems<Entity>): void {
+  const global = where instanceof Scope ? where : where.existingScope('global');
+  const issued = global?.existing<Entity>(ISSUED_NUMBERS_COLLECTION);
+  if (!issued) return;
+  if (!issued.isOffloaded) issued.offload(inFile);
+  if (issued.size) issued.dropResident();
 }

@@ -84,6 +84,13 @@ class WatchedMap extends Map<string, unknown> {
   }
 }
 
+/**
+ * The global scope's collection of issued carrier numbers (`<carrier>:<side>:<number>`): a ledger
+ * that is only asked "was this issued?" and exported. A durable store of one process keeps it in
+ * its file and not in memory (issue 27: it grows with every booking).
+ */
+export const ISSUED_NUMBERS_COLLECTION = 'issued-carrier-numbers';
+
 export interface ScopeSnapshot {
   collections: Record<string, CollectionSnapshot<Entity>>;
   values: Record<string, unknown>;
