@@ -251,10 +251,20 @@ function* allKeys(state: CacheState): IterableIterator<string> {
   for (const key of source.storedKeys()) if (!residents.has(key) && !loaded.has(key) && !stale.has(key)) yield key;
 }
 
-/** Every scope: those in memory as they are, the others read one at a time and not kept. */
+/**
+ * Every scope: those in memory as they are, the others read one at a time — and kept while the
+ * cache has room, so a sandbox that fits stays in memory as it did without a cache (an export
+ * of it does not read the file again each time); past the capacity they are not kept.
+ */
 function* allScopes(state: CacheState): IterableIterator<[string, Scope]> {
   for (const key of allKeys(state)) {
-    const scope = state.residents.get(key) ?? state.loaded.get(key)?.scope ?? load(state, key);
+    const scope = state.residents.get(key) ?? state.loaded.get(key)?.scope ?? loadIfRoom(state, key);
     if (scope) yield [key, scope];
   }
+}
+
+function loadIfRoom(state: CacheState, key: string): Scope | undefined {
+  const scope = load(state, key);
+  if (scope && state.loaded.size < state.options.capacity) state.loaded.set(key, { scope, holders: 0 });
+  return scope;
 }

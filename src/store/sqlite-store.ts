@@ -152,7 +152,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   try {
     // SQLite names its WAL after the path: a file with other names is read only by its one user.
     if (claim.links > 1) claim.upgrade();
-    db = openDatabase(path, claim, (opened) => readAhead(opened, cache, dirty, (scope) => offloadIssuedNumbers(scope, issuedNumbersIn(opened))));
+    db = openDatabase(path, claim, (opened) => readAhead(opened, cache, dirty, (scope) => offloadIssuedNumbers(scope, issuedNumbersIn(opened)), options.cacheSize ?? DEFAULT_CACHE_SIZE));
   } catch (error) {
     if (!(error instanceof SharedLayoutError && options.claim)) claim.abandon();
     throw error;
@@ -494,12 +494,19 @@ function checkHeader(path: string, claim: ClaimedDataFile): void {
 
 /**
  * Reads what stays in memory (companies, the global and the system scope) and the list of
- * stored scopes, and attaches the file to the cache, which reads account scopes on use.
+ * stored scopes, and attaches the file to the cache, which reads account scopes on use. Accounts
+ * are read ahead too while the cache has room: a sandbox that fits is in memory from the start,
+ * as it was before the cache (its first requests and exports do not read the file, and its
+ * objects are not new to the garbage collector in the middle of serving).
  */
-function readAhead(db: Database.Database, cache: ScopeCache, dirty: DirtyWrites, offload: (global: Scope) => void): void {
+function readAhead(db: Database.Database, cache: ScopeCache, dirty: DirtyWrites, offload: (global: Scope) => void, capacity: number): void {
   const source = createScopeSource(db, dirty, offload);
   cache.attach(source);
-  for (const key of source.storedKeys()) if (!key.startsWith('account:')) cache.get(key);
+  let room = capacity;
+  for (const key of source.storedKeys()) {
+    if (!key.startsWith('account:')) cache.get(key);
+    else if (room > 0 && cache.get(key)) room--;
+  }
 }
 
 /**
