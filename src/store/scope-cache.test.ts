@@ -5,6 +5,7 @@ import { createStore, Scope, type ScopeSnapshot } from './store.js';
 /** A "file" of scope snapshots, counting what is read from it. */
 function fakeFile(scopes: Record<string, ScopeSnapshot>) {
   const reads: string[] = [];
+  const readers: { read: string[]; sealed: boolean }[] = [];
   const source: ScopeSource = {
     load(key) {
       reads.push(key);
@@ -16,8 +17,19 @@ function fakeFile(scopes: Record<string, ScopeSnapshot>) {
     },
     isStored: (key) => key in scopes,
     storedKeys: () => Object.keys(scopes),
+    reader() {
+      const reader = { read: [] as string[], sealed: false };
+      readers.push(reader);
+      return {
+        snapshot(key) {
+          reader.read.push(key);
+          return key in scopes ? structuredClone(scopes[key]) : undefined;
+        },
+        seal: () => void (reader.sealed = true),
+      };
+    },
   };
-  return { scopes, reads, source };
+  return { scopes, reads, readers, source };
 }
 
 const withNote = (text: string): ScopeSnapshot => ({ collections: { notes: { nextSeq: 2, items: [[1, { id: 'n1', text } as { id: string }]] } }, values: {} });
@@ -148,6 +160,20 @@ describe('scope cache (a bounded working set of account scopes)', () => {
     expect(store.accountIds().sort()).toEqual(['a', 'c']);
     store.account('d').collection<{ id: string }>('notes').insert({ id: 'n' });
     expect(store.accountIds().sort()).toEqual(['a', 'c', 'd']);
+  });
+
+  it('a snapshot gives the scopes not in memory through one reader of the file, sealed at the end, and keeps none of them', () => {
+    const { file, cache } = cacheOf(1);
+    const store = createStore(undefined, cache);
+    store.account('b').collection<{ id: string; text: string }>('notes').update({ id: 'n1', text: 'b in memory' });
+    const loadsBefore = file.reads.length;
+    const { scopes } = store.snapshot();
+    expect(Object.keys(scopes).sort()).toEqual(['account:a', 'account:b', 'account:c', 'company:x']);
+    expect(scopes['account:b'].collections.notes.items[0][1]).toMatchObject({ text: 'b in memory' });
+    expect(scopes['account:c'].collections.notes.items[0][1]).toMatchObject({ text: 'c' });
+    expect(file.readers).toEqual([{ read: ['account:a', 'account:c', 'company:x'], sealed: true }]);
+    expect(file.reads.length).toBe(loadsBefore);
+    expect(cache.loadedCount).toBe(1);
   });
 
   it('refuses a capacity below 1', () => {

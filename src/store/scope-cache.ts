@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Scope, ScopeTable } from './store.js';
+import type { Scope, ScopeSnapshot, ScopeTable } from './store.js';
 
 /**
  * The scopes of a durable store that keeps a bounded working set (issue 27): a table of scopes
@@ -56,6 +56,20 @@ export interface ScopeSource {
   isStored(key: string): boolean;
   /** The keys of every stored scope. */
   storedKeys(): Iterable<string>;
+  /** Opens a view of the stored scopes as they are now, which later writes do not change. */
+  reader(): StoredScopes;
+}
+
+/**
+ * Stored scopes as they were when the reader was opened (an export's consistent view of the
+ * scopes that are not in memory). Their items are read when a snapshot's `items` or
+ * `encodedItems()` asks for them, possibly many turns later.
+ */
+export interface StoredScopes {
+  /** The scope as stored, or undefined when nothing is stored under the key. */
+  snapshot(key: string): ScopeSnapshot | undefined;
+  /** No more snapshots are asked for: the view ends once the items it gave out have been read. */
+  seal(): void;
 }
 
 /**
@@ -161,6 +175,7 @@ export function createScopeCache(options: ScopeCacheOptions): ScopeCache {
     },
     keys: () => allKeys(state),
     entries,
+    snapshots: (except) => allSnapshots(state, except),
     [Symbol.iterator]: entries,
     attach(next) {
       state.source = next;
@@ -267,4 +282,28 @@ function loadIfRoom(state: CacheState, key: string): Scope | undefined {
   const scope = load(state, key);
   if (scope && state.loaded.size < state.options.capacity) state.loaded.set(key, { scope, holders: 0 });
   return scope;
+}
+
+/**
+ * Every scope's snapshot: those in memory as they are; the others as the file holds them now,
+ * through one reader, their items read when they are asked for (an export streams a 100k-item
+ * account in slices instead of reading and building it in one go), and not kept in memory.
+ */
+function* allSnapshots(state: CacheState, except: string): IterableIterator<[string, ScopeSnapshot]> {
+  let reader: StoredScopes | undefined;
+  try {
+    for (const key of allKeys(state)) {
+      if (key === except) continue;
+      const scope = state.residents.get(key) ?? state.loaded.get(key)?.scope;
+      if (scope) {
+        yield [key, scope.snapshot()];
+        continue;
+      }
+      reader ??= state.source!.reader();
+      const stored = reader.snapshot(key);
+      if (stored) yield [key, stored];
+    }
+  } finally {
+    reader?.seal();
+  }
 }

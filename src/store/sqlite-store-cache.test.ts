@@ -45,6 +45,28 @@ describe('SQLite store with a bounded working set (--cache-size)', () => {
     store.close();
   });
 
+  it('exports the accounts not in memory as they were at the export, read when asked for, and streams their items as the same JSON', () => {
+    const { store } = filled();
+    const exported = store.snapshot();
+    const a1 = exported.scopes['account:a1'];
+    expect(a1.collections.notes.encodedItems).toBeTypeOf('function');
+    expect(a1.values).toEqual({ usage: { calls: 2 } });
+    // Written and committed after the export, before its items are read.
+    notes(store, 'a1').update({ id: 'a1-0', text: 'after the export' });
+    notes(store, 'a1').insert({ id: 'a1-3', text: 'added after' });
+    notes(store, 'a2').delete('a2-1');
+    store.commit();
+    const streamed = [...exported.scopes['account:a2'].collections.notes.encodedItems!()];
+    expect(streamed.map((pair) => JSON.parse(pair))).toEqual([1, 2, 3].map((seq) => [seq, { id: `a2-${seq - 1}`, text: `a2 note ${seq - 1}` }]));
+    expect(a1.collections.notes.nextSeq).toBe(4);
+    expect(a1.collections.notes.items.map(([, note]) => (note as Note).text)).toEqual(['a1 note 0', 'a1 note 1', 'a1 note 2']);
+    expect([...a1.collections.notes.encodedItems!()].join()).toBe(a1.collections.notes.items.map((pair) => JSON.stringify(pair)).join());
+    expect(JSON.parse(JSON.stringify(exported)).scopes['account:a1'].collections.notes.items).toHaveLength(3);
+    // The store still reads and writes after the export's reader ended.
+    expect(texts(store, 'a1')).toEqual(['after the export', 'a1 note 1', 'a1 note 2', 'added after']);
+    store.close();
+  });
+
   it('exports every account, resets one, resets all and imports, reading what is not in memory from the file', () => {
     const { store, path } = filled();
     const exported = store.snapshot();

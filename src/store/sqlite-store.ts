@@ -4,7 +4,7 @@ import type { CollectionSnapshot, Entity, OffloadedItems } from './collection.js
 import { ClaimContendedError, claimDataFile, DataFileError, type ClaimedDataFile } from './data-file.js';
 import { createDirtyWrites, dirtyRows, type DirtyWrites } from './dirty-writes.js';
 import { createGroupCommit } from './group-commit.js';
-import { createScopeCache, DEFAULT_CACHE_SIZE, type ScopeCache, type ScopeSource } from './scope-cache.js';
+import { createScopeCache, DEFAULT_CACHE_SIZE, type ScopeCache, type ScopeSource, type StoredScopes } from './scope-cache.js';
 import { createStore, ISSUED_NUMBERS_COLLECTION, processCounters, Scope, SOLE_PROCESS, soleFeed, StoreUnavailableError, workingSetOf, type MemoryStore, type WorkingSet, type ScopeSnapshot, type Store, type UnitKind } from './store.js';
 import { changedParts, savedAsValue, type SavedPart, type StatePart } from './state-registry.js';
 
@@ -152,7 +152,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   try {
     // SQLite names its WAL after the path: a file with other names is read only by its one user.
     if (claim.links > 1) claim.upgrade();
-    db = openDatabase(path, claim, (opened) => readAhead(opened, cache, dirty, (scope) => offloadIssuedNumbers(scope, issuedNumbersIn(opened)), options.cacheSize ?? DEFAULT_CACHE_SIZE));
+    db = openDatabase(path, claim, (opened) => readAhead(opened, claim.target, cache, dirty, (scope) => offloadIssuedNumbers(scope, issuedNumbersIn(opened)), options.cacheSize ?? DEFAULT_CACHE_SIZE));
   } catch (error) {
     if (!(error instanceof SharedLayoutError && options.claim)) claim.abandon();
     throw error;
@@ -499,8 +499,8 @@ function checkHeader(path: string, claim: ClaimedDataFile): void {
  * as it was before the cache (its first requests and exports do not read the file, and its
  * objects are not new to the garbage collector in the middle of serving).
  */
-function readAhead(db: Database.Database, cache: ScopeCache, dirty: DirtyWrites, offload: (global: Scope) => void, capacity: number): void {
-  const source = createScopeSource(db, dirty, offload);
+function readAhead(db: Database.Database, target: string, cache: ScopeCache, dirty: DirtyWrites, offload: (global: Scope) => void, capacity: number): void {
+  const source = createScopeSource(db, target, dirty, offload);
   cache.attach(source);
   let room = capacity;
   for (const key of source.storedKeys()) {
@@ -514,7 +514,7 @@ function readAhead(db: Database.Database, cache: ScopeCache, dirty: DirtyWrites,
  * seq) of items, (scope, collection) of collections, (scope, key) of values. Loading an account
  * costs its own rows, whatever the size of the file (test: src/store/sqlite-store-cache.test.ts).
  */
-function createScopeSource(db: Database.Database, dirty: DirtyWrites, offload: (global: Scope) => void): ScopeSource {
+function createScopeSource(db: Database.Database, target: string, dirty: DirtyWrites, offload: (global: Scope) => void): ScopeSource {
   const sql = {
     collections: db.prepare('SELECT collection, next_seq FROM collections WHERE scope = ?').raw(true),
     items: db.prepare('SELECT collection, seq, body FROM items WHERE scope = ? ORDER BY collection, seq').raw(true),
@@ -556,6 +556,96 @@ function createScopeSource(db: Database.Database, dirty: DirtyWrites, offload: (
     },
     isStored: (key) => sql.stored.get({ scope: key }) === 1,
     storedKeys: () => sql.keys.all() as string[],
+    reader: () => openStoredScopes(target),
+  };
+}
+
+/** Items an export reads from the file per step (~100 KB of text for an address). */
+const STORED_PAGE = 400;
+
+/**
+ * A read-only connection of its own with one read transaction (WAL: it sees the file as it was
+ * at its first read, whatever the mock commits meanwhile, and never blocks those commits), so an
+ * export can read a scope that is not in memory a page at a time across many turns and still
+ * give one consistent state. Items stay JSON text when streamed (`encodedItems`: no object per
+ * item for the garbage collector); `items` reads and parses them all for the other callers.
+ * The connection closes when every collection it gave out has been read (or, for an export
+ * abandoned midway, when it is garbage collected).
+ */
+function openStoredScopes(target: string): StoredScopes {
+  const db = new Database(target, { readonly: true, fileMustExist: true });
+  const sql = {
+    collections: db.prepare('SELECT collection, next_seq, (SELECT MAX(seq) FROM items WHERE scope = @scope AND collection = c.collection) FROM collections c WHERE scope = @scope').raw(true),
+    values: db.prepare('SELECT key, value FROM scope_values WHERE scope = ?').raw(true),
+    page: db.prepare('SELECT seq, body FROM items WHERE scope = ? AND collection = ? AND seq > ? ORDER BY seq LIMIT ?').raw(true),
+  };
+  db.exec('BEGIN');
+  let unread = 0;
+  let sealed = false;
+  const release = () => {
+    if (sealed && unread === 0 && db.open) db.close();
+  };
+  function* pages(key: string, name: string): Generator<[number, string][]> {
+    for (let after = 0; ; ) {
+      const rows = sql.page.all(key, name, after, STORED_PAGE) as [number, string][];
+      if (rows.length) yield rows;
+      if (rows.length < STORED_PAGE) return;
+      after = rows[rows.length - 1][0];
+    }
+  }
+  const collection = (key: string, name: string, nextSeq: number): CollectionSnapshot<Entity> => {
+    let items: [number, Entity][] | undefined;
+    let read = false;
+    const done = () => {
+      if (read) return;
+      read = true;
+      unread--;
+      release();
+    };
+    unread++;
+    const snapshot: CollectionSnapshot<Entity> = {
+      nextSeq,
+      get items() {
+        if (!items) {
+          items = [];
+          for (const rows of pages(key, name)) for (const [seq, body] of rows) items.push([seq, JSON.parse(body) as Entity]);
+          done();
+        }
+        return items;
+      },
+    };
+    // Not enumerable: the snapshot compares and copies as its fields.
+    return Object.defineProperty(snapshot, 'encodedItems', {
+      *value() {
+        if (items) {
+          for (const pair of items) yield JSON.stringify(pair);
+          return;
+        }
+        for (const rows of pages(key, name)) for (const [seq, body] of rows) yield `[${seq},${body}]`;
+        done();
+      },
+    });
+  };
+  return {
+    snapshot(key) {
+      const snapshot: ScopeSnapshot = { collections: {}, values: {} };
+      let found = false;
+      for (const [name, nextSeq, lastSeq] of sql.collections.all({ scope: key }) as [string, number, number | null][]) {
+        found = true;
+        const next = Math.max(nextSeq, (lastSeq ?? 0) + 1);
+        // As Scope.snapshot: a collection never written to is not state.
+        if (lastSeq !== null || next > 1) snapshot.collections[name] = collection(key, name, next);
+      }
+      for (const [name, value] of sql.values.all(key) as [string, string][]) {
+        snapshot.values[name] = JSON.parse(value);
+        found = true;
+      }
+      return found ? snapshot : undefined;
+    },
+    seal() {
+      sealed = true;
+      release();
+    },
   };
 }
 
