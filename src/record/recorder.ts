@@ -84,8 +84,8 @@ const headerIn = (raw: string[], name: string): string | undefined => {
 };
 
 /** The request of recordedExchangeOf: all its matching key (src/record/exchange-key.ts) needs. */
-export function recordedRequestOf(captured: CapturedExchange, origin: string): ExchangeRequest {
-  return { method: captured.method, url: new URL(captured.target, origin).href, headers: headerRecord(captured.requestHeaders), body: bodyOf(captured.requestBody) };
+export function recordedRequestOf(captured: CapturedExchange, origin: string, url = new URL(captured.target, origin)): ExchangeRequest {
+  return { method: captured.method, url: url.href, headers: headerRecord(captured.requestHeaders), body: bodyOf(captured.requestBody) };
 }
 
 /**
@@ -145,8 +145,9 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
     for (const captured of batch) {
       try {
         // The key first, from the request alone: the answer is converted only when it is kept.
-        const request = recordedRequestOf(captured, origin);
-        folder.addKeyed(exchangeKey({ request }), () => recordedExchangeOf(captured, origin, request));
+        const url = new URL(captured.target, origin);
+        const request = recordedRequestOf(captured, origin, url);
+        folder.addKeyed(exchangeKey({ request }, url), () => recordedExchangeOf(captured, origin, request));
       } catch (error) {
         options.logger?.error({ err: error, method: captured.method, target: captured.target }, 'the exchange could not be recorded');
       }
