@@ -1,10 +1,9 @@
-import { existsSync, readFileSync, unlinkSync } from 'node:fs';
+import { createWriteStream, existsSync, openSync, readFileSync, unlinkSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { harToExchanges, HAR_CREATOR, redactedExchangeToHarEntry, type Exchange } from '../recording/index.js';
 import { exchangeKey } from './exchange-key.js';
 import { createExchangeRedactor } from './exchange-redactor.js';
 import { lockRecordingFolder } from './folder-lock.js';
-import { openPartAppender, type PartAppender } from './part-appender.js';
 import { HAR_FILE, readFolderExchanges, writeRecording } from './recording-files.js';
 
 /**
@@ -111,8 +110,7 @@ export function openRecordingFolder(dir: string, options: OpenFolderOptions = {}
   // A killed run's exchanges are in the part file only: the next write puts them in the HAR.
   let dirty = recovered > 0;
   let closed = false;
-  let part: PartAppender | undefined;
-  let partFailed = false;
+  let part: WriteStream | undefined;
 
   // Appended in batches, a moment after they come: one write per batch, not per request. The
   // HAR lines of the exchanges kept in one turn are built together in the turn after (one
@@ -137,18 +135,13 @@ export function openRecordingFolder(dir: string, options: OpenFolderOptions = {}
     buildLines();
     const batch = lines;
     lines = [];
-    if (!batch.length || partFailed) return;
+    if (!batch.length) return;
     if (!part) {
-      // Opened here, when there is something to write: once `close` removed the file, nothing may create it again.
-      try {
-        part = openPartAppender(partPath, (error) => options.onWriteError?.(error));
-      } catch (error) {
-        partFailed = true;
-        options.onWriteError?.(error as Error);
-        return;
-      }
+      // Opened here, not by the stream later: once `close` removed the file, nothing may create it again.
+      part = createWriteStream(partPath, { fd: openSync(partPath, 'a', 0o600) });
+      part.on('error', (error) => options.onWriteError?.(error));
     }
-    part.append(batch.join(''));
+    part.write(batch.join(''));
   };
   const journal = (exchange: Exchange) => {
     unbuilt.push(exchange);
@@ -207,7 +200,7 @@ export function openRecordingFolder(dir: string, options: OpenFolderOptions = {}
       if (timer) clearTimeout(timer);
       try {
         flush();
-        // Everything is in the HAR file now: the part is no longer needed (a write may still be under way; the file goes with it).
+        // Everything is in the HAR file now: the part is no longer needed (its stream may still be writing; the file goes with it).
         part?.end();
         if (existsSync(partPath)) unlinkSync(partPath);
       } finally {
