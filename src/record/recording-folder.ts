@@ -1,8 +1,7 @@
 import { createWriteStream, existsSync, openSync, readFileSync, unlinkSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
-import { harToExchanges, HAR_CREATOR, redactedExchangeToHarEntry, type Exchange } from '../recording/index.js';
+import { exchangeToHarEntry, harToExchanges, HAR_CREATOR, type Exchange } from '../recording/index.js';
 import { exchangeKey } from './exchange-key.js';
-import { createExchangeRedactor } from './exchange-redactor.js';
 import { lockRecordingFolder } from './folder-lock.js';
 import { HAR_FILE, readFolderExchanges, writeRecording } from './recording-files.js';
 
@@ -112,59 +111,45 @@ export function openRecordingFolder(dir: string, options: OpenFolderOptions = {}
   let closed = false;
   let part: WriteStream | undefined;
 
-  // Appended in batches, a moment after they come: one write per batch, not per request. The
-  // HAR lines of the exchanges kept in one turn are built together in the turn after (one
-  // setImmediate, not one per exchange), so the work is spread over the turns that made it; built
-  // all at once when the batch is written, a 50 ms batch of a busy recorder blocked every request
-  // behind it for milliseconds (POST +30 % latency at c=10).
-  /** Exchanges kept (secrets shortened) whose HAR line is not built yet. */
-  let unbuilt: Exchange[] = [];
-  /** HAR lines built and not written yet. */
-  let lines: string[] = [];
-  let building = false;
+  // Appended in batches, a moment after they come: one write per batch, not per request. Each
+  // exchange's HAR line is built in the turn after its answer (a setImmediate), so the work is
+  // spread over the turns that made it; built all at once when the batch is written, a 50 ms
+  // batch of a busy recorder blocked every request behind it for milliseconds (POST +30 % latency at c=10).
+  let pending: { exchange: Exchange; line?: string }[] = [];
   let timer: NodeJS.Timeout | undefined;
-  const buildLines = () => {
-    building = false;
-    const batch = unbuilt;
-    unbuilt = [];
-    for (const exchange of batch) lines.push(`${JSON.stringify(redactedExchangeToHarEntry(exchange))}\n`);
-  };
+  const lineOf = (exchange: Exchange) => `${JSON.stringify(exchangeToHarEntry(exchange))}\n`;
   const drain = () => {
     timer = undefined;
-    if (closed) return;
-    buildLines();
-    const batch = lines;
-    lines = [];
-    if (!batch.length) return;
+    const batch = pending;
+    pending = [];
+    if (!batch.length || closed) return;
     if (!part) {
       // Opened here, not by the stream later: once `close` removed the file, nothing may create it again.
       part = createWriteStream(partPath, { fd: openSync(partPath, 'a', 0o600) });
       part.on('error', (error) => options.onWriteError?.(error));
     }
-    part.write(batch.join(''));
+    part.write(batch.map((item) => item.line ?? lineOf(item.exchange)).join(''));
   };
   const journal = (exchange: Exchange) => {
-    unbuilt.push(exchange);
-    if (!building) {
-      building = true;
-      setImmediate(() => {
-        if (building && !closed) buildLines();
-      });
-    }
+    const item: { exchange: Exchange; line?: string } = { exchange };
+    pending.push(item);
+    setImmediate(() => {
+      if (closed || item.line !== undefined) return;
+      try {
+        item.line = lineOf(exchange);
+      } catch {
+        // Left to the batch's write, which meets the same error where it always did.
+      }
+    });
     timer ??= setTimeout(drain, JOURNAL_DELAY_MS);
     timer.unref?.();
   };
-  // Each kept exchange is redacted once, for its HAR line. `all` keeps it as it came: the files
-  // written at close are converted from that (redactExchange is not idempotent for every secret —
-  // a shortened one in a URL's query is percent-encoded and shortened again —, so the files stay
-  // byte for byte what the converter makes of the exchanges themselves).
-  const redact = createExchangeRedactor();
   const keep = (exchange: Exchange) => {
     if (closed) throw new Error(`${dir}: the recording folder is closed`);
     all.push(exchange);
     added++;
     dirty = true;
-    journal(redact(exchange));
+    journal(exchange);
   };
   const addKeyed = (key: string, build: () => Exchange): boolean => {
     const position = seen.get(key) ?? 0;

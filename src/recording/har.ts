@@ -230,14 +230,7 @@ export const HAR_CREATOR = { name: 'shipmock', version: '1' };
  * @example JSON.stringify({ log: { version: '1.2', creator: HAR_CREATOR, entries: exchanges.map((e) => exchangeToHarEntry(e)) } })
  */
 export function exchangeToHarEntry(raw: Exchange, marks: Omit<ShipmockEntryFields, 'operationId' | 'conforms' | 'violations'> = {}): Entry & { _shipmock?: ShipmockEntryFields } {
-  return redactedExchangeToHarEntry(redactExchange(raw), marks);
-}
-
-/**
- * exchangeToHarEntry for an exchange whose secrets are shortened already (redactExchange, or the
- * same function per header and body): a recorder that keeps redacted exchanges does not redact twice.
- */
-export function redactedExchangeToHarEntry(exchange: Exchange, marks: Omit<ShipmockEntryFields, 'operationId' | 'conforms' | 'violations'> = {}): Entry & { _shipmock?: ShipmockEntryFields } {
+  const exchange = redactExchange(raw);
   const { request, response } = exchange;
   const url = new URL(request.url);
   const requestType = headerOf(request.headers, 'content-type');

@@ -5,6 +5,6 @@
  */
 export { redactExchange, headerOf, type ContractVerdict, type Exchange, type ExchangeMessage, type ExchangeRequest, type ExchangeResponse } from './exchange.js';
 export { exchangesToScenario, recordedRespond, RecordingError, type AfterLast, type ToScenarioOptions } from './to-scenario.js';
-export { exchangeToHarEntry, redactedExchangeToHarEntry, harDocumentParts, harToExchanges, HarError, HAR_CREATOR, isHar, MAX_HAR_ENTRIES, type ShipmockEntryFields, type SkippedEntry } from './har.js';
+export { exchangeToHarEntry, harDocumentParts, harToExchanges, HarError, HAR_CREATOR, isHar, MAX_HAR_ENTRIES, type ShipmockEntryFields, type SkippedEntry } from './har.js';
 export { harToScenario, type HarToScenarioOptions } from './har-to-scenario.js';
 export { journalExchange } from './journal-exchange.js';
