@@ -70,7 +70,8 @@ export function holdAnswer(res: ServerResponse): HeldAnswer {
     released: false,
     headHeld: false,
   };
-  res.once('close', answered);
+  // `on`, not `once`: answering twice does nothing, and a once-wrapper per response costs its removal too.
+  res.on('close', answered);
   (res as HeldResponse)[HELD] = hold;
   // Held: what a step decided is in the response (status, headers), nothing is on the wire.
   Object.defineProperty(res, 'headersSent', { configurable: true, get: heldHeadersSent });
