@@ -46,4 +46,20 @@ describe('holdAnswer', () => {
     expect(getter(one)).toBeTypeOf('function');
     expect(getter(one)).toBe(getter(two));
   });
+
+  it('holds a response again after its hold was dropped (a request run again) and sends the second answer once released', async () => {
+    server = createServer((_req, res) => {
+      const first = holdAnswer(res);
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      res.end('first');
+      first.drop();
+      const second = holdAnswer(res);
+      res.writeHead(202, { 'Content-Type': 'text/plain' });
+      res.end('second');
+      void second.ready.then(() => second.release());
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const answer = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    expect(`${answer.status} ${await answer.text()}`).toBe('202 second');
+  });
 });

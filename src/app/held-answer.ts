@@ -60,10 +60,13 @@ export function holdAnswer(res: ServerResponse): HeldAnswer {
   const ready = new Promise<void>((resolve) => {
     answered = resolve;
   });
+  // Held again (a request that runs again after its hold was dropped): the response's own
+  // methods are the first hold's, not the held ones now in their place.
+  const own: Pick<Hold, 'writeHead' | 'write' | 'end'> = (res as Partial<HeldResponse>)[HELD] ?? { writeHead: res.writeHead as Send, write: res.write as Send, end: res.end as Send };
   const hold: Hold = {
-    writeHead: res.writeHead as Send,
-    write: res.write as Send,
-    end: res.end as Send,
+    writeHead: own.writeHead,
+    write: own.write,
+    end: own.end,
     headersSent: inheritedGetter(res, 'headersSent'),
     answered,
     calls: [],
