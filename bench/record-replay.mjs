@@ -1,9 +1,14 @@
 #!/usr/bin/env node
 // npm run bench:record-replay — the budgets of issue 26 for `shipmock record` and `serve --replay`
 // (needs a build: npm run build). Every server and autocannon run as separate processes on
-// 127.0.0.1. Options (env): BENCH_DURATION seconds per round (5), BENCH_ROUNDS (3).
+// 127.0.0.1. Options (env): BENCH_DURATION seconds per run (replay 5, record 2), BENCH_ROUNDS
+// (replay 3, record 5), BENCH_KINDS (`get,post`: which requests --record sends), BENCH_CPU_PROF=DIR
+// (proxy and record run with --cpu-prof, a profile per run written to DIR when it stops).
+// `--record --against DIR`: also `record` of another built checkout (its bin/ and dist/), in the same rounds.
 //   --record  the latency `record` adds to `proxy` at c=10 (budget ≤ 10 %): the same GET and POST
-//             through each, rounds alternating so a noisy machine's drift falls on both.
+//             through each, rounds alternating so a noisy machine's drift falls on both; each run
+//             a fresh process after 1,000 requests of warm-up, short enough that record keeps
+//             every exchange (one request is kept with at most 10,000 answers).
 //   --replay  a recording of 10,000 exchanges: start to first answer (budget ≤ 1 s) and p50 of a
 //             replayed request at 100 vs 10,000 exchanges (matching cost must not grow).
 // Without a mode, both.
@@ -15,8 +20,11 @@ import { fileURLToPath } from 'node:url';
 import { freePort, waitFor } from './http.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const duration = Number(process.env.BENCH_DURATION ?? 5);
-const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const recording = process.argv.includes('--record');
+const duration = Number(process.env.BENCH_DURATION ?? (recording ? 2 : 5));
+const rounds = Number(process.env.BENCH_ROUNDS ?? (recording ? 5 : 3));
+const kinds = (process.env.BENCH_KINDS ?? 'get,post').split(',');
+const cpuProf = process.env.BENCH_CPU_PROF;
 const CONNECTIONS = 10;
 const bin = (name) => `${root}node_modules/.bin/${name}`;
 const address = { name: 'Erika Mustermann', street: 'Hauptstrasse 5', city: 'Berlin', postalCode: '10115', countryCode: 'DE' };
@@ -25,17 +33,17 @@ process.on('exit', () => children.forEach((child) => child.kill('SIGKILL')));
 
 
 
-function autocannon(url, { method = 'GET', headers = {}, body } = {}) {
-  const args = ['-c', String(CONNECTIONS), '-d', String(duration), '-j', '-m', method];
+function autocannon(url, { method = 'GET', headers = {}, body } = {}, length = ['-d', String(duration)]) {
+  const args = ['-c', String(CONNECTIONS), ...length, '-j', '-m', method];
   for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}=${v}`);
   if (body) args.push('-b', body);
   args.push(url);
   const report = JSON.parse(spawnSync(bin('autocannon'), args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).stdout);
-  return { rps: Math.round(report.requests.average), mean: report.latency.average, p50: report.latency.p50, p99: report.latency.p99, non2xx: report.non2xx + report.errors };
+  return { requests: report.requests.total, rps: Math.round(report.requests.average), mean: report.latency.average, p50: report.latency.p50, p99: report.latency.p99, non2xx: report.non2xx + report.errors };
 }
 
-function shipmock(args) {
-  const child = spawn(process.execPath, [`${root}bin/shipmock.js`, ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
+function shipmock(args, nodeArgs = [], stdout = 'ignore', checkout = root) {
+  const child = spawn(process.execPath, [...nodeArgs, `${checkout}bin/shipmock.js`, ...args], { stdio: ['ignore', stdout, 'inherit'] });
   children.push(child);
   return child;
 }
@@ -68,43 +76,71 @@ async function recordRun() {
   const auth = `Bearer ${(await post(`/v1/accounts/${account.id}/tokens`, basic, { grantType: 'client_credentials' })).accessToken}`;
   const created = await post('/v1/addresses', auth, address);
 
-  const proxyPort = await freePort();
-  const proxy = shipmock(['proxy', '--upstream', upstream, '--port', String(proxyPort), '--log-level', 'silent']);
-  const out = mkdtempSync(join(tmpdir(), 'shipmock-bench-record-'));
-  const recordPort = await freePort();
-  const recorder = shipmock(['record', '--upstream', upstream, '--out', out, '--port', String(recordPort), '--log-level', 'silent']);
-  const targets = { proxy: `http://127.0.0.1:${proxyPort}`, record: `http://127.0.0.1:${recordPort}` };
-  const pids = { proxy: proxy.pid, record: recorder.pid };
-  /** One autocannon run, and the CPU the proxying process spent per request during it (less sensitive to a loaded machine than latency). */
-  const run = (name, url, init) => {
-    const before = cpuMs(pids[name]);
-    const result = autocannon(url, init);
-    return { ...result, cpuPerRequestMs: (cpuMs(pids[name]) - before) / Math.max(1, result.rps * duration) };
+  // Each measured run is a fresh process (a fresh folder for record), warmed by WARMUP requests
+  // first: a request is kept with at most 10,000 answers, so one long-lived recorder would
+  // measure the cost of keeping in its first run and of checking only in the later ones. The
+  // kept counts are printed: a run that kept fewer than it was sent measured partly the latter.
+  const WARMUP = 3000;
+  const againstAt = process.argv.indexOf('--against');
+  const against = againstAt > 0 ? process.argv[againstAt + 1].replace(/\/?$/, '/') : undefined;
+  const names = ['proxy', 'record', ...(against ? ['record@against'] : [])];
+  const profiled = (name) => (cpuProf ? ['--cpu-prof', '--cpu-prof-dir', cpuProf, '--cpu-prof-name', `${name}-${process.hrtime.bigint()}.cpuprofile`] : []);
+  const requests = {
+    get: (url) => [`${url}/v1/addresses/${created.id}`, { headers: { Authorization: auth } }],
+    post: (url) => [`${url}/v1/addresses`, { method: 'POST', headers: { Authorization: auth, 'Content-Type': 'application/json' }, body: JSON.stringify(address) }],
   };
-  for (const url of Object.values(targets)) await waitFor(`${url}/v1/carriers`, { headers: { Authorization: basic } });
+  /** One measured run through a fresh `proxy` or `record`: latency, and the CPU the proxying process spent per request (less sensitive to a loaded machine than latency). */
+  const run = async (name, kind) => {
+    const port = await freePort();
+    const out = mkdtempSync(join(tmpdir(), 'shipmock-bench-record-'));
+    const args = name === 'proxy' ? ['proxy', '--upstream', upstream] : ['record', '--upstream', upstream, '--out', out];
+    const child = shipmock([...args, '--port', String(port), '--log-level', 'silent'], profiled(name), 'pipe', name === 'record@against' ? against : root);
+    let printed = '';
+    child.stdout.on('data', (chunk) => (printed += chunk));
+    const url = `http://127.0.0.1:${port}`;
+    await waitFor(`${url}/v1/carriers`, { headers: { Authorization: basic } });
+    const [target, init] = requests[kind](url);
+    autocannon(target, init, ['-a', String(WARMUP)]);
+    const before = cpuMs(child.pid);
+    const result = autocannon(target, init);
+    const cpu = cpuMs(child.pid) - before;
+    const closing = performance.now();
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+    const closeMs = performance.now() - closing;
+    rmSync(out, { recursive: true, force: true });
+    const kept = name !== 'proxy' ? Number(/(\d+) new exchange/.exec(printed)?.[1] ?? NaN) : undefined;
+    return { ...result, cpuPerRequestMs: cpu / Math.max(1, result.requests), kept, closeMs };
+  };
 
-  const rows = { proxy: { get: [], post: [] }, record: { get: [], post: [] } };
+  const rows = Object.fromEntries(names.map((name) => [name, { get: [], post: [] }]));
   for (let round = 0; round < rounds; round++) {
-    for (const name of round % 2 ? ['record', 'proxy'] : ['proxy', 'record']) {
-      rows[name].get.push(run(name, `${targets[name]}/v1/addresses/${created.id}`, { headers: { Authorization: auth } }));
-      rows[name].post.push(run(name, `${targets[name]}/v1/addresses`, { method: 'POST', headers: { Authorization: auth, 'Content-Type': 'application/json' }, body: JSON.stringify(address) }));
-      process.stderr.write(`round ${round + 1}: ${name} done\n`);
+    for (const kind of kinds) {
+      // The order turns each round, so a drift of the machine's load falls on each in turn.
+      const order = names.map((_, i) => names[(i + round) % names.length]);
+      for (const name of order) rows[name][kind].push(await run(name, kind));
+    }
+    process.stderr.write(`round ${round + 1} of ${rounds} done\n`);
+  }
+  for (const name of names.slice(1)) {
+    for (const kind of kinds) {
+      const r = rows[name][kind];
+      console.log(`${name} ${kind.toUpperCase()}: kept ${r.map((x) => x.kept).join(', ')} (sent about ${r.map((x) => x.requests + WARMUP).join(', ')}, warm-up included); SIGTERM to exit (writing the folder) ${r.map((x) => Math.round(x.closeMs)).join(', ')} ms`);
     }
   }
-  const closing = performance.now();
-  recorder.kill('SIGTERM');
-  await new Promise((resolve) => recorder.once('exit', resolve));
-  console.log(`\nrecord: SIGTERM to exit (writing the folder) ${Math.round(performance.now() - closing)} ms`);
-  rmSync(out, { recursive: true, force: true });
 
-  console.log(`\n### record vs proxy, c=${CONNECTIONS}, ${rounds} rounds of ${duration} s each (medians)\n`);
-  console.log('| request | proxy mean / p50 / p99 ms | record mean / p50 / p99 ms | proxy req/s | record req/s | latency added (mean) | CPU ms per request proxy / record |\n|---|---|---|---|---|---|---|');
-  for (const kind of ['get', 'post']) {
+  console.log(`\n### record vs proxy, c=${CONNECTIONS}, ${rounds} rounds of ${duration} s each, a fresh process per run after ${WARMUP} requests of warm-up (medians)${against ? `; record@against: ${against}` : ''}\n`);
+  console.log('| request | through | mean / p50 / p99 ms | req/s | latency added to proxy (mean) | per round | CPU ms per request |\n|---|---|---|---|---|---|---|');
+  for (const kind of kinds) {
     const p = rows.proxy[kind];
-    const r = rows.record[kind];
     const pm = median(p.map((x) => x.mean));
-    const rm = median(r.map((x) => x.mean));
-    console.log(`| ${kind.toUpperCase()} | ${pm.toFixed(2)} / ${median(p.map((x) => x.p50))} / ${median(p.map((x) => x.p99))} | ${rm.toFixed(2)} / ${median(r.map((x) => x.p50))} / ${median(r.map((x) => x.p99))} | ${median(p.map((x) => x.rps))} | ${median(r.map((x) => x.rps))} | ${(((rm - pm) / pm) * 100).toFixed(1)} % | ${median(p.map((x) => x.cpuPerRequestMs)).toFixed(3)} / ${median(r.map((x) => x.cpuPerRequestMs)).toFixed(3)} |`);
+    for (const name of names) {
+      const r = rows[name][kind];
+      const rm = median(r.map((x) => x.mean));
+      const added = name === 'proxy' ? '' : `${(((rm - pm) / pm) * 100).toFixed(1)} %`;
+      const perRound = name === 'proxy' ? '' : r.map((x, i) => `${(((x.mean - p[i].mean) / p[i].mean) * 100).toFixed(0)}`).join(', ');
+      console.log(`| ${kind.toUpperCase()} | ${name} | ${rm.toFixed(2)} / ${median(r.map((x) => x.p50))} / ${median(r.map((x) => x.p99))} | ${median(r.map((x) => x.rps))} | ${added} | ${perRound} | ${median(r.map((x) => x.cpuPerRequestMs)).toFixed(3)} |`);
+    }
   }
   for (const child of children.splice(0)) child.kill('SIGKILL');
 }

@@ -10,7 +10,7 @@ import type { Socket } from 'node:net';
  * client's next request then wakes this process, and on a busy machine each wake-up can
  * preempt the other side: the memory mode spent 44 % of its busy time in `writev` under
  * `autocannon -c 50`. Answers written together after all of a turn's requests were read (what
- * the durable stores' group commit does anyway, src/app/commit-before-respond.ts) cost the same
+ * the durable stores' group commit does anyway, src/app/held-answer.ts) cost the same
  * one `writev` each, but the client wakes once for the lot (README, Performance).
  *
  * Only the system call waits, and only for small writes. The socket takes a held write at once

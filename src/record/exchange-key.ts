@@ -1,5 +1,6 @@
+import { hash } from 'node:crypto';
 import { headerOf, type Exchange } from '../recording/index.js';
-import { bodySha256, canonicalQuery, requestQuery } from '../scenarios/body-digest.js';
+import { canonicalBody, canonicalQuery, requestQuery } from '../scenarios/body-digest.js';
 import type { RequestMatch } from '../scenarios/model.js';
 
 /** A request as matching sees it. */
@@ -23,12 +24,21 @@ export interface KeyedRequest {
  * @example requestKey({ method: 'get', path: '/v1/carriers', search: '?b=2&a=1' }) // 'GET /v1/carriers?a=1&b=2#'
  */
 export function requestKey(request: KeyedRequest): string {
-  return `${request.method.toUpperCase()} ${request.path}?${canonicalQuery(requestQuery(request.search))}#${bodySha256(request.body, request.contentType) ?? ''}`;
+  return `${request.method.toUpperCase()} ${request.path}?${canonicalQuery(requestQuery(request.search))}#${bodyDigest(request.body, request.contentType)}`;
 }
 
-/** The key of a recorded exchange's request (its URL's path and query). */
-export function exchangeKey(exchange: Pick<Exchange, 'request'>): string {
-  const url = new URL(exchange.request.url);
+/**
+ * bodySha256 (src/scenarios/body-digest.ts: the digest a recorded rule's `match.bodySha256` holds)
+ * in one call (crypto.hash), '' for an empty body: every request a recorder keeps or a replay
+ * looks up is hashed here, and a Hash object per request cost more than the hashing.
+ */
+function bodyDigest(body: Buffer | string | undefined, contentType: string | undefined): string {
+  const canonical = canonicalBody(body, contentType);
+  return canonical === undefined ? '' : hash('sha256', canonical, 'hex');
+}
+
+/** The key of a recorded exchange's request (its URL's path and query; `url`: that URL parsed already). */
+export function exchangeKey(exchange: Pick<Exchange, 'request'>, url = new URL(exchange.request.url)): string {
   return requestKey({ method: exchange.request.method, path: url.pathname, search: url.search, contentType: headerOf(exchange.request.headers, 'content-type'), body: exchange.request.body });
 }
 

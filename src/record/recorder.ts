@@ -84,8 +84,8 @@ const headerIn = (raw: string[], name: string): string | undefined => {
 };
 
 /** The request of recordedExchangeOf: all its matching key (src/record/exchange-key.ts) needs. */
-export function recordedRequestOf(captured: CapturedExchange, origin: string): ExchangeRequest {
-  return { method: captured.method, url: new URL(captured.target, origin).href, headers: headerRecord(captured.requestHeaders), body: bodyOf(captured.requestBody) };
+export function recordedRequestOf(captured: CapturedExchange, origin: string, url = new URL(captured.target, origin)): ExchangeRequest {
+  return { method: captured.method, url: url.href, headers: headerRecord(captured.requestHeaders), body: bodyOf(captured.requestBody) };
 }
 
 /**
@@ -134,6 +134,25 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
   const contractBreaks: ContractBreak[] = [];
   let contractBreakCount = 0;
   const origin = new URL(options.upstream).origin;
+  // Kept after the answers were sent: the exchanges answered in one turn of the event loop are
+  // converted together in the turn after (one setImmediate), off every request's path.
+  let queued: CapturedExchange[] = [];
+  let scheduled = false;
+  const keepQueued = () => {
+    scheduled = false;
+    const batch = queued;
+    queued = [];
+    for (const captured of batch) {
+      try {
+        // The key first, from the request alone: the answer is converted only when it is kept.
+        const url = new URL(captured.target, origin);
+        const request = recordedRequestOf(captured, origin, url);
+        folder.addKeyed(exchangeKey({ request }, url), () => recordedExchangeOf(captured, origin, request));
+      } catch (error) {
+        options.logger?.error({ err: error, method: captured.method, target: captured.target }, 'the exchange could not be recorded');
+      }
+    }
+  };
   let proxy;
   try {
     proxy = await startValidationProxy({
@@ -144,9 +163,11 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
       logger: options.logger,
       timeoutMs: options.timeoutMs,
       onExchange(captured) {
-        // The key first, from the request alone: the answer is converted only when it is kept.
-        const request = recordedRequestOf(captured, origin);
-        folder.addKeyed(exchangeKey({ request }), () => recordedExchangeOf(captured, origin, request));
+        queued.push(captured);
+        if (!scheduled) {
+          scheduled = true;
+          setImmediate(keepQueued);
+        }
         const broken = captured.violations.filter((v) => v.in === 'response');
         if (broken.length && ++contractBreakCount <= 1000) {
           contractBreaks.push({ method: captured.method, path: new URL(captured.target, origin).pathname, operationId: captured.operationId, status: captured.status, violations: broken });
@@ -158,7 +179,10 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
     throw error;
   }
   const running = proxy;
-  const summary = (): RecordSummary => ({ proxy: running.summary(), ...folder.counts(), contractBreaks, contractBreakCount });
+  const summary = (): RecordSummary => {
+    keepQueued();
+    return { proxy: running.summary(), ...folder.counts(), contractBreaks, contractBreakCount };
+  };
   let closing: Promise<RecordSummary> | undefined;
   return {
     url: running.url,
@@ -167,6 +191,7 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
     summary,
     close: () =>
       (closing ??= running.close().then(() => {
+        keepQueued();
         folder.close();
         return summary();
       })),

@@ -113,6 +113,15 @@ describe('query strings and URLs', () => {
     expect(redactQuery(query)).toBe(shown);
   });
 
+  it('keeps a secret already shortened and percent-encoded (a recorded URL redacted again): no second shortening', () => {
+    const once = redactUrl(`https://api.test/v1/x?access_token=${JWT}&page=2`);
+    // As a URL serialises it: the mark percent-encoded.
+    const serialised = new URL(once).href;
+    expect(serialised).toContain('access_token=eyJhbG%E2%80%A6');
+    expect(redactUrl(serialised)).toBe(serialised);
+    expect(redactQuery('tok=ab%E2%80%A6&x=1')).toBe('tok=ab%E2%80%A6&x=1');
+  });
+
   it('keeps a URL without secrets as it is', () => {
     expect(redactUrl('https://example.com/a?b=c#d')).toBe('https://example.com/a?b=c#d');
     expect(redactUrl('https://user@example.com/')).toBe('https://user@example.com/');

@@ -53,9 +53,14 @@ export function isSecretName(name: string): boolean {
  * @example shortenSecret('key-1234') // 'ke…'
  */
 export function shortenSecret(value: string): string {
+  if (isShortened(value)) return value;
   const characters = [...value];
-  if (value.endsWith(REDACTED_MARK) && characters.length <= KEPT + 1) return value;
   return `${characters.slice(0, Math.min(KEPT, Math.floor(characters.length / 4))).join('')}${REDACTED_MARK}`;
+}
+
+/** A value shortenSecret made: at most KEPT characters and the mark. */
+function isShortened(value: string): boolean {
+  return value.endsWith(REDACTED_MARK) && [...value].length <= KEPT + 1;
 }
 
 /**
@@ -110,7 +115,9 @@ export function redactQuery(query: string): string {
       if (equals < 0) return pair;
       const name = pair.slice(0, equals);
       const value = pair.slice(equals + 1);
-      if (isSecretName(decodeLoosely(name))) return `${name}=${shortenSecret(value)}`;
+      // Judged decoded: a value shortened before is percent-encoded once it is in a URL
+      // (`ab%E2%80%A6`), and shortening it again would change a recording's key on every pass.
+      if (isSecretName(decodeLoosely(name))) return isShortened(decodeLoosely(value)) ? pair : `${name}=${shortenSecret(value)}`;
       const decoded = decodeLoosely(value);
       return URL_LIKE.test(decoded) && redactUrl(decoded) !== decoded ? `${name}=${encodeURIComponent(redactUrl(decoded))}` : pair;
     })
