@@ -27,8 +27,6 @@ export function createSharedJournal(options: { capacity?: number; feed: SharedFe
   const journal = createJournal({ capacity: options.capacity });
   const { feed } = options;
   const processNumber = options.processNumber ?? feed.origin;
-  // What each entry of this process carries: its number, when there are others to tell apart.
-  const stamp = processNumber === undefined ? {} : { process: processNumber };
   const successes = perSecondBudget(SHARED_SUCCESSES_PER_SECOND);
   feed.subscribe(
     (items) => {
@@ -44,7 +42,10 @@ export function createSharedJournal(options: { capacity?: number; feed: SharedFe
       return journal.size;
     },
     record(input, exchange) {
-      const entry = journal.record({ ...input, ...stamp }, exchange);
+      // Alone on the store (no process number): nothing to stamp, nobody to tell, no copy of the entry.
+      if (processNumber === undefined) return journal.record(input, exchange);
+      // What each entry of this process carries: its number, as there are others to tell apart.
+      const entry = journal.record({ ...input, process: processNumber }, exchange);
       if (entry.status === undefined || entry.status >= 400 || successes.take()) {
         const { seq: _seq, ...fed } = entry;
         feed.publish(fed, entry.accountId);
