@@ -95,6 +95,24 @@ describe('clock, manual mode', () => {
     expect(fired).toBe(true);
   });
 
+  it('runs the timers a restore makes due through runDue, each on its own, not inside the caller', () => {
+    const queued: (() => void)[] = [];
+    const clock = createClock({ mode: 'manual', start: START, runDue: (fire) => queued.push(fire) });
+    clocks.push(clock);
+    const fired: string[] = [];
+    clock.setTimer(START + 2_000, () => fired.push('second'));
+    clock.setTimer(START + 1_000, () => fired.push('first'));
+    clock.restore({ mode: 'manual', nowMs: START + 5_000 });
+    expect(fired).toEqual([]);
+    expect(queued).toHaveLength(2);
+    for (const fire of queued) fire();
+    expect(fired).toEqual(['first', 'second']);
+    // advance still fires inside the caller: its unit holds what the timers write
+    clock.setTimer(START + 6_000, () => fired.push('advanced'));
+    clock.advance(1_000);
+    expect(fired).toEqual(['first', 'second', 'advanced']);
+  });
+
   it('forgets every timer on dispose', () => {
     const clock = manual();
     let fired = false;

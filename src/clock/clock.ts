@@ -20,9 +20,9 @@ export interface ClockOptions {
   /** Told of an error thrown by a timer's function (the runtime logs it). */
   onTimerError?: (error: unknown) => void;
   /**
-   * Runs a timer that fell due on its own (a real timeout, or one set in the past). Default: at
-   * once. A shared store passes its batch runner, so the timer's writes start from current state.
-   * Timers that fire inside `advance`/`set` run in the caller's batch.
+   * Runs a timer that fell due on its own (a real timeout, one set in the past, or time put back
+   * by `restore`). Default: at once. A shared store passes its batch runner, so the timer's writes
+   * start from current state. Timers that fire inside `advance`/`set` run in the caller's batch.
    */
   runDue?: (fire: () => void) => void;
 }
@@ -147,9 +147,13 @@ export function createClock(options: ClockOptions = {}): Clock {
     }
   }
 
-  function fireDue(): void {
+  /** Fires the timers due now, soonest first: inline (advance/set: the caller's unit of work), or each through `runDue`. */
+  function fireDue(through?: (fire: () => void) => void): void {
     const due = [...timers].filter((t) => t.at <= now()).sort((a, b) => a.at - b.at);
-    for (const timer of due) fire(timer);
+    for (const timer of due) {
+      if (through) through(() => fire(timer));
+      else fire(timer);
+    }
   }
 
   function rearmAll(): void {
@@ -204,7 +208,11 @@ export function createClock(options: ClockOptions = {}): Clock {
       if (mode === 'real' && saved.mode === 'real') offset = saved.offsetMs ?? offset;
       else if (mode === 'real') offset = target - Date.now();
       else frozen = target;
-      fireDue();
+      // Time put back by a load (a process pulling another's clock advance, a state import) did
+      // not move inside the unit that loaded it: that unit may hold another account's lock, and
+      // a timer's work there would race the units that do hold its account. Each due timer is a
+      // unit of its own, as one that fell due by itself.
+      fireDue(runDue);
       rearmAll();
     },
   };

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach } from 'vitest';
+import { catalogueIds } from '../../src/carrier-catalogue/load-catalogue.js';
 
 /** The real `shipmock` command (bin/shipmock.js → dist/, built by `npm run build`). */
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -145,6 +146,24 @@ export function bookingBody(kit: BookingKit, parcelIds: string[], reference?: st
     parcelIds,
     ...(reference ? { reference } : {}),
   };
+}
+
+/**
+ * What an inline booking needs (a carrier definition, a service definition, a channel), each
+ * part created on the next of `mocks`; returns the body of a booking with one parcel.
+ */
+export async function bookingSetup(mocks: ChildMock[], auth: string) {
+  const on = (i: number) => mocks[i % mocks.length].url;
+  const carrierDefinition = await expectStatus(call(on(0), 'POST', '/v1/carrier-definitions', { auth, body: { carrierId: catalogueIds.carrier('DHL_PARCEL'), name: 'DHL' } }), 201, 'carrier definition');
+  const serviceDefinition = await expectStatus(
+    call(on(1), 'POST', '/v1/service-definitions', { auth, body: { carrierDefinitionId: carrierDefinition.id, serviceId: catalogueIds.service('DHL_PARCEL', 'DHL_PAKET'), name: 'DHL Paket' } }),
+    201,
+    'service definition',
+  );
+  const channel = await expectStatus(call(on(2), 'POST', '/v1/shipment-channels', { auth, body: { name: 'ZPL', documentRendering: { labelFormat: 'ZPL', labelSize: 'LABEL_4X6' } } }), 201, 'channel');
+  const berlin = { name: 'Erika Mustermann', street: 'Hauptstraße 5', city: 'Berlin', postalCode: '10115', countryCode: 'DE' };
+  const munich = { name: 'Max Muster', street: 'Marienplatz 1', city: 'München', postalCode: '80331', countryCode: 'DE' };
+  return (reference: string) => ({ serviceDefinitionId: serviceDefinition.id, shipmentChannelId: channel.id, sender: berlin, receiver: munich, parcels: [{ weight: 2.5 }], reference });
 }
 
 /** Polls (real time, bounded) until `done` holds: background work (deliveries, other processes) runs on its own. */

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { openPostgresStore } from '../../src/store/postgres-store.js';
 import { StoreUnavailableError, type Store } from '../../src/store/store.js';
 import { throwawayPostgresForFile, type ThrowawayPostgres } from '../support/postgres.js';
-import { call, companyAuth, expectStatus, newAccount, startChild, until, type Answer, type ChildMock } from './child-mock.js';
+import { bookingSetup, call, companyAuth, expectStatus, newAccount, startChild, until, type Answer, type ChildMock } from './child-mock.js';
 
 /**
  * Issue 27: the account is the unit of locking of a shared PostgreSQL store. A batch of one
@@ -50,6 +50,52 @@ async function waitingOnLocks(url: string): Promise<number> {
   }
 }
 
+/** How many scans the database holds for a tracker of an account (what every process would pull). */
+async function scansInDatabase(url: string, accountId: string, trackerId: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ body: string }>("SELECT body FROM shipmock_items WHERE scope = $1 AND collection = 'trackers' AND id = $2", [`account:${accountId}`, trackerId]);
+    return (JSON.parse(rows[0].body) as { events: unknown[] }).events.length;
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Stops a process (SIGSTOP) between its batches: one stopped inside a batch would keep its locks
+ * (a wide batch elsewhere would wait for it). Retried until no session is left in a transaction.
+ */
+async function stopOutsideTransactions(url: string, mock: ChildMock): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      mock.child.kill('SIGSTOP');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const { rows } = await client.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'");
+      if (Number(rows[0].n) === 0) return;
+      mock.child.kill('SIGCONT');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error('the process was inside a transaction at every attempt to stop it');
+  } finally {
+    await client.end();
+  }
+}
+
+/** Each process's last heartbeat in the database (written by a batch that pulled first), by key. */
+async function heartbeats(url: string): Promise<Map<string, string>> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ key: string; value: string }>("SELECT key, value FROM shipmock_values WHERE key LIKE 'process:%:heartbeat'");
+    return new Map(rows.map((row) => [row.key, row.value]));
+  } finally {
+    await client.end();
+  }
+}
+
 /** A request whose outcome can be asked for while it is still in flight. */
 function inFlight(answer: Promise<Answer>): { settled: () => boolean; answer: Promise<Answer> } {
   let settled = false;
@@ -59,9 +105,9 @@ function inFlight(answer: Promise<Answer>): { settled: () => boolean; answer: Pr
   return { settled: () => settled, answer: tracked };
 }
 
-async function twoProcesses(): Promise<{ url: string; p: ChildMock; q: ChildMock }> {
+async function twoProcesses(args: string[] = []): Promise<{ url: string; p: ChildMock; q: ChildMock }> {
   const url = await cluster.createDatabase();
-  const [p, q] = await Promise.all([startChild(['--data', url, '--rate-limit', 'off']), startChild(['--data', url, '--rate-limit', 'off'])]);
+  const [p, q] = await Promise.all([0, 1].map(() => startChild(['--data', url, '--rate-limit', 'off', ...args])));
   running.push(p, q);
   return { url, p, q };
 }
@@ -89,6 +135,50 @@ describe('a shared PostgreSQL store locks per account', () => {
     const answer = await waitingA.answer;
     expect(answer.status).toBe(200);
     expect(answer.body.id).toBe(created.id);
+  }, 120_000);
+
+  it('runs a timer that a pulled clock makes due as a unit of its own: a locked account\'s tracker does not move inside a batch that does not hold it', async () => {
+    const { url, p, q } = await twoProcesses(['--clock', 'manual', '--clock-start', '2026-03-02T08:00:00Z']);
+    const x = await newAccount(q);
+    const body = await bookingSetup([q], x.auth);
+    // Booked on Q, so Q holds the tracker's timer; P never touches the tracker before the end.
+    const created = await expectStatus(call(q.url, 'POST', '/v1/shipment-bookings/inline', { auth: x.auth, body: body('TRACK-1') }), 201, 'booking');
+    const [trackerId] = (await expectStatus(call(q.url, 'GET', `/v1/shipment-bookings/${created.id}`, { auth: x.auth }), 200, 'booking')).trackerIds;
+    const before = await scansInDatabase(url, x.id, trackerId);
+    const qNumber = (await expectStatus(call(q.url, 'GET', '/__admin/journal?path=/v1/shipment-bookings/inline', { admin: true }), 200, 'journal of Q')).items[0].process;
+
+    // Q is stopped while P moves the clock and a batch of account X is in progress somewhere (the
+    // test's connection holds X's locks). Resumed, Q pulls the advance in its next batch — its
+    // heartbeat's, which holds no account — and X's next scans are due there.
+    await stopOutsideTransactions(url, q);
+    let held: { release(): Promise<void> } | undefined;
+    try {
+      await expectStatus(call(p.url, 'POST', '/__admin/clock/advance', { admin: true, body: { duration: 'P7D' } }), 200, 'advance the clock on P');
+      held = await holdLocks(url, { account: x.id });
+      const beats = await heartbeats(url);
+      const qBeat = `process:${qNumber}:heartbeat`;
+      expect(beats.has(qBeat)).toBe(true);
+      q.child.kill('SIGCONT');
+      // Q beats once it pulled. (A beat that lost a race with P's is retried in Q's next batch,
+      // which then waits behind the due timer's: then no beat comes while X is held, and the
+      // deadline stands for it.)
+      const deadline = Date.now() + 5_000;
+      while (Date.now() < deadline && (await heartbeats(url)).get(qBeat) === beats.get(qBeat)) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await scansInDatabase(url, x.id, trackerId), 'no scan of X recorded while X is locked').toBe(before);
+    } finally {
+      q.child.kill('SIGCONT');
+      await held?.release();
+    }
+
+    // Both processes then see every scan, each recorded (and published) once. (Tokens live four hours of virtual time.)
+    const token = await expectStatus(call(p.url, 'POST', `/v1/accounts/${x.id}/tokens`, { auth: p.basic, body: { grantType: 'client_credentials' } }), 200, 'account token');
+    const trackers = await Promise.all([p, q].map((mock) => expectStatus(call(mock.url, 'GET', `/v1/trackers/${trackerId}`, { auth: `Bearer ${token.accessToken}` }), 200, 'tracker')));
+    expect(trackers[0].events.map((event: { status: string }) => event.status)).toEqual(['CREATED', 'PICKED_UP', 'IN_TRANSIT', 'OUT_FOR_DELIVERY', 'DELIVERED']);
+    expect(trackers[1]).toEqual(trackers[0]);
+    const published = (await Promise.all([p, q].map((mock) => expectStatus(call(mock.url, 'GET', '/__admin/events?limit=500', { admin: true }), 200, 'events'))))
+      .flatMap((answer) => answer.items)
+      .filter((event: { topic: string; type: string; payload?: { id?: string } }) => event.topic === 'TRACKER' && event.type === 'UPDATED' && event.payload?.id === trackerId);
+    expect(published).toHaveLength(4);
   }, 120_000);
 
   it('keeps wide units and account units apart: each waits while the other lock is held', async () => {

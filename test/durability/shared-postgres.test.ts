@@ -2,9 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { catalogueIds } from '../../src/carrier-catalogue/load-catalogue.js';
 import { throwawayPostgresForFile, type ThrowawayPostgres } from '../support/postgres.js';
-import { call, companyAuth, expectStatus, newAccount, runToExit, startChild, until, type ChildMock } from './child-mock.js';
+import { bookingSetup, call, companyAuth, expectStatus, newAccount, runToExit, startChild, until, type ChildMock } from './child-mock.js';
 import { CRASH_SEED, crashRun, KILLS } from './crash-run.js';
 
 /**
@@ -13,10 +12,7 @@ import { CRASH_SEED, crashRun, KILLS } from './crash-run.js';
  * throwaway cluster (test/support/postgres.ts); if PostgreSQL cannot start, the tests fail and
  * say why.
  */
-const dhl = catalogueIds.carrier('DHL_PARCEL');
-const dhlPaket = catalogueIds.service('DHL_PARCEL', 'DHL_PAKET');
 const berlin = { name: 'Erika Mustermann', street: 'Hauptstraße 5', city: 'Berlin', postalCode: '10115', countryCode: 'DE' };
-const munich = { name: 'Max Muster', street: 'Marienplatz 1', city: 'München', postalCode: '80331', countryCode: 'DE' };
 
 let cluster: ThrowawayPostgres;
 const running: ChildMock[] = [];
@@ -29,19 +25,6 @@ async function threeProcesses(args: string[] = []): Promise<{ url: string; mocks
   const mocks = (await Promise.all([0, 1, 2].map(() => startChild(['--data', url, ...args])))) as [ChildMock, ChildMock, ChildMock];
   running.push(...mocks);
   return { url, mocks };
-}
-
-/** What an inline booking needs; each part created on a different process. */
-async function bookingSetup(mocks: ChildMock[], auth: string) {
-  const [a, b, c] = mocks;
-  const carrierDefinition = await expectStatus(call(a.url, 'POST', '/v1/carrier-definitions', { auth, body: { carrierId: dhl, name: 'DHL' } }), 201, 'carrier definition');
-  const serviceDefinition = await expectStatus(
-    call(b.url, 'POST', '/v1/service-definitions', { auth, body: { carrierDefinitionId: carrierDefinition.id, serviceId: dhlPaket, name: 'DHL Paket' } }),
-    201,
-    'service definition',
-  );
-  const channel = await expectStatus(call(c.url, 'POST', '/v1/shipment-channels', { auth, body: { name: 'ZPL', documentRendering: { labelFormat: 'ZPL', labelSize: 'LABEL_4X6' } } }), 201, 'channel');
-  return (reference: string) => ({ serviceDefinitionId: serviceDefinition.id, shipmentChannelId: channel.id, sender: berlin, receiver: munich, parcels: [{ weight: 2.5 }], reference });
 }
 
 /** Runs `count` calls with at most `concurrency` in flight. */
