@@ -11,10 +11,13 @@
 // take ~10 minutes on this machine; copying rows takes seconds and gives the file the same
 // shape (the global scope's issued tracking numbers, one set for the sandbox, grow with it too).
 // Options (env): BENCH_SIZES (10000,200000), BENCH_PER_ACCOUNT (100), BENCH_CACHE
-// (unset: the default), BENCH_HOT (50 accounts in the list load), BENCH_COLD (20 cold loads).
+// (unset: the default), BENCH_HOT (50 accounts in the list load), BENCH_COLD (20 cold loads),
+// BENCH_WORK (a folder kept between runs: the template and each grown file are made once there,
+// and every run serves a fresh copy of the grown file, so A/B runs and sizes run separately
+// measure the same files).
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { copyFileSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,7 +31,8 @@ const hot = Number(process.env.BENCH_HOT ?? 50);
 const coldCount = Number(process.env.BENCH_COLD ?? 20);
 const delivered = process.env.BENCH_DELIVERED === '1';
 const cacheFlags = process.env.BENCH_CACHE ? ['--cache-size', process.env.BENCH_CACHE] : [];
-const work = mkdtempSync(join(tmpdir(), 'shipmock-cache-rss-'));
+const work = process.env.BENCH_WORK ?? mkdtempSync(join(tmpdir(), 'shipmock-cache-rss-'));
+mkdirSync(work, { recursive: true });
 const berlin = { name: 'Erika Mustermann', street: 'Hauptstraße 5', city: 'Berlin', postalCode: '10115', countryCode: 'DE' };
 const munich = { name: 'Max Muster', street: 'Marienplatz 1', city: 'München', postalCode: '80331', countryCode: 'DE' };
 const ACCOUNT_BODY = {
@@ -77,7 +81,8 @@ const accountAuth = async (mock, id) => `Bearer ${(await call(mock, 'POST', `/v1
 
 /** The template file: `templates` accounts of `perAccount` inline bookings, through the API. */
 async function seedTemplate() {
-  const file = join(work, 'template.db');
+  const file = join(work, `template${delivered ? '-delivered' : ''}.db`);
+  if (existsSync(`${file}.json`)) return JSON.parse(readFileSync(`${file}.json`, 'utf8'));
   const mock = await serve(['--data', file]);
   const company = `Bearer ${(await call(mock, 'POST', `/v1/companies/${mock.companyId}/tokens`, { auth: mock.basic, body: { grantType: 'client_credentials' } })).accessToken}`;
   const { catalogueIds } = await import(`${root}dist/carrier-catalogue/load-catalogue.js`);
@@ -97,12 +102,28 @@ async function seedTemplate() {
   // (no clock timer per booking): the working set alone.
   if (delivered) await call(mock, 'POST', '/__admin/clock/advance', { body: { duration: 'P30D' } });
   await mock.stop();
+  writeFileSync(`${file}.json`, JSON.stringify({ file, companyId: mock.companyId }));
   return { file, companyId: mock.companyId };
 }
 
 /** A copy of the template with `accounts` accounts: the others are the template's rows under new ids. */
 function grow(template, accounts) {
-  const file = join(work, `bookings-${accounts * perAccount}.db`);
+  const pristine = join(work, `bookings-${accounts * perAccount}${delivered ? '-delivered' : ''}.db`);
+  const file = join(work, 'serving.db');
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+  if (!existsSync(pristine)) {
+    const growing = `${pristine}.part`;
+    growInto(template, accounts, growing);
+    renameSync(growing, pristine);
+  }
+  copyFileSync(pristine, file);
+  const db = new Database(file, { readonly: true });
+  const ids = db.prepare("SELECT id FROM items WHERE scope = ? AND collection = 'accounts' ORDER BY seq").pluck().all(`company:${template.companyId}`);
+  db.close();
+  return { file, ids };
+}
+
+function growInto(template, accounts, file) {
   copyFileSync(template.file, file);
   const db = new Database(file);
   const source = db.prepare("SELECT scope FROM collections WHERE scope LIKE 'account:%' GROUP BY scope").pluck().all();
@@ -137,9 +158,7 @@ function grow(template, accounts) {
     db.prepare("UPDATE collections SET next_seq = ? WHERE scope = 'global' AND collection = 'account-owners'").run(ownerSeq);
     db.prepare("UPDATE collections SET next_seq = ? WHERE scope = ? AND collection = 'accounts'").run(nextSeq, companyScope);
   })();
-  const ids = db.prepare("SELECT id FROM items WHERE scope = ? AND collection = 'accounts' ORDER BY seq").pluck().all(companyScope);
   db.close();
-  return { file, ids };
 }
 
 const rssMb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
