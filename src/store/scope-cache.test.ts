@@ -17,6 +17,7 @@ function fakeFile(scopes: Record<string, ScopeSnapshot>) {
     },
     isStored: (key) => key in scopes,
     storedKeys: () => Object.keys(scopes),
+    accountValues: (name) => Object.entries(scopes).filter(([key, saved]) => key.startsWith('account:') && name in saved.values).map(([key, saved]) => [key, saved.values[name]]),
     reader() {
       const reader = { read: [] as string[], sealed: false };
       readers.push(reader);
@@ -173,6 +174,20 @@ describe('scope cache (a bounded working set of account scopes)', () => {
     expect(scopes['account:c'].collections.notes.items[0][1]).toMatchObject({ text: 'c' });
     expect(file.readers).toEqual([{ read: ['account:a', 'account:c', 'company:x'], sealed: true }]);
     expect(file.reads.length).toBe(loadsBefore);
+    expect(cache.loadedCount).toBe(1);
+  });
+
+  it('gives an account value of every account without loading those not in memory: memory wins for those in it, dropped accounts give none', () => {
+    const due = (at: number): ScopeSnapshot => ({ collections: {}, values: { due: at } });
+    const file = fakeFile({ 'account:a': due(1), 'account:b': due(2), 'account:c': withNote('c'), 'account:d': due(4), 'company:x': due(9) });
+    const cache = createScopeCache({ capacity: 1, resident: (key) => !key.startsWith('account:'), busy: () => false });
+    cache.attach(file.source);
+    const store = createStore(undefined, cache);
+    store.account('a').values.set('due', 10);
+    store.reset('d');
+    const reads = file.reads.length;
+    expect(new Map(store.accountValues('due'))).toEqual(new Map([['a', 10], ['b', 2]]));
+    expect(file.reads.length).toBe(reads);
     expect(cache.loadedCount).toBe(1);
   });
 

@@ -56,6 +56,8 @@ export interface ScopeSource {
   isStored(key: string): boolean;
   /** The keys of every stored scope. */
   storedKeys(): Iterable<string>;
+  /** The stored value under `name` of every account scope that has one, by scope key (read at once: the caller may read scopes meanwhile). */
+  accountValues(name: string): [string, unknown][];
   /** Opens a view of the stored scopes as they are now, which later writes do not change. */
   reader(): StoredScopes;
 }
@@ -176,6 +178,7 @@ export function createScopeCache(options: ScopeCacheOptions): ScopeCache {
     keys: () => allKeys(state),
     entries,
     snapshots: (except) => allSnapshots(state, except),
+    accountValues: (name) => allAccountValues(state, name),
     [Symbol.iterator]: entries,
     attach(next) {
       state.source = next;
@@ -264,6 +267,19 @@ function* allKeys(state: CacheState): IterableIterator<string> {
   yield* loaded.keys();
   if (!source || state.allStale) return;
   for (const key of source.storedKeys()) if (!residents.has(key) && !loaded.has(key) && !stale.has(key)) yield key;
+}
+
+/**
+ * The value under `name` of every account scope: from memory for those in memory (they may have
+ * writes the file does not hold yet), from the file's values for the others, without loading them.
+ */
+function allAccountValues(state: CacheState, name: string): [string, unknown][] {
+  const { loaded, stale, source } = state;
+  const out: [string, unknown][] = [];
+  for (const [key, entry] of loaded) if (entry.scope.values.has(name)) out.push([key, entry.scope.values.get(name)]);
+  if (!source || state.allStale) return out;
+  for (const [key, value] of source.accountValues(name)) if (!loaded.has(key) && !stale.has(key)) out.push([key, value]);
+  return out;
 }
 
 /**

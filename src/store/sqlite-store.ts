@@ -521,6 +521,8 @@ function createScopeSource(db: Database.Database, target: string, dirty: DirtyWr
     values: db.prepare('SELECT key, value FROM scope_values WHERE scope = ?').raw(true),
     stored: db.prepare('SELECT EXISTS (SELECT 1 FROM collections WHERE scope = @scope) OR EXISTS (SELECT 1 FROM scope_values WHERE scope = @scope)').pluck(),
     keys: db.prepare('SELECT scope FROM collections UNION SELECT scope FROM scope_values').pluck(),
+    // A pass over the values table (a few small rows per account), never over the items.
+    accountValues: db.prepare("SELECT scope, value FROM scope_values WHERE key = ? AND scope LIKE 'account:%'").raw(true),
   };
   return {
     load(key) {
@@ -556,6 +558,7 @@ function createScopeSource(db: Database.Database, target: string, dirty: DirtyWr
     },
     isStored: (key) => sql.stored.get({ scope: key }) === 1,
     storedKeys: () => sql.keys.all() as string[],
+    accountValues: (name) => (sql.accountValues.all(name) as [string, string][]).map(([key, value]) => [key, JSON.parse(value)]),
     reader: () => openStoredScopes(target),
   };
 }

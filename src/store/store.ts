@@ -124,6 +124,12 @@ export interface Store {
   hasAccount(accountId: string): boolean;
   /** Ids of every account scope (start-up work such as re-arming tracker timers). */
   accountIds(): string[];
+  /**
+   * The value kept under `key` in each account scope that has one, without reading the accounts
+   * that are not in memory (a bounded working set reads them from its file's values): a small
+   * per-account index, such as the trackers' next due scan (tracker-timers.ts).
+   */
+  accountValues(key: string): Iterable<[accountId: string, value: unknown]>;
   company(companyId: string): Scope;
   readonly global: Scope;
   /**
@@ -324,7 +330,7 @@ export interface MemoryStore extends Store {
 }
 
 /** What a durable store answers straight from its memory working set. */
-export type WorkingSet = Pick<Store, 'account' | 'hasAccount' | 'accountIds' | 'company' | 'global' | 'system' | 'reset' | 'snapshot' | 'restore' | 'parts'>;
+export type WorkingSet = Pick<Store, 'account' | 'hasAccount' | 'accountIds' | 'accountValues' | 'company' | 'global' | 'system' | 'reset' | 'snapshot' | 'restore' | 'parts'>;
 
 /**
  * The working-set part of a durable store (SQLite, shared): scopes are read live (a reset
@@ -336,6 +342,7 @@ export function workingSetOf(memory: MemoryStore): WorkingSet {
     account: memory.account,
     hasAccount: memory.hasAccount,
     accountIds: memory.accountIds,
+    accountValues: memory.accountValues,
     company: memory.company,
     get global() {
       return memory.global;
@@ -373,6 +380,13 @@ export interface ScopeTable {
    * them, their items read when they are asked for).
    */
   snapshots?(except: string): Iterable<[string, ScopeSnapshot]>;
+  /** The value under `key` of every account scope (by scope key) that has one, without loading the scopes not in memory. */
+  accountValues?(key: string): Iterable<[string, unknown]>;
+}
+
+/** The value under `name` of every account scope of a table that holds them all in memory. */
+function* valuesIn(scopes: ScopeTable, name: string): Iterable<[string, unknown]> {
+  for (const [key, scope] of scopes) if (key.startsWith('account:') && scope.values.has(name)) yield [key, scope.values.get(name)];
 }
 
 /**
@@ -389,6 +403,10 @@ export function createStore(watcher?: StoreWatcher, scopes: ScopeTable = new Map
     account: (accountId) => scope(`account:${accountId}`),
     hasAccount: (accountId) => scopes.has(`account:${accountId}`),
     accountIds: () => [...scopes.keys()].filter((key) => key.startsWith('account:')).map((key) => key.slice('account:'.length)),
+    *accountValues(name) {
+      const found = scopes.accountValues ? scopes.accountValues(name) : valuesIn(scopes, name);
+      for (const [key, value] of found) yield [key.slice('account:'.length), value];
+    },
     company: (companyId) => scope(`company:${companyId}`),
     get global() {
       return scope('global');

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { copyFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -178,6 +178,79 @@ describe('--data FILE --cache-size 2: five accounts through a working set of two
       }
     };
     await until('every tracker delivered in the file', scansInFile, (scans) => scans.every((n) => n === 5));
+  });
+
+  it('a restarted mock with more trackers than the cache holds arms them from the due index and records each due step of an account not in memory once; a file without the index is caught up once too', async () => {
+    const data = dataFile();
+    const mock = await start(['--data', data, '--cache-size', '2', ...MANUAL_CLOCK]);
+    // Five accounts of two trackers each, booked three hours apart: ten trackers, two accounts in memory.
+    const booked: { account: Account; trackerIds: string[] }[] = [];
+    for (let a = 0; a < 5; a++) booked.push({ account: await newAccount(mock), trackerIds: [] });
+    for (const round of [0, 1]) {
+      for (const [a, entry] of booked.entries()) {
+        const { auth } = entry.account;
+        const carrierDefinition = await expectStatus(call(mock.url, 'POST', '/v1/carrier-definitions', { auth, body: { carrierId: catalogueIds.carrier('DHL_PARCEL'), name: `DHL ${round}` } }), 201, 'carrier definition');
+        const serviceDefinition = await expectStatus(call(mock.url, 'POST', '/v1/service-definitions', { auth, body: { carrierDefinitionId: carrierDefinition.id, serviceId: catalogueIds.service('DHL_PARCEL', 'DHL_PAKET'), name: 'DHL Paket' } }), 201, 'service definition');
+        const channel = await expectStatus(call(mock.url, 'POST', '/v1/shipment-channels', { auth, body: { name: 'ZPL', documentRendering: { labelFormat: 'ZPL', labelSize: 'LABEL_4X6' } } }), 201, 'channel');
+        const body = { serviceDefinitionId: serviceDefinition.id, shipmentChannelId: channel.id, sender: berlin, receiver: munich, parcels: [{ weight: 2.5 }], reference: `R-${a}-${round}` };
+        const booking = await expectStatus(call(mock.url, 'POST', '/v1/shipment-bookings/inline', { auth, body }), 201, 'inline booking');
+        entry.trackerIds.push((await expectStatus(call(mock.url, 'GET', `/v1/shipment-bookings/${booking.id}`, { auth }), 200, 'booking')).trackerIds[0]);
+      }
+      if (round === 0) await expectStatus(call(mock.url, 'POST', '/__admin/clock/advance', { admin: true, body: { duration: 'PT3H' } }), 200, 'advance clock');
+    }
+    await stop(mock);
+    const trackerIds = booked.flatMap((entry) => entry.trackerIds);
+    const inFile = <T>(read: (db: Database.Database) => T, file = data): T => {
+      const db = new Database(file, { readonly: true });
+      try {
+        return read(db);
+      } finally {
+        db.close();
+      }
+    };
+    // Read in the file, not over HTTP (a read would catch a tracker up by itself): scans per tracker.
+    const scansInFile = () =>
+      inFile((db) => booked.flatMap(({ account, trackerIds: ids }) => ids.map((id) => (db.prepare("SELECT json_array_length(body, '$.events') AS scans FROM items WHERE scope = ? AND collection = 'trackers' AND id = ?").get(`account:${account.id}`, id) as { scans: number }).scans)));
+    // Each account's due value is its first tracker's PICKED_UP, four hours after its booking.
+    const dueInFile = inFile((db) => db.prepare("SELECT scope, value FROM scope_values WHERE key = 'tracker-due'").all() as { scope: string; value: string }[]);
+    expect(new Map(dueInFile.map((row) => [row.scope, JSON.parse(row.value).tracker]))).toEqual(new Map(booked.map(({ account, trackerIds: ids }) => [`account:${account.id}`, ids[0]])));
+    expect(scansInFile()).toEqual(trackerIds.map(() => 1));
+    const copy = `${data}.older.db`;
+    copyFileSync(data, copy);
+
+    /** Restarts on `file`, checks one timer per account, moves the clock over every scan, and counts each tracker's published scans. */
+    const restartAndDeliver = async (file: string) => {
+      const again = await start(['--data', file, '--cache-size', '2', ...MANUAL_CLOCK]);
+      const due = await expectStatus(call(again.url, 'GET', '/__admin/clock/due?limit=50', { admin: true }), 200, 'due');
+      const trackerSteps = due.items.filter((item: { kind: string }) => item.kind === 'tracker-step');
+      expect(new Map(trackerSteps.map((item: { accountId: string; subject: string }) => [item.accountId, item.subject]))).toEqual(new Map(booked.map(({ account, trackerIds: ids }) => [account.id, ids[0]])));
+      // A day at a time: each account's timer fires, catches its two trackers up and arms the next.
+      for (let day = 0; day < 8; day++) await expectStatus(call(again.url, 'POST', '/__admin/clock/advance', { admin: true, body: { duration: 'P1D' } }), 200, 'advance clock');
+      const published = await Promise.all(
+        trackerIds.map(async (id) =>
+          (await expectStatus(call(again.url, 'GET', `/__admin/events?mentions=${id}&limit=500`, { admin: true }), 200, 'events')).items
+            .filter((event: { topic: string; type: string }) => event.topic === 'TRACKER' && event.type === 'UPDATED')
+            .map((event: { payload: { events: { status: string; occurredAt: string }[] } }) => event.payload.events.at(-1)!)
+            .sort((a: { occurredAt: string }, b: { occurredAt: string }) => Date.parse(a.occurredAt) - Date.parse(b.occurredAt))
+            .map((step: { status: string }) => step.status),
+        ),
+      );
+      await stop(again);
+      return published;
+    };
+    // Every scan after CREATED, once each, published by the timers alone (no read over HTTP).
+    const journey = ['PICKED_UP', 'IN_TRANSIT', 'OUT_FOR_DELIVERY', 'DELIVERED'];
+    const published = await restartAndDeliver(data);
+    expect(published).toEqual(trackerIds.map(() => journey));
+    expect(scansInFile()).toEqual(trackerIds.map(() => 5));
+    expect(inFile((db) => db.prepare("SELECT count(*) FROM scope_values WHERE key = 'tracker-due'").pluck().get())).toBe(0);
+
+    // A file of an older build has no due values: its first start reads every account once and indexes them.
+    const older = new Database(copy);
+    older.prepare("DELETE FROM scope_values WHERE key IN ('tracker-due', 'tracker-due-indexed')").run();
+    older.close();
+    expect(await restartAndDeliver(copy)).toEqual(trackerIds.map(() => journey));
+    expect(inFile((db) => db.prepare("SELECT value FROM scope_values WHERE scope = 'global' AND key = 'tracker-due-indexed'").pluck().get(), copy)).toBe('true');
   });
 
   it('refuses a bad --cache-size, naming the flag', async () => {

@@ -113,7 +113,7 @@ export function createTrackerService(core: ResourceDeps & Pick<DomainDeps, 'scen
   const parcels = (accountId: string) => store.account(accountId).collection<TrackedParcel>('tracked-parcels');
   // The account's timer: its trackers catch up (the due ones record their scans) and each one
   // arms the account's next timer.
-  const timers = createTrackerTimers(clock, store.parts, (accountId) => {
+  const timers = createTrackerTimers(clock, store, (accountId) => {
     for (const tracker of pendingByNextScan(trackers(accountId).values())) catchUp(accountId, tracker);
   });
   const publish = (accountId: string, type: string, tracker: StoredTracker) =>
@@ -202,20 +202,19 @@ export function createTrackerService(core: ResourceDeps & Pick<DomainDeps, 'scen
     },
 
     /**
-     * Re-arms the timer of every tracker with scans still to come (after a durable mock
-     * restarts, or a state import): pending tracker steps resume, and those that fell due while
-     * the mock was stopped are recorded (with their events) at once.
+     * Re-arms the trackers' timers (after a durable mock restarts, or a state import): pending
+     * tracker steps resume, and those that fell due while the mock was stopped are recorded (with
+     * their events) as their timers fire, at once. A restart arms them from the accounts' due
+     * values without reading the accounts (tracker-timers.ts); an import, or a file of an older
+     * build, reads every account once. Returns the number of accounts with a timer.
      */
     resume(): number {
-      let armed = 0;
-      for (const accountId of store.accountIds()) {
-        for (const tracker of trackers(accountId).values()) {
-          if (tracker.events.length >= tracker.plan.length) continue;
-          catchUp(accountId, tracker);
-          armed++;
+      return timers.resume((forget) => {
+        for (const accountId of store.accountIds()) {
+          forget(accountId);
+          for (const tracker of pendingByNextScan(trackers(accountId).values())) catchUp(accountId, tracker);
         }
-      }
-      return armed;
+      });
     },
 
     /** The id of the tracker following a tracking number, if there is one. */

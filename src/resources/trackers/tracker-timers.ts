@@ -1,24 +1,52 @@
 import type { Clock } from '../../clock/clock.js';
-import type { StateRegistry } from '../../store/state-registry.js';
+import type { Store } from '../../store/store.js';
 import type { StoredTracker } from './model.js';
+
+/**
+ * The account value that indexes its timer (issue 27): when the account's trackers next need a
+ * scan recorded, and which tracker that is. It is state like the trackers (committed with them),
+ * so a restarted mock arms its timers from these values alone, without reading any account.
+ * It is a lower bound: a timer may fire with nothing due (a read caught its tracker up first, or
+ * the tracker was deleted), never after a scan it should record.
+ */
+export const TRACKER_DUE_VALUE = 'tracker-due';
+
+/**
+ * The global value saying that every account with trackers to scan has its `TRACKER_DUE_VALUE`.
+ * A file of an older build has none: its first start reads every account once and sets it.
+ */
+export const TRACKER_DUE_INDEXED = 'tracker-due-indexed';
+
+/** An account's due value: its timer's time (epoch ms on the virtual clock) and label. */
+export interface TrackerDue {
+  at: number;
+  /** The tracker whose scan is due then. */
+  tracker: string;
+  /** One line for people: the scan's status and description. */
+  detail: string;
+}
+
+type TimerStore = Pick<Store, 'parts' | 'account' | 'hasAccount' | 'accountValues' | 'global' | 'durable'>;
 
 /**
  * One clock timer per account with trackers still to scan, at the earliest next planned scan of
  * its trackers (issue 27: a timer per pending tracker cost ~600 B of heap each, and grew with the
- * sandbox). When it fires, `onDue` catches up the account's trackers (each one's scans due by
- * now, in order of their next scan) and arms the account's next timer through `arm`. A timer may
- * fire with nothing due (its tracker was deleted, or a read caught it up first): the catch-up
- * records nothing and re-arms. Timers belong to this mock instance: transient state (a durable
- * mock re-arms them on start: TrackerService.resume), registered so that a reset cancels those
- * of the accounts it drops.
+ * sandbox), indexed by the account's `TRACKER_DUE_VALUE`. When it fires, `onDue` catches up the
+ * account's trackers (each one's scans due by now, in order of their next scan), each of which
+ * arms the account's next timer through `arm`; the account's due value is the exact earliest
+ * next scan after that. A timer may fire with nothing due: the catch-up records nothing and
+ * re-arms. Timers belong to this mock instance: transient state, registered so that a reset
+ * cancels those of the accounts it drops; `resume` arms them again after a restart or an import.
  *
- * @example const timers = createTrackerTimers(clock, store.parts, (accountId) => catchUpAccount(accountId)); timers.arm(accountId, tracker);
+ * @example const timers = createTrackerTimers(clock, store, (accountId) => catchUpAccount(accountId)); timers.arm(accountId, tracker);
  */
-export function createTrackerTimers(clock: Clock, parts: StateRegistry, onDue: (accountId: string) => void) {
+export function createTrackerTimers(clock: Clock, store: TimerStore, onDue: (accountId: string) => void) {
   /** Pending timers by account: when each fires, and its cancel. */
   const timers = new Map<string, { at: number; cancel: () => void }>();
+  /** A full reset or an import replaced the accounts: their due values are rebuilt by the next resume. */
+  let replaced = false;
   // No timer of a dropped account is left on the clock after a reset.
-  parts.register({
+  store.parts.register({
     name: 'tracker-timers',
     description: 'pending timers of the trackers, one per account at the earliest next scan of its trackers',
     durable: false,
@@ -27,6 +55,7 @@ export function createTrackerTimers(clock: Clock, parts: StateRegistry, onDue: (
     reset: 'per-account',
     snapshot: () => [...timers.keys()].sort(),
     clear(accountId) {
+      if (accountId === undefined) replaced = true;
       for (const [key, timer] of timers) {
         if (accountId !== undefined && key !== accountId) continue;
         timer.cancel();
@@ -35,24 +64,72 @@ export function createTrackerTimers(clock: Clock, parts: StateRegistry, onDue: (
     },
   });
 
+  /** Sets the account's clock timer at `due` unless it fires by then already. The timer keeps the account id only, never a tracker: a --data store's working set drops accounts not in use. */
+  function schedule(accountId: string, due: TrackerDue): void {
+    const armed = timers.get(accountId);
+    if (armed && armed.at <= due.at) return;
+    armed?.cancel();
+    const cancel = clock.setTimer(due.at, () => fire(accountId), { kind: 'tracker-step', subject: due.tracker, accountId, detail: due.detail });
+    timers.set(accountId, { at: due.at, cancel });
+  }
+
+  /** The account's due value is recomputed by its catch-up (each pending tracker arms); on a throw the old one stays, a lower bound still. */
+  function fire(accountId: string): void {
+    timers.delete(accountId);
+    if (!store.hasAccount(accountId)) return;
+    const values = store.account(accountId).values;
+    const before = values.get(TRACKER_DUE_VALUE);
+    values.delete(TRACKER_DUE_VALUE);
+    try {
+      onDue(accountId);
+    } catch (error) {
+      if (before !== undefined && !values.has(TRACKER_DUE_VALUE)) values.set(TRACKER_DUE_VALUE, before);
+      throw error;
+    }
+  }
+
   /**
-   * Makes sure the account's timer fires by the tracker's next planned scan; nothing when its
-   * journey is over. The timer keeps the account id only, never a tracker: a --data store's
-   * working set drops accounts that are not in use (src/store/scope-cache.ts).
+   * Makes sure the account's timer fires by the tracker's next planned scan, and its due value
+   * says so; nothing when the tracker's journey is over.
    */
   function arm(accountId: string, tracker: StoredTracker): void {
     const next = tracker.plan[tracker.events.length];
     if (!next) return;
-    const at = Date.parse(next.occurredAt);
-    const armed = timers.get(accountId);
-    if (armed && armed.at <= at) return;
-    armed?.cancel();
-    const cancel = clock.setTimer(at, () => {
-      timers.delete(accountId);
-      onDue(accountId);
-    }, { kind: 'tracker-step', subject: tracker.id, accountId, detail: `${next.status}${next.description ? `: ${next.description}` : ''}` });
-    timers.set(accountId, { at, cancel });
+    const due: TrackerDue = { at: Date.parse(next.occurredAt), tracker: tracker.id, detail: `${next.status}${next.description ? `: ${next.description}` : ''}` };
+    const values = store.account(accountId).values;
+    const kept = values.get(TRACKER_DUE_VALUE) as TrackerDue | undefined;
+    if (!kept || !(kept.at <= due.at)) values.set(TRACKER_DUE_VALUE, due);
+    schedule(accountId, due);
   }
 
-  return { arm };
+  /**
+   * Arms every account's timer after a restart or an import. From the due values alone when the
+   * store says every account has one (no account is read: a bounded working set stays bounded);
+   * otherwise — a file of an older build, an import, after a full reset — `catchUpAll` reads every
+   * account once, which arms its timer and writes its due value, and the index is marked whole.
+   * Scans that fell due while the mock was stopped are recorded as their timers fire (at once).
+   * Returns the number of accounts with a timer.
+   */
+  function resume(catchUpAll: (forget: (accountId: string) => void) => void): number {
+    if (!replaced && store.global.values.get(TRACKER_DUE_INDEXED) === true) {
+      for (const [accountId, value] of store.accountValues(TRACKER_DUE_VALUE)) {
+        const due = value as Partial<TrackerDue> | undefined;
+        // A value this build cannot read fires at once, and its catch-up writes it anew.
+        const at = typeof due?.at === 'number' && Number.isFinite(due.at) ? due.at : clock.now();
+        schedule(accountId, { at, tracker: String(due?.tracker ?? ''), detail: String(due?.detail ?? '') });
+      }
+      return timers.size;
+    }
+    catchUpAll((accountId) => {
+      timers.get(accountId)?.cancel();
+      timers.delete(accountId);
+      if (store.hasAccount(accountId)) store.account(accountId).values.delete(TRACKER_DUE_VALUE);
+    });
+    replaced = false;
+    // Only a durable store restarts; the memory store's global scope stays as the domain left it.
+    if (store.durable && store.global.values.get(TRACKER_DUE_INDEXED) !== true) store.global.values.set(TRACKER_DUE_INDEXED, true);
+    return timers.size;
+  }
+
+  return { arm, resume };
 }
