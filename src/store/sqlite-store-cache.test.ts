@@ -114,6 +114,29 @@ describe('SQLite store with a bounded working set (--cache-size)', () => {
     store.close();
   });
 
+  it('gives a value of every account from the values table, without reading the accounts not in memory', () => {
+    const { store, path } = filled();
+    store.account('a1').values.set('usage', { calls: 9 });
+    store.close();
+    // The items of a3..a5 (not read ahead: the cache holds two) are made unreadable: reading one would throw.
+    const db = new Database(path);
+    db.prepare("UPDATE items SET body = 'not json' WHERE scope IN ('account:a3', 'account:a4', 'account:a5')").run();
+    db.close();
+    const reopened = openSqliteStore(path, { cacheSize: 2 });
+    reopened.account('a2').values.set('usage', { calls: 7 });
+    reopened.reset('a4');
+    expect(new Map(reopened.accountValues('usage'))).toEqual(
+      new Map([
+        ['a1', { calls: 9 }],
+        ['a2', { calls: 7 }],
+        ['a3', { calls: 2 }],
+        ['a5', { calls: 2 }],
+      ]),
+    );
+    expect(() => texts(reopened, 'a3')).toThrow();
+    reopened.close();
+  });
+
   it('reads one account by the primary keys: no table is scanned', () => {
     const { store, path } = filled();
     store.close();

@@ -73,19 +73,28 @@ export function createTrackerTimers(clock: Clock, store: TimerStore, onDue: (acc
     timers.set(accountId, { at: due.at, cancel });
   }
 
-  /** The account's due value is recomputed by its catch-up (each pending tracker arms); on a throw the old one stays, a lower bound still. */
+  /** The account whose timer is firing, and the earliest next scan its catch-up armed so far. */
+  let firing: { accountId: string; next?: TrackerDue } | undefined;
+
+  /**
+   * The account's catch-up arms its next timer; its due value is written once at the end, and
+   * only if it changed (a timer that found nothing due writes nothing). On a throw the stored
+   * value stays: an earlier time is still a lower bound.
+   */
   function fire(accountId: string): void {
     timers.delete(accountId);
     if (!store.hasAccount(accountId)) return;
-    const values = store.account(accountId).values;
-    const before = values.get(TRACKER_DUE_VALUE);
-    values.delete(TRACKER_DUE_VALUE);
+    const pass: { accountId: string; next?: TrackerDue } = { accountId };
+    firing = pass;
     try {
       onDue(accountId);
-    } catch (error) {
-      if (before !== undefined && !values.has(TRACKER_DUE_VALUE)) values.set(TRACKER_DUE_VALUE, before);
-      throw error;
+    } finally {
+      firing = undefined;
     }
+    const values = store.account(accountId).values;
+    const kept = values.get(TRACKER_DUE_VALUE) as TrackerDue | undefined;
+    if (!pass.next) values.delete(TRACKER_DUE_VALUE);
+    else if (!kept || kept.at !== pass.next.at || kept.tracker !== pass.next.tracker || kept.detail !== pass.next.detail) values.set(TRACKER_DUE_VALUE, pass.next);
   }
 
   /**
@@ -96,9 +105,13 @@ export function createTrackerTimers(clock: Clock, store: TimerStore, onDue: (acc
     const next = tracker.plan[tracker.events.length];
     if (!next) return;
     const due: TrackerDue = { at: Date.parse(next.occurredAt), tracker: tracker.id, detail: `${next.status}${next.description ? `: ${next.description}` : ''}` };
-    const values = store.account(accountId).values;
-    const kept = values.get(TRACKER_DUE_VALUE) as TrackerDue | undefined;
-    if (!kept || !(kept.at <= due.at)) values.set(TRACKER_DUE_VALUE, due);
+    if (firing?.accountId === accountId) {
+      if (!firing.next || due.at < firing.next.at) firing.next = due;
+    } else {
+      const values = store.account(accountId).values;
+      const kept = values.get(TRACKER_DUE_VALUE) as TrackerDue | undefined;
+      if (!kept || !(kept.at <= due.at)) values.set(TRACKER_DUE_VALUE, due);
+    }
     schedule(accountId, due);
   }
 
