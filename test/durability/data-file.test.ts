@@ -232,8 +232,6 @@ describe('--data: files it refuses, untouched', () => {
 
 describe('a data file with 100k stored objects', () => {
   it('starts, and streams GET /__admin/state: another client never waits more than ~50 ms', async () => {
-describe('a data file with 100k stored objects', () => {
-  it('starts, and streams GET /__admin/state: another client never waits more than ~50 ms', async () => {
     await exportWhileCalling([]);
   }, 60_000);
 
@@ -305,5 +303,4 @@ function runNode(code: string): Promise<void> {
     child.on('error', reject);
     child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`child node exited ${code}: ${errors}`))));
   });
-}
 }
