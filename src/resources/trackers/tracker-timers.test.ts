@@ -78,6 +78,13 @@ describe('tracker timers', () => {
     expect(again.pending(10).map((p) => [p.accountId, p.subject, p.at, p.detail])).toEqual([['b', 't2', START + 3 * HOUR, 'DELIVERED']]);
     again.advance(3 * HOUR);
     expect(fired).toEqual(['b']);
+    // A start after the due time catches the account up during resume, not in a later turn.
+    fired.length = 0;
+    first.arm('b', tracker('t2', [0, 3]));
+    const late = createClock({ mode: 'manual', start: START + 4 * HOUR });
+    createTrackerTimers(late, { ...store, parts: createStore().parts }, (accountId) => fired.push(accountId)).resume(() => passes.push('full'));
+    expect(fired).toEqual(['b']);
+    expect(passes).toEqual(['full']);
   });
 
   it('are cancelled by a reset of their account, and of everything', () => {

@@ -120,17 +120,24 @@ export function createTrackerTimers(clock: Clock, store: TimerStore, onDue: (acc
    * store says every account has one (no account is read: a bounded working set stays bounded);
    * otherwise — a file of an older build, an import, after a full reset — `catchUpAll` reads every
    * account once, which arms its timer and writes its due value, and the index is marked whole.
-   * Scans that fell due while the mock was stopped are recorded as their timers fire (at once).
+   * Scans that fell due while the mock was stopped are recorded now, an account at a time.
    * Returns the number of accounts with a timer.
    */
   function resume(catchUpAll: (forget: (accountId: string) => void) => void): number {
     if (!replaced && store.global.values.get(TRACKER_DUE_INDEXED) === true) {
-      for (const [accountId, value] of store.accountValues(TRACKER_DUE_VALUE)) {
+      const now = clock.now();
+      const dueNow: [string, number][] = [];
+      for (const [accountId, value] of [...store.accountValues(TRACKER_DUE_VALUE)]) {
         const due = value as Partial<TrackerDue> | undefined;
-        // A value this build cannot read fires at once, and its catch-up writes it anew.
-        const at = typeof due?.at === 'number' && Number.isFinite(due.at) ? due.at : clock.now();
-        schedule(accountId, { at, tracker: String(due?.tracker ?? ''), detail: String(due?.detail ?? '') });
+        // A value this build cannot read is due at once: its catch-up writes it anew.
+        const at = typeof due?.at === 'number' && Number.isFinite(due.at) ? due.at : now;
+        if (at <= now) dueNow.push([accountId, at]);
+        else schedule(accountId, { at, tracker: String(due?.tracker ?? ''), detail: String(due?.detail ?? '') });
       }
+      // Scans that fell due while the mock was stopped are recorded here, one account after the
+      // other, soonest first: as clock timers they would each start a unit of work in the same
+      // turn, holding every such account in memory at once until their commit.
+      for (const [accountId] of dueNow.sort((a, b) => a[1] - b[1])) fire(accountId);
       return timers.size;
     }
     catchUpAll((accountId) => {
