@@ -11,7 +11,7 @@
 // take ~10 minutes on this machine; copying rows takes seconds and gives the file the same
 // shape (the global scope's issued tracking numbers, one set for the sandbox, grow with it too).
 // Options (env): BENCH_SIZES (10000,200000), BENCH_PER_ACCOUNT (100), BENCH_CACHE
-// (unset: the default), BENCH_HOT (50 accounts in the list load), BENCH_COLD (20 cold loads),
+// (unset: the default), BENCH_SETTLE_MS (10000: RSS again after that long idle), BENCH_HOT (50 accounts in the list load), BENCH_COLD (20 cold loads),
 // BENCH_WORK (a folder kept between runs: the template and each grown file are made once there,
 // and every run serves a fresh copy of the grown file, so A/B runs and sizes run separately
 // measure the same files).
@@ -30,6 +30,7 @@ const templates = Number(process.env.TEMPLATE_ACCOUNTS ?? 10);
 const hot = Number(process.env.BENCH_HOT ?? 50);
 const coldCount = Number(process.env.BENCH_COLD ?? 20);
 const delivered = process.env.BENCH_DELIVERED === '1';
+const settleMs = Number(process.env.BENCH_SETTLE_MS ?? 10_000);
 const cacheFlags = process.env.BENCH_CACHE ? ['--cache-size', process.env.BENCH_CACHE] : [];
 const work = process.env.BENCH_WORK ?? mkdtempSync(join(tmpdir(), 'shipmock-cache-rss-'));
 mkdirSync(work, { recursive: true });
@@ -201,16 +202,20 @@ async function load(mock, size, accounts, grown) {
     // Back to the hot set so that the next cold account is cold again.
   }
   const rss = rssMb(mock.child.pid);
-  return { size, accounts, fileMb: statSync(grown.file).size / 1e6, startMs: mock.startMs, afterStart, rss, p50: percentile(list, 50), p99: percentile(list, 99), coldP50: percentile(cold, 50), coldMax: Math.max(...cold), warmP50: percentile(warm, 50) };
+  // The same process after 10 s without requests: what the garbage collector gives back once
+  // the load's churn (accounts read from the file and evicted) has been collected.
+  await new Promise((resolve) => setTimeout(resolve, settleMs));
+  const settled = rssMb(mock.child.pid);
+  return { size, accounts, fileMb: statSync(grown.file).size / 1e6, startMs: mock.startMs, afterStart, rss, settled, p50: percentile(list, 50), p99: percentile(list, 99), coldP50: percentile(cold, 50), coldMax: Math.max(...cold), warmP50: percentile(warm, 50) };
 }
 
 const template = await seedTemplate();
 const rows = [];
 for (const size of sizes) rows.push(await measure(size, template));
 console.log(`\none process, --data FILE, ${cacheFlags.length ? cacheFlags.join(' ') : 'default --cache-size'}; ${perAccount} inline bookings per account, trackers ${delivered ? 'delivered' : 'pending'}; list = GET /v1/shipment-bookings?limit=20 over ${hot} accounts at c=10\n`);
-console.log('| bookings | accounts | file MB | start s | RSS after start MB | RSS after load MB | list p50 / p99 ms | cold first request p50 / max ms | same account again p50 ms |');
-console.log('|---|---|---|---|---|---|---|---|---|');
+console.log(`| bookings | accounts | file MB | start s | RSS after start MB | RSS after load MB | RSS ${settleMs / 1000} s later MB | list p50 / p99 ms | cold first request p50 / max ms | same account again p50 ms |`);
+console.log('|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
-  console.log(`| ${r.size.toLocaleString('en')} | ${r.accounts} | ${r.fileMb.toFixed(0)} | ${(r.startMs / 1000).toFixed(1)} | ${r.afterStart.toFixed(0)} | ${r.rss.toFixed(0)} | ${r.p50.toFixed(1)} / ${r.p99.toFixed(1)} | ${r.coldP50.toFixed(1)} / ${r.coldMax.toFixed(1)} | ${r.warmP50.toFixed(1)} |`);
+  console.log(`| ${r.size.toLocaleString('en')} | ${r.accounts} | ${r.fileMb.toFixed(0)} | ${(r.startMs / 1000).toFixed(1)} | ${r.afterStart.toFixed(0)} | ${r.rss.toFixed(0)} | ${r.settled.toFixed(0)} | ${r.p50.toFixed(1)} / ${r.p99.toFixed(1)} | ${r.coldP50.toFixed(1)} / ${r.coldMax.toFixed(1)} | ${r.warmP50.toFixed(1)} |`);
 }
 if (rows.length > 1) console.log(`\nRSS growth ${rows[0].size.toLocaleString('en')} → ${rows.at(-1).size.toLocaleString('en')}: ${(((rows.at(-1).rss - rows[0].rss) / rows[0].rss) * 100).toFixed(1)} %`);
