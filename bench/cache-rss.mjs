@@ -11,13 +11,13 @@
 // take ~10 minutes on this machine; copying rows takes seconds and gives the file the same
 // shape (the global scope's issued tracking numbers, one set for the sandbox, grow with it too).
 // Options (env): BENCH_SIZES (10000,200000), BENCH_PER_ACCOUNT (100), BENCH_CACHE
-// (unset: the default), BENCH_SETTLE_MS (10000: RSS again after that long idle), BENCH_HOT (50 accounts in the list load), BENCH_COLD (20 cold loads),
+// (unset: the default), BENCH_TRACE_GC (a file: the measured mock runs with --trace-gc into it), BENCH_SETTLE_MS (10000: RSS again after that long idle), BENCH_HOT (50 accounts in the list load), BENCH_COLD (20 cold loads),
 // BENCH_WORK (a folder kept between runs: the template and each grown file are made once there,
 // and every run serves a fresh copy of the grown file, so A/B runs and sizes run separately
 // measure the same files).
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,10 +45,12 @@ const ACCOUNT_BODY = {
 function serve(args) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [`${root}bin/shipmock.js`, 'serve', '--port', '0', '--log-level', 'warn', '--rate-limit', 'off', '--clock', 'manual', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const traceGc = process.env.BENCH_TRACE_GC && args.includes('--data') && !args.some((a) => String(a).endsWith('template.db'));
+    const child = spawn(process.execPath, [...(traceGc ? ['--trace-gc'] : []), `${root}bin/shipmock.js`, 'serve', '--port', '0', '--log-level', 'warn', '--rate-limit', 'off', '--clock', 'manual', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stderr.on('data', (chunk) => (out += chunk));
     child.stdout.on('data', (chunk) => {
+      if (traceGc) appendFileSync(process.env.BENCH_TRACE_GC, chunk);
       out += chunk;
       const match = /listening on (\S+)[\s\S]*company id\s+(\S+)[\s\S]*client id\s+(\S+)[\s\S]*client secret\s+(\S+)/.exec(out);
       if (!match) return;
