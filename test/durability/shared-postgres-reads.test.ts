@@ -229,8 +229,12 @@ describe('reads without a lock across processes, through HTTP', () => {
     const token = await expectStatus(call(q.url, 'POST', `/v1/accounts/${account.id}/tokens`, { auth: q.basic, body: { grantType: 'client_credentials' } }), 200, 'account token');
     const auth = `Bearer ${token.accessToken}`;
     // Both processes read the tracker at once, many times: some of these GETs catch the tracker up.
+    const before = await Promise.all([p, q].map(batchesOf));
     const answers: Answer[] = await Promise.all(Array.from({ length: 24 }, (_, i) => call((i % 2 ? q : p).url, 'GET', `/v1/trackers/${trackerId}`, { auth })));
     expect(answers.map((answer) => answer.status)).toEqual(Array(24).fill(200));
+    // They ran as reads on both (some committed a catch-up, or ran again locked when the other had).
+    const after = await Promise.all([p, q].map(batchesOf));
+    for (const i of [0, 1]) expect(after[i].reads.batches).toBeGreaterThan(before[i].reads.batches);
     const trackers = await Promise.all([p, q].map((mock) => expectStatus(call(mock.url, 'GET', `/v1/trackers/${trackerId}`, { auth }), 200, 'tracker')));
     expect(trackers[0].events.map((event: { status: string }) => event.status)).toEqual(['CREATED', 'PICKED_UP', 'IN_TRANSIT', 'OUT_FOR_DELIVERY', 'DELIVERED']);
     expect(trackers[1]).toEqual(trackers[0]);
