@@ -141,7 +141,7 @@ export interface CommitResult {
 
 interface Batch {
   lock: BatchLock;
-  /** `wide`, or `account:<id>`: members of one key share a batch. */
+  /** `wide`, `read`, `process:<n>` or `account:<id>`: members of one key share a batch. */
   key: string;
   /** Members that have not settled yet. */
   pending: Set<object>;
