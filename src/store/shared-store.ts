@@ -157,6 +157,8 @@ interface Batch {
   askedAt: number;
   /** When it had its lock and its pull (performance.now()). */
   openedAt: number;
+  /** What its members asked to run once it commits (Store.afterCommit); dropped if it does not. */
+  committed: (() => void)[];
 }
 
 export function createSharedStore(backend: SharedBackend, processNumber: number, options: SharedStoreOptions = {}): Store & { load(): Promise<void>; lockStats(): LockStats } {
@@ -234,6 +236,12 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
       void last.then(() => backend.close()).catch(() => {});
     },
     transaction,
+    // In a batch: when it commits, never if it does not (a read run again, a refused commit).
+    afterCommit(callback: () => void) {
+      const batch = batches.running;
+      if (batch && !batch.committing) batch.committed.push(callback);
+      else callback();
+    },
     locksAccounts: backend.accountLocks,
     batchStats: () => batchStatsOf(copy.stats),
     /** Loads what the database holds (an empty batch); rejects with the database's own error. */
@@ -510,7 +518,18 @@ function unopenedBatch(lock: BatchLock): Batch {
   });
   // Members wait on `done`; a batch nobody waits on must not be an unhandled rejection.
   done.catch(() => {});
-  return { lock, key: keyOf(lock), pending: new Set(), admitting: true, opened: Promise.resolve(), done, finish, committing: false, head: 0, askedAt: 0, openedAt: 0 };
+  return { lock, key: keyOf(lock), pending: new Set(), admitting: true, opened: Promise.resolve(), done, finish, committing: false, head: 0, askedAt: 0, openedAt: 0, committed: [] };
+}
+
+/** Runs what a committed batch's members asked for; one that throws does not stop the others. */
+function runCommitted(callbacks: (() => void)[]): void {
+  for (const callback of callbacks) {
+    try {
+      callback();
+    } catch {
+      // what runs after a commit records in memory only (the inspector's events); nothing to undo
+    }
+  }
 }
 
 function stopAdmitting(admitting: Map<string, Batch>, batch: Batch): void {
@@ -564,6 +583,7 @@ function createBatches(copy: SharedCopy, memberTimeoutMs: number) {
         }),
       (error: Error) => {
         stopAdmitting(admitting, batch);
+        batch.committed = [];
         for (const member of batch.pending) members.delete(member);
         dropConnection(copy);
         batch.finish(error);
@@ -576,8 +596,12 @@ function createBatches(copy: SharedCopy, memberTimeoutMs: number) {
     if (batch.admitting || batch.committing || batch.pending.size) return;
     batch.committing = true;
     commitBatch(copy, batch).then(
-      () => batch.finish(),
+      () => {
+        runCommitted(batch.committed.splice(0));
+        batch.finish();
+      },
       (error: Error) => {
+        batch.committed = [];
         if (batch.lock.kind === 'process' && error.message === OUTSIDE_LOCK_CONFLICT) {
           // A process's own batch (its heartbeat, its claims) lost a race (two heartbeats writing
           // the vacuum part): nothing was written and nobody was told otherwise, so its writes

@@ -173,6 +173,13 @@ export interface Store {
    */
   transaction<T>(work: () => T | PromiseLike<T>, kind?: UnitKind, lock?: UnitLock): Promise<T>;
   /**
+   * Runs `callback` once what the unit of work running now wrote is committed; a shared store
+   * drops it when that unit's batch does not commit (a read that runs again under its lock, a
+   * refused commit), so what it records in memory only (the inspector's newest events) shows
+   * nothing that did not happen. Absent (memory, SQLite), or outside a unit: at once.
+   */
+  afterCommit?(callback: () => void): void;
+  /**
    * Whether units of work lock per account (a shared PostgreSQL store): callers then say what a
    * unit locks (`transaction`'s `lock`). Absent or false: the lock is ignored (memory, SQLite).
    */

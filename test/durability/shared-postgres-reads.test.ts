@@ -140,12 +140,15 @@ describe('reads without a lock on a shared PostgreSQL store', () => {
     let pulled!: () => void;
     const gate = new Promise<void>((resolve) => (proceed = resolve));
     const started = new Promise<void>((resolve) => (pulled = resolve));
+    // What the read leaves in memory only, once committed (as the inspector's newest events are kept).
+    const kept: string[] = [];
     // A read of one increments n as it saw it (a catch-up computed from what it read)…
     const bump = async (store: Store) => {
       const seen = things(store, 'a').get('t1')!.n!;
       pulled();
       await gate;
       things(store, 'a').update({ id: 't1', n: seen + 1 });
+      store.afterCommit!(() => kept.push(`read saw ${seen}`));
     };
     const read = inFlight(one.transaction(() => bump(one), 'request', READ('a')));
     await started;
@@ -159,10 +162,16 @@ describe('reads without a lock on a shared PostgreSQL store', () => {
     expect(refused).toBeInstanceOf(ReadMustLockError);
     expect(await storedItems(url, 'account:a', 'things')).toEqual([{ id: 't1', body: { id: 't1', n: 1 } }]);
     expect(one.batchStats!().reads).toMatchObject({ retried: 1 });
+    expect(kept, 'nothing of the refused read is kept').toEqual([]);
 
     // Run again under the lock (as unit-of-work.ts does): it sees two's write and adds its own.
-    await one.transaction(() => void things(one, 'a').update({ id: 't1', n: things(one, 'a').get('t1')!.n! + 1 }), 'request', { account: 'a' });
+    await one.transaction(() => {
+      const seen = things(one, 'a').get('t1')!.n!;
+      things(one, 'a').update({ id: 't1', n: seen + 1 });
+      one.afterCommit!(() => kept.push(`locked saw ${seen}`));
+    }, 'request', { account: 'a' });
     expect(await storedItems(url, 'account:a', 'things')).toEqual([{ id: 't1', body: { id: 't1', n: 2 } }]);
+    expect(kept).toEqual(['locked saw 1']);
     // The account was contended: its reads lock for a while (a locked batch, not a read batch).
     const before = one.batchStats!();
     await one.transaction(() => things(one, 'a').size, 'request', READ('a'));
