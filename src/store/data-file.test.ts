@@ -20,7 +20,7 @@ vi.mock('node:fs', async (importOriginal) => {
         meanwhile = undefined;
         run(String(path));
       }
-      return real.openSync(path, flags, mode);
+      return real.openSync(path, flags ?? 'r', mode);
     },
   };
 });

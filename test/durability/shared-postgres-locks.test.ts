@@ -2,6 +2,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { openPostgresStore } from '../../src/store/postgres-store.js';
 import { StoreUnavailableError, type Store } from '../../src/store/store.js';
+import { holdLocks, waitingOnLocks } from './advisory-locks.js';
 import { throwawayPostgresForFile, type ThrowawayPostgres } from '../support/postgres.js';
 import { bookingSetup, call, companyAuth, expectStatus, newAccount, startChild, until, type Answer, type ChildMock } from './child-mock.js';
 
@@ -12,43 +13,11 @@ import { bookingSetup, call, companyAuth, expectStatus, newAccount, startChild, 
  * exactly the locks a process's batch takes and holds them, and the tests watch which requests
  * complete while it does (and that the others are waiting on PostgreSQL's lock, in pg_locks).
  */
-const WIDE_LOCK = 0x73686d02;
-const ACCOUNT_LOCKS = 0x73686d03;
 const berlin = { name: 'Erika Mustermann', street: 'Hauptstraße 5', city: 'Berlin', postalCode: '10115', countryCode: 'DE' };
 
 let cluster: ThrowawayPostgres;
 const running: { kill(): Promise<unknown> }[] = [];
 throwawayPostgresForFile(running, (started) => (cluster = started));
-
-/** A connection holding the locks of a batch (an account's, or the wide one) until `release`. */
-async function holdLocks(url: string, lock: { account: string } | 'wide'): Promise<{ release(): Promise<void> }> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  await client.query('BEGIN');
-  if (lock === 'wide') await client.query('SELECT pg_advisory_xact_lock($1)', [WIDE_LOCK]);
-  else {
-    await client.query('SELECT pg_advisory_xact_lock_shared($1)', [WIDE_LOCK]);
-    await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [ACCOUNT_LOCKS, lock.account]);
-  }
-  return {
-    async release() {
-      await client.query('COMMIT');
-      await client.end();
-    },
-  };
-}
-
-/** How many sessions wait on an advisory lock now. */
-async function waitingOnLocks(url: string): Promise<number> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ n: string }>("SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted");
-    return Number(rows[0].n);
-  } finally {
-    await client.end();
-  }
-}
 
 /** How many scans the database holds for a tracker of an account (what every process would pull). */
 async function scansInDatabase(url: string, accountId: string, trackerId: string): Promise<number> {

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { catalogueIds } from '../../src/carrier-catalogue/load-catalogue.js';
 import { openPostgresStore } from '../../src/store/postgres-store.js';
 import { ReadMustLockError, type Store } from '../../src/store/store.js';
+import { holdLocks, waitingOnLocks } from './advisory-locks.js';
 import { throwawayPostgresForFile, type ThrowawayPostgres } from '../support/postgres.js';
 import { call, expectStatus, newAccount, startChild, until, type Answer, type ChildMock } from './child-mock.js';
 
@@ -14,8 +15,6 @@ import { call, expectStatus, newAccount, startChild, until, type Answer, type Ch
  * (src/store/shared-store.ts). Proved without timing: a test connection holds the locks a batch
  * takes and the tests watch what completes meanwhile, and what is in the database after.
  */
-const WIDE_LOCK = 0x73686d02;
-const ACCOUNT_LOCKS = 0x73686d03;
 const berlin = { name: 'Erika Mustermann', street: 'Hauptstraße 5', city: 'Berlin', postalCode: '10115', countryCode: 'DE' };
 const munich = { name: 'Max Muster', street: 'Marienplatz 1', city: 'München', postalCode: '80331', countryCode: 'DE' };
 const dhl = catalogueIds.carrier('DHL_PARCEL');
@@ -24,35 +23,6 @@ const dhlPaket = catalogueIds.service('DHL_PARCEL', 'DHL_PAKET');
 let cluster: ThrowawayPostgres;
 const running: { kill(): Promise<unknown> }[] = [];
 throwawayPostgresForFile(running, (started) => (cluster = started));
-
-/** A connection holding the locks of a batch (an account's, or the wide one) until `release`. */
-async function holdLocks(url: string, lock: { account: string } | 'wide'): Promise<{ release(): Promise<void> }> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  await client.query('BEGIN');
-  if (lock === 'wide') await client.query('SELECT pg_advisory_xact_lock($1)', [WIDE_LOCK]);
-  else {
-    await client.query('SELECT pg_advisory_xact_lock_shared($1)', [WIDE_LOCK]);
-    await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [ACCOUNT_LOCKS, lock.account]);
-  }
-  return {
-    async release() {
-      await client.query('COMMIT');
-      await client.end();
-    },
-  };
-}
-
-async function waitingOnLocks(url: string): Promise<number> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ n: string }>("SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted");
-    return Number(rows[0].n);
-  } finally {
-    await client.end();
-  }
-}
 
 /** The rows the database holds for a collection of one scope (bodies parsed). */
 async function storedItems(url: string, scope: string, collection: string): Promise<{ id: string; body: any }[]> {
