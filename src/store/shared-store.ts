@@ -521,6 +521,28 @@ function unopenedBatch(lock: BatchLock): Batch {
   return { lock, key: keyOf(lock), pending: new Set(), admitting: true, opened: Promise.resolve(), done, finish, committing: false, head: 0, askedAt: 0, openedAt: 0, committed: [] };
 }
 
+/** A batch committed: what its members asked to run then runs, and they are told. */
+function committed(batch: Batch): void {
+  runCommitted(batch.committed.splice(0));
+  batch.finish();
+}
+
+/** A batch's commit failed: what its members asked to run on commit is dropped, and they are told. */
+function notCommitted(copy: SharedCopy, batch: Batch, error: Error): void {
+  batch.committed = [];
+  if (batch.lock.kind === 'process' && error.message === OUTSIDE_LOCK_CONFLICT) {
+    // A process's own batch (its heartbeat, its claims) lost a race (two heartbeats writing
+    // the vacuum part): nothing was written and nobody was told otherwise, so its writes
+    // stay pending for the next batch (whose pull brings the winner's rows first) instead of
+    // reloading the whole copy; the takeover puts back the claims it had made (process-takeover.ts).
+    copy.backend.abandon();
+  } else {
+    // What this batch wrote may or may not be in the database: ask it again next time.
+    dropConnection(copy);
+  }
+  batch.finish(error);
+}
+
 /** Runs what a committed batch's members asked for; one that throws does not stop the others. */
 function runCommitted(callbacks: (() => void)[]): void {
   for (const callback of callbacks) {
@@ -596,24 +618,8 @@ function createBatches(copy: SharedCopy, memberTimeoutMs: number) {
     if (batch.admitting || batch.committing || batch.pending.size) return;
     batch.committing = true;
     commitBatch(copy, batch).then(
-      () => {
-        runCommitted(batch.committed.splice(0));
-        batch.finish();
-      },
-      (error: Error) => {
-        batch.committed = [];
-        if (batch.lock.kind === 'process' && error.message === OUTSIDE_LOCK_CONFLICT) {
-          // A process's own batch (its heartbeat, its claims) lost a race (two heartbeats writing
-          // the vacuum part): nothing was written and nobody was told otherwise, so its writes
-          // stay pending for the next batch (whose pull brings the winner's rows first) instead of
-          // reloading the whole copy; the takeover puts back the claims it had made (process-takeover.ts).
-          copy.backend.abandon();
-        } else {
-          // What this batch wrote may or may not be in the database: ask it again next time.
-          dropConnection(copy);
-        }
-        batch.finish(error);
-      },
+      () => committed(batch),
+      (error: Error) => notCommitted(copy, batch, error),
     );
   }
 
