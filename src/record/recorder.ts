@@ -2,8 +2,10 @@ import type { OpenApiDocument } from '../contract/load-contract.js';
 import type { Logger } from '../logging/logger.js';
 import { decodeBody } from '../proxy/upstream.js';
 import { startValidationProxy, type CapturedExchange, type ProxySummary, type ProxyViolation } from '../proxy/validation-proxy.js';
-import type { Exchange, ExchangeRequest } from '../recording/index.js';
+import { redactExchange, type Exchange, type ExchangeRequest } from '../recording/index.js';
+import { createHeaderRedactor } from '../util/redact.js';
 import { exchangeKey } from './exchange-key.js';
+import { partLine } from './part-line.js';
 import { MAX_ANSWERS_PER_REQUEST, openRecordingFolder, type RecordingFolder } from './recording-folder.js';
 
 export interface RecorderOptions {
@@ -134,6 +136,8 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
   const contractBreaks: ContractBreak[] = [];
   let contractBreakCount = 0;
   const origin = new URL(options.upstream).origin;
+  // A client sends the same credentials with every request: each is shortened once.
+  const redactHeaderValue = createHeaderRedactor();
   // Kept after the answers were sent: the exchanges answered in one turn of the event loop are
   // converted together in the turn after (one setImmediate), off every request's path.
   let queued: CapturedExchange[] = [];
@@ -147,7 +151,7 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
         // The key first, from the request alone: the answer is converted only when it is kept.
         const url = new URL(captured.target, origin);
         const request = recordedRequestOf(captured, origin, url);
-        folder.addKeyed(exchangeKey({ request }, url), () => recordedExchangeOf(captured, origin, request));
+        folder.addLine(exchangeKey({ request }, url), () => partLine(redactExchange(recordedExchangeOf(captured, origin, request), redactHeaderValue)));
       } catch (error) {
         options.logger?.error({ err: error, method: captured.method, target: captured.target }, 'the exchange could not be recorded');
       }
