@@ -119,6 +119,23 @@ export function recordedExchangeOf(captured: CapturedExchange, origin: string, r
 }
 
 /**
+ * What `shipmock record` does with each exchange the proxy hands it: the key first, from the
+ * request alone; the answer is converted only when it is kept, straight to its part-file line,
+ * secrets shortened (a client sends the same credentials with every request: a header redactor
+ * shortens each once). True when the folder kept it.
+ *
+ * @example const keep = exchangeKeeper(folder, 'https://staging.example.com'); keep(captured);
+ */
+export function exchangeKeeper(folder: RecordingFolder, origin: string): (captured: CapturedExchange) => boolean {
+  const redactHeaderValue = createHeaderRedactor();
+  return (captured) => {
+    const url = new URL(captured.target, origin);
+    const request = recordedRequestOf(captured, origin, url);
+    return folder.addLine(exchangeKey({ request }, url), () => partLine(redactExchange(recordedExchangeOf(captured, origin, request), redactHeaderValue)));
+  };
+}
+
+/**
  * `shipmock record`: the validating proxy (src/proxy/validation-proxy.ts) in front of the real
  * service, keeping every exchange it forwards in a recording folder — a HAR 1.2 file and a
  * scenario that answers the recorded responses (src/record/recording-files.ts). Each exchange
@@ -136,8 +153,7 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
   const contractBreaks: ContractBreak[] = [];
   let contractBreakCount = 0;
   const origin = new URL(options.upstream).origin;
-  // A client sends the same credentials with every request: each is shortened once.
-  const redactHeaderValue = createHeaderRedactor();
+  const keep = exchangeKeeper(folder, origin);
   // Kept after the answers were sent: the exchanges answered in one turn of the event loop are
   // converted together in the turn after (one setImmediate), off every request's path.
   let queued: CapturedExchange[] = [];
@@ -148,10 +164,7 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
     queued = [];
     for (const captured of batch) {
       try {
-        // The key first, from the request alone: the answer is converted only when it is kept.
-        const url = new URL(captured.target, origin);
-        const request = recordedRequestOf(captured, origin, url);
-        folder.addLine(exchangeKey({ request }, url), () => partLine(redactExchange(recordedExchangeOf(captured, origin, request), redactHeaderValue)));
+        keep(captured);
       } catch (error) {
         options.logger?.error({ err: error, method: captured.method, target: captured.target }, 'the exchange could not be recorded');
       }

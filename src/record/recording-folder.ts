@@ -67,17 +67,24 @@ export interface OpenFolderOptions {
 /** The exchanges of part-file text: partLines, or HAR entries (a killed run of an older shipmock); a line cut by a kill is left out. */
 function partExchanges(text: string): Exchange[] {
   const exchanges: Exchange[] = [];
-  const entries: unknown[] = [];
+  let entries: unknown[] = [];
+  const takeEntries = () => {
+    if (entries.length) exchanges.push(...harToExchanges({ log: { version: '1.2', creator: HAR_CREATOR, entries } }).exchanges);
+    entries = [];
+  };
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
     try {
-      if (isPartLine(line)) exchanges.push(parsePartLine(line));
-      else entries.push(JSON.parse(line));
+      if (isPartLine(line)) {
+        const exchange = parsePartLine(line);
+        takeEntries();
+        exchanges.push(exchange);
+      } else entries.push(JSON.parse(line));
     } catch {
       // The last line, cut mid-write.
     }
   }
-  if (entries.length) exchanges.push(...harToExchanges({ log: { version: '1.2', creator: HAR_CREATOR, entries } }).exchanges);
+  takeEntries();
   return exchanges;
 }
 
