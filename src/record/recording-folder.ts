@@ -238,10 +238,11 @@ export function openRecordingFolder(dir: string, options: OpenFolderOptions = {}
         flush();
         closed = true;
         // Everything is in the HAR file now: the part is no longer needed.
-        if (fd !== undefined) closeSync(fd);
         if (existsSync(partPath)) unlinkSync(partPath);
       } finally {
+        // Failed, the part stays (the next run takes it in).
         closed = true;
+        if (fd !== undefined) closeSync(fd);
         lock.release();
       }
     },
