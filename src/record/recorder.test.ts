@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CapturedExchange } from '../proxy/validation-proxy.js';
 import { redactExchange } from '../recording/index.js';
-import { exchangeKeeper, recordedExchangeOf } from './recorder.js';
+import { exchangeKeeper, recordedExchangeOf, recordedRequestOf } from './recorder.js';
 import { HAR_FILE, SCENARIO_FILE, writeRecording } from './recording-files.js';
 import { openRecordingFolder } from './recording-folder.js';
 
@@ -92,5 +92,16 @@ describe('what record keeps of each exchange (exchangeKeeper)', () => {
     // Repeated identical requests: one rule, its answers in order.
     const rule = JSON.parse(scenario).rules.find((r: { match: { path: string } }) => r.match.path === '/v1/addresses/a1');
     expect(rule.sequence.map((step: { respond: { body: { name: string } } }) => step.respond.body.name)).toEqual(['Erika 0', 'Erika 1', 'Erika 2', 'Erika 3']);
+  });
+
+  it('joins a repeated header whatever its case, in few headers and in many', () => {
+    for (const filler of [0, 40]) {
+      const extra = Array.from({ length: filler }, (_, i) => [`X-Fill-${i}`, String(i)]).flat();
+      const request = recordedRequestOf({ ...captured()[0], requestHeaders: ['Accept', 'a', ...extra, 'ACCEPT', 'b', 'Cookie', 'x=1', 'accept', 'c', 'cookie', 'y=2'] }, ORIGIN);
+      expect(request.headers).toMatchObject({ Accept: 'a, b, c', Cookie: 'x=1, y=2' });
+      expect(Object.keys(request.headers)).toHaveLength(2 + filler);
+    }
+    const answer = recordedExchangeOf({ ...captured()[1], responseHeaders: ['Set-Cookie', 'a=1', 'set-cookie', 'b=2', 'SET-COOKIE', 'c=3'] }, ORIGIN);
+    expect(answer.response.headers).toEqual({ 'Set-Cookie': 'a=1\nb=2\nc=3' });
   });
 });

@@ -55,16 +55,32 @@ export interface RunningRecorder {
 /** Header pairs (rawHeaders) as a recording keeps them: a repeated header's values joined (Set-Cookie with a newline). */
 function headerRecord(raw: string[]): Record<string, string> {
   const out: Record<string, string> = {};
-  const names = new Map<string, string>();
+  // A message has a few headers: the names before are compared (a lower-cased copy only for one of
+  // the same length) instead of a map of lower-cased names per message; with many, a map.
+  const names = raw.length > 64 ? new Map<string, string>() : undefined;
   for (let i = 0; i < raw.length; i += 2) {
-    const lower = raw[i].toLowerCase();
-    const name = names.get(lower);
-    if (name === undefined) {
-      names.set(lower, raw[i]);
-      out[raw[i]] = raw[i + 1];
-    } else out[name] = `${out[name]}${lower === 'set-cookie' ? '\n' : ', '}${raw[i + 1]}`;
+    let name: string | undefined;
+    if (names) {
+      const lower = raw[i].toLowerCase();
+      name = names.get(lower);
+      if (name === undefined) names.set(lower, raw[i]);
+    } else name = earlierName(raw, i);
+    if (name === undefined) out[raw[i]] = raw[i + 1];
+    else out[name] = `${out[name]}${name.length === 10 && name.toLowerCase() === 'set-cookie' ? '\n' : ', '}${raw[i + 1]}`;
   }
   return out;
+}
+
+/** The first name before position `i` that is raw[i] whatever its case. */
+function earlierName(raw: string[], i: number): string | undefined {
+  const name = raw[i];
+  let lower: string | undefined;
+  for (let j = 0; j < i; j += 2) {
+    const other = raw[j];
+    if (other === name) return other;
+    if (other.length === name.length && other.toLowerCase() === (lower ??= name.toLowerCase())) return other;
+  }
+  return undefined;
 }
 
 /** One strict decoder for every body (a decoder per exchange cost more than the decoding; decode() without `stream` keeps no state between calls). */

@@ -37,7 +37,16 @@ const normalized = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, ''
  * Any word that makes a name secret (SECRET_WORDS, and SECRET_ENDINGS anywhere), or a header map:
  * looked for in a whole text, normalized as names are (so a word split by separators is found too).
  */
-const SECRET_CANDIDATE = new RegExp(`${SECRET_WORDS.source}|${SECRET_ENDINGS.source.replace(/\$$/, '')}|${[...HEADER_MAPS].join('|')}`);
+const CANDIDATE_WORDS = [SECRET_WORDS.source, SECRET_ENDINGS.source.replace(/\$$/, ''), ...HEADER_MAPS].flatMap((words) => words.replace(/[()]/g, '').split('|'));
+const SECRET_CANDIDATE = new RegExp(CANDIDATE_WORDS.join('|'));
+/**
+ * The same words in an ASCII text as it is: their letters in order, in any case, with anything
+ * but letters and digits between them — what matches SECRET_CANDIDATE once normalized, found
+ * without building the normalized copy.
+ */
+const SPELLED_CANDIDATE = new RegExp(CANDIDATE_WORDS.map((word) => [...word].join('[^a-z0-9]*')).join('|'), 'i');
+
+const NOT_ASCII = /[^\0-\x7f]/;
 
 /**
  * Whether redactBody could change a text; false only when it surely returns it as it is: no
@@ -48,7 +57,8 @@ const SECRET_CANDIDATE = new RegExp(`${SECRET_WORDS.source}|${SECRET_ENDINGS.sou
  */
 function mayHoldSecret(text: string): boolean {
   if (text.includes('\\') || text.includes('?') || (text.includes('@') && text.includes('://'))) return true;
-  return SECRET_CANDIDATE.test(normalized(text));
+  // Beyond ASCII, lower-casing may turn a character into letters (`K` → `k`): normalized as names are.
+  return NOT_ASCII.test(text) ? SECRET_CANDIDATE.test(normalized(text)) : SPELLED_CANDIDATE.test(text);
 }
 
 /**
