@@ -88,6 +88,89 @@ function partExchanges(text: string): Exchange[] {
   return exchanges;
 }
 
+/** What a folder holds when opened: its HAR's exchanges and a killed run's, and where this run's part lines start. */
+function readFolder(dir: string, partPath: string): { found: Exchange[]; recovered: number; partStart: number } {
+  const found = readFolderExchanges(dir);
+  if (!existsSync(partPath)) return { found, recovered: 0, partStart: 0 };
+  const text = readFileSync(partPath, 'utf8');
+  const left = partExchanges(text);
+  found.push(...left);
+  // A line the kill cut is cut off, so that this run's lines start on a line of their own.
+  const partStart = Buffer.byteLength(text.slice(0, text.lastIndexOf('\n') + 1));
+  if (partStart !== statSync(partPath).size) truncateSync(partPath, partStart);
+  return { found, recovered: left.length, partStart };
+}
+
+/**
+ * A run's lines in the part file, from `partStart` on: appended in batches, a moment after they
+ * come — one write per batch, not per request. A batch is one synchronous write (page cache: tens
+ * of µs for a busy recorder's 50 ms), so what was appended is in the file whenever it is read back.
+ */
+function partAppender(partPath: string, partStart: number, onWriteError: ((error: Error) => void) | undefined) {
+  let fd: number | undefined;
+  let written = partStart;
+  /** Lines the part file could not take (a full disk): kept here, written with the folder's files. */
+  const unwritten: string[] = [];
+  let pending: string[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  const drain = () => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    const batch = pending;
+    pending = [];
+    if (!batch.length) return;
+    if (unwritten.length) return void unwritten.push(...batch);
+    try {
+      // Opened here, not at open: a folder that records nothing gets no part file.
+      fd ??= openSync(partPath, 'a', 0o600);
+      const bytes = Buffer.from(batch.join(''));
+      let at = 0;
+      while (at < bytes.length) at += writeSync(fd, bytes, at);
+      written += bytes.length;
+    } catch (error) {
+      // The part keeps its whole batches only; from now on lines stay in memory.
+      try {
+        if (fd !== undefined) ftruncateSync(fd, written);
+      } catch {
+        // Left as it is: the reads stop at `written` anyway.
+      }
+      unwritten.push(...batch);
+      onWriteError?.(error as Error);
+    }
+  };
+  return {
+    push(line: string) {
+      pending.push(line);
+      if (!timer) {
+        timer = setTimeout(drain, JOURNAL_DELAY_MS);
+        timer.unref?.();
+      }
+    },
+    /** The run's exchanges: read back from the part file, and those it could not take. */
+    readBack(): Exchange[] {
+      drain();
+      const kept: Exchange[] = [];
+      if (written > partStart) {
+        const bytes = Buffer.alloc(written - partStart);
+        const reader = openSync(partPath, 'r');
+        try {
+          for (let at = 0, read = -1; at < bytes.length && read !== 0; at += read) read = readSync(reader, bytes, at, bytes.length - at, partStart + at);
+        } finally {
+          closeSync(reader);
+        }
+        for (const line of bytes.toString('utf8').split('\n')) if (line) kept.push(parsePartLine(line));
+      }
+      for (const line of unwritten) kept.push(parsePartLine(line));
+      return kept;
+    },
+    close() {
+      if (timer) clearTimeout(timer);
+      if (fd !== undefined) closeSync(fd);
+      fd = undefined;
+    },
+  };
+}
+
 /**
  * Locks the folder (refused while another recorder holds it: src/record/folder-lock.ts),
  * creates it if missing, and reads what it holds.
@@ -100,25 +183,14 @@ function partExchanges(text: string): Exchange[] {
 export function openRecordingFolder(dir: string, options: OpenFolderOptions = {}): RecordingFolder {
   const lock = lockRecordingFolder(dir);
   const partPath = join(dir, PART_FILE);
-  let found: Exchange[];
-  let recovered = 0;
-  /** Where this run's lines start in the part file (after a killed run's), and where its last whole batch ends. */
-  let partStart = 0;
+  let opened: ReturnType<typeof readFolder>;
   try {
-    found = readFolderExchanges(dir);
-    if (existsSync(partPath)) {
-      const text = readFileSync(partPath, 'utf8');
-      const left = partExchanges(text);
-      recovered = left.length;
-      found.push(...left);
-      // A line the kill cut is cut off, so that this run's lines start on a line of their own.
-      partStart = Buffer.byteLength(text.slice(0, text.lastIndexOf('\n') + 1));
-      if (partStart !== statSync(partPath).size) truncateSync(partPath, partStart);
-    }
+    opened = readFolder(dir, partPath);
   } catch (error) {
     lock.release();
     throw error;
   }
+  const { found, recovered } = opened;
   /** Exchanges per key when the folder was opened. */
   const recorded = new Map<string, number>();
   for (const exchange of found) {
@@ -133,73 +205,12 @@ export function openRecordingFolder(dir: string, options: OpenFolderOptions = {}
   // A killed run's exchanges are in the part file only: the next write puts them in the HAR.
   let dirty = recovered > 0;
   let closed = false;
-  let fd: number | undefined;
-  let written = partStart;
-  /** Lines the part file could not take (a full disk): kept here, written with the folder's files. */
-  const unwritten: string[] = [];
-
-  // Appended in batches, a moment after they come: one write per batch, not per request. A
-  // batch is one synchronous write (page cache: tens of µs for a busy recorder's 50 ms), so what
-  // was appended is in the file whenever the folder is read back.
-  let pending: string[] = [];
-  let timer: NodeJS.Timeout | undefined;
-  const drain = () => {
-    if (timer) clearTimeout(timer);
-    timer = undefined;
-    const batch = pending;
-    pending = [];
-    if (!batch.length) return;
-    if (unwritten.length) return void unwritten.push(...batch);
-    const text = batch.join('');
-    try {
-      // Opened here, not at open: a folder that records nothing gets no part file.
-      fd ??= openSync(partPath, 'a', 0o600);
-      const bytes = Buffer.from(text);
-      let at = 0;
-      while (at < bytes.length) at += writeSync(fd, bytes, at);
-      written += bytes.length;
-    } catch (error) {
-      // The part keeps its whole batches only; from now on lines stay in memory.
-      try {
-        if (fd !== undefined) ftruncateSync(fd, written);
-      } catch {
-        // Left as it is: the reads stop at `written` anyway.
-      }
-      unwritten.push(...batch);
-      options.onWriteError?.(error as Error);
-    }
-  };
-  /** This run's exchanges: read back from the part file, and those it could not take. */
-  const thisRun = (): Exchange[] => {
-    drain();
-    const kept: Exchange[] = [];
-    if (written > partStart) {
-      const bytes = Buffer.alloc(written - partStart);
-      const reader = openSync(partPath, 'r');
-      try {
-        let at = 0;
-        while (at < bytes.length) {
-          const read = readSync(reader, bytes, at, bytes.length - at, partStart + at);
-          if (read === 0) break;
-          at += read;
-        }
-      } finally {
-        closeSync(reader);
-      }
-      for (const line of bytes.toString('utf8').split('\n')) if (line) kept.push(parsePartLine(line));
-    }
-    for (const line of unwritten) kept.push(parsePartLine(line));
-    return kept;
-  };
+  const part = partAppender(partPath, opened.partStart, options.onWriteError);
   const keep = (line: string) => {
     if (closed) throw new Error(`${dir}: the recording folder is closed`);
-    pending.push(line);
+    part.push(line);
     added++;
     dirty = true;
-    if (!timer) {
-      timer = setTimeout(drain, JOURNAL_DELAY_MS);
-      timer.unref?.();
-    }
   };
   const addLine = (key: string, line: () => string): boolean => {
     const position = seen.get(key) ?? 0;
@@ -219,13 +230,13 @@ export function openRecordingFolder(dir: string, options: OpenFolderOptions = {}
   const addKeyed = (key: string, build: () => Exchange) => addLine(key, () => lineOf(build()));
   const flush = () => {
     if (!dirty) return;
-    writeRecording(dir, [...found, ...thisRun()]);
+    writeRecording(dir, [...found, ...part.readBack()]);
     dirty = false;
   };
 
   return {
     dir,
-    exchanges: () => [...found, ...thisRun()],
+    exchanges: () => [...found, ...part.readBack()],
     add: (exchange) => addKeyed(exchangeKey(exchange), () => exchange),
     addKeyed,
     addLine,
@@ -242,7 +253,7 @@ export function openRecordingFolder(dir: string, options: OpenFolderOptions = {}
       } finally {
         // Failed, the part stays (the next run takes it in).
         closed = true;
-        if (fd !== undefined) closeSync(fd);
+        part.close();
         lock.release();
       }
     },
