@@ -65,8 +65,12 @@ export class SharedStoreError extends Error {
 
 const CONNECT_TIMEOUT_MS = 5000;
 
-async function connect(url: string): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: 'shipmock' });
+/** What a process's connections are named once it has its number: other processes see it alive while one is open. */
+const SESSION_NAME = 'shipmock:';
+const sessionName = (processNumber?: number) => (processNumber === undefined ? 'shipmock' : `${SESSION_NAME}${processNumber}`);
+
+async function connect(url: string, processNumber?: number): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: sessionName(processNumber) });
   // An idle connection that breaks must not end the process (pg emits 'error' on the client).
   client.on('error', () => {});
   try {
@@ -93,7 +97,8 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   }
   try {
     const processNumber = await migrate(client, url);
-    const store = createSharedStore(createPostgresBackend(url, client), processNumber, options);
+    await client.query(`SET application_name = '${sessionName(processNumber)}'`);
+    const store = createSharedStore(createPostgresBackend(url, client, processNumber), processNumber, options);
     await store.load();
     return { store, processNumber };
   } catch (error) {
@@ -169,12 +174,12 @@ async function seedTokenSecret(client: pg.Client): Promise<void> {
  * (`clock_timestamp()` after the lock or the head is had, and after COMMIT) for `serialMs`. Every batch takes the wide lock first and at most
  * one account lock, so no two batches wait for each other in a cycle.
  */
-function createPostgresBackend(url: string, firstClient: pg.Client): SharedBackend {
+function createPostgresBackend(url: string, firstClient: pg.Client, processNumber: number): SharedBackend {
   let client: pg.Client | undefined = firstClient;
 
   async function database(): Promise<pg.Client> {
     if (client) return client;
-    const connected = await connect(url);
+    const connected = await connect(url, processNumber);
     connected.on('error', () => {
       if (client === connected) client = undefined;
     });
@@ -231,7 +236,19 @@ function createPostgresBackend(url: string, firstClient: pg.Client): SharedBacke
       void broken?.end().catch(() => {});
     },
     feed(name, capacity, origin, onError) {
-      return createPostgresFeed({ connect: () => connect(url), name, capacity, origin, onError });
+      return createPostgresFeed({ connect: () => connect(url, processNumber), name, capacity, origin, onError });
+    },
+    // A killed process's connections close with it (the kernel closes its sockets); a slow or
+    // stopped one keeps them open. Read on a connection of its own: the batch connection may be
+    // inside a batch's transaction, where PostgreSQL's activity view is a snapshot.
+    async liveProcesses() {
+      const reader = await connect(url, processNumber);
+      try {
+        const { rows } = await reader.query<{ name: string }>('SELECT DISTINCT application_name AS name FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE $1', [`${SESSION_NAME}%`]);
+        return new Set(rows.map((row) => Number(row.name.slice(SESSION_NAME.length))).filter(Number.isInteger));
+      } finally {
+        await reader.end().catch(() => {});
+      }
     },
     async close() {
       await client?.end().catch(() => {});

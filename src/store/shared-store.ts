@@ -126,6 +126,12 @@ export interface SharedBackend {
   /** An append-only feed of every process (the journal). */
   /** `origin`: this process's number (a process does not hear its own clears back). */
   feed<T>(name: string, capacity: number, origin: number, onError: (error: Error) => void): SharedFeed<T> & { close(): void };
+  /**
+   * The processes whose database session is open now (PostgreSQL: their named connections); a
+   * process that was killed is not among them, one that is only slow is. Absent: not known (the
+   * heartbeat alone decides, SQLite's shared layout).
+   */
+  liveProcesses?(): Promise<ReadonlySet<number>>;
   /** Releases the connection. */
   close(): Promise<void>;
 }
@@ -212,7 +218,7 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
   // The heartbeat and the claims of a stopped process's work: not wide (a wide batch every second per process would stop every account's).
   const ownLock: BatchLock = backend.accountLocks ? { kind: 'process', process: processNumber } : WIDE;
   const ownWork = (work: () => void): Promise<void> => unitInBatch({ enter, settle }, work, ownLock);
-  const process = sharedProcess(processNumber, () => memory.system, ownWork, { now, onBeat: beat });
+  const process = sharedProcess(processNumber, () => memory.system, ownWork, { now, onBeat: beat, live: backend.liveProcesses && (() => backend.liveProcesses!()) });
 
   const store: Store & { load(): Promise<void>; lockStats(): LockStats } = Object.assign(workingSetOf(memory), {
     durable: true,
@@ -713,7 +719,7 @@ function unitInBatch<T>(batches: { enter(member: object, lock: BatchLock): Promi
 }
 
 /** This process among those sharing the store: its number, its own random stream, the work it owns. */
-function sharedProcess(processNumber: number, system: () => Scope, transaction: (work: () => void) => Promise<void>, heartbeat: { now: () => number; onBeat: (at: number) => void }): StoreProcess {
+function sharedProcess(processNumber: number, system: () => Scope, transaction: (work: () => void) => Promise<void>, heartbeat: { now: () => number; onBeat: (at: number) => void; live?: () => Promise<ReadonlySet<number>> }): StoreProcess {
   return {
     number: processNumber,
     // Far-apart points of one 2^32 cycle: two processes started with one seed never hand out the

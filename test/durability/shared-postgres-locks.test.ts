@@ -1,10 +1,11 @@
+import { createServer } from 'node:http';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { openPostgresStore } from '../../src/store/postgres-store.js';
 import { StoreUnavailableError, type Store } from '../../src/store/store.js';
 import { holdLocks, waitingOnLocks } from './advisory-locks.js';
 import { throwawayPostgresForFile, type ThrowawayPostgres } from '../support/postgres.js';
-import { bookingSetup, call, companyAuth, expectStatus, newAccount, startChild, until, type Answer, type ChildMock } from './child-mock.js';
+import { bookingSetup, call, companyAuth, expectStatus, holdsFor, newAccount, startChild, until, type Answer, type ChildMock } from './child-mock.js';
 
 /**
  * Issue 27: the account is the unit of locking of a shared PostgreSQL store. A batch of one
@@ -48,6 +49,18 @@ async function stopOutsideTransactions(url: string, mock: ChildMock): Promise<vo
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     throw new Error('the process was inside a transaction at every attempt to stop it');
+  } finally {
+    await client.end();
+  }
+}
+
+/** Which process owns a webhook delivery, as the database holds it (what every process would pull). */
+async function deliveryOwner(url: string, deliveryId: string): Promise<number | undefined> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ body: string }>("SELECT body FROM shipmock_items WHERE scope = 'system' AND collection = 'webhook-deliveries' AND id = $1", [deliveryId]);
+    return (JSON.parse(rows[0].body) as { owner?: number }).owner;
   } finally {
     await client.end();
   }
@@ -218,4 +231,52 @@ describe('a shared PostgreSQL store locks per account', () => {
     await one.transaction(() => {}, 'request');
     expect(one.account('b').collection<{ id: string }>('things').has('b1')).toBe(true);
   }, 60_000);
+});
+
+describe('a shared PostgreSQL store tells a slow process from a stopped one', () => {
+  it('leaves the work of a process that is silent but whose session is open with it: no takeover, its delivery sent once, by it', async () => {
+    const received: { deliveryId: string; attempt: number; status: number }[] = [];
+    const receiver = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        // The first attempt fails, so the delivery waits for its retry on its owner; the retry is accepted.
+        const status = received.length === 0 ? 500 : 204;
+        received.push({ deliveryId: String(req.headers['shipmock-delivery-id']), attempt: Number(req.headers['shipmock-delivery-attempt']), status });
+        res.writeHead(status).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const hookUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+      const { url, p, q } = await twoProcesses(['--clock', 'manual', '--clock-start', '2026-03-02T08:00:00Z']);
+      const account = await newAccount(p);
+      await expectStatus(call(p.url, 'POST', '/v1/event-channels', { auth: account.auth, body: { name: 'hooks', topics: ['ADDRESS'], webhook: { url: hookUrl } } }), 201, 'channel');
+      await expectStatus(call(p.url, 'POST', '/v1/addresses', { auth: account.auth, body: berlin }), 201, 'address');
+      const [waiting] = await until('the delivery waits for its retry on P', async () => (await expectStatus(call(p.url, 'GET', '/__admin/deliveries', { admin: true }), 200, 'deliveries')).items, (items: any[]) => items[0]?.status === 'RETRYING');
+
+      // P goes silent (stopped between its transactions, its connections open: a process that is
+      // only slow looks the same) for twice the 5 s after which a stopped one's work is adopted.
+      await stopOutsideTransactions(url, p);
+      try {
+        const owner = await deliveryOwner(url, waiting.id);
+        await holdsFor('no process adopts the delivery of P', () => deliveryOwner(url, waiting.id), (now) => now === owner, 10_000);
+      } finally {
+        p.child.kill('SIGCONT');
+      }
+
+      // P is back: its retry falls due and P sends it; the receiver saw each attempt once.
+      await expectStatus(call(q.url, 'POST', '/__admin/clock/advance', { admin: true, body: { duration: 'PT1M' } }), 200, 'advance clock');
+      const delivered = await until('P delivers it', async () => expectStatus(call(p.url, 'GET', `/__admin/deliveries/${waiting.id}`, { admin: true }), 200, 'delivery'), (delivery: any) => delivery.status === 'DELIVERED', 15_000);
+      expect(delivered.attempts.map((attempt: any) => [attempt.attempt, attempt.statusCode ?? attempt.errorCode])).toEqual([
+        [1, 500],
+        [2, 204],
+      ]);
+      expect(received.map((r) => [r.deliveryId, r.attempt, r.status])).toEqual([
+        [waiting.id, 1, 500],
+        [waiting.id, 2, 204],
+      ]);
+    } finally {
+      receiver.close();
+    }
+  }, 120_000);
 });
