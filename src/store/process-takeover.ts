@@ -113,7 +113,8 @@ export function watchAbandonedWork<T extends OwnedWork>(
         if (askSessions && store.live) {
           askSessions = false;
           const asked = now();
-          // Not known (the database cannot be asked now): the heartbeat alone decides until it can.
+          // Not known (the database could not be asked): asked again at the next beat that needs it;
+          // meanwhile a silent owner's work is taken only after PRESUMED_HUNG_MS.
           store.live().then(
             (live) => (sessions = { at: asked, live }),
             () => (sessions = undefined),
