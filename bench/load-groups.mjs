@@ -19,7 +19,9 @@ async function readCounters(urls) {
     // Once more when the server closed the keep-alive socket that sat idle during the load.
     const get = () => fetch(url, { headers: { 'X-Shipmock-Admin': '1' } });
     const counters = await (await get().catch(get)).json();
-    for (const [key, value] of Object.entries(counters)) if (typeof value === 'number') sum[key] = (sum[key] ?? 0) + value;
+    // Nested counters (byLock, reads) as `reads.batches`.
+    const flat = Object.entries(counters).flatMap(([key, value]) => (value && typeof value === 'object' ? Object.entries(value).map(([sub, inner]) => [`${key}.${sub}`, inner]) : [[key, value]]));
+    for (const [key, value] of flat) if (typeof value === 'number') sum[key] = (sum[key] ?? 0) + value;
   }
   return sum;
 }

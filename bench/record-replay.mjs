@@ -7,7 +7,7 @@
 // `--record --against DIR`: also `record` of another built checkout (its bin/ and dist/), in the same rounds.
 //   --record  the latency `record` adds to `proxy` at c=10 (budget ≤ 10 %): the same GET and POST
 //             through each, rounds alternating so a noisy machine's drift falls on both; each run
-//             a fresh process after 1,000 requests of warm-up, short enough that record keeps
+//             a fresh process after 3,000 requests of warm-up, short enough that record keeps
 //             every exchange (one request is kept with at most 10,000 answers).
 //   --replay  a recording of 10,000 exchanges: start to first answer (budget ≤ 1 s) and p50 of a
 //             replayed request at 100 vs 10,000 exchanges (matching cost must not grow).

@@ -107,9 +107,10 @@ async function startCluster(databaseUrl, processes, accounts) {
 
 /**
  * The serial fraction s: the time per request in critical sections that span accounts
- * (`serialMs`: wide batches held, commits taking their turn for a change number; before
- * per-account locks every batch was wide) over one process's time per request (1 / its req/s);
- * Amdahl then bounds N processes on N cores at 1 / (s + (1 − s) / N) times one process (projection).
+ * (`serialMs`, timed by PostgreSQL around the exact statements: wide batches holding the wide
+ * lock, other commits holding the head row from taking their change number to COMMIT done) over
+ * one process's time per request (1 / its req/s); Amdahl then bounds N processes on N cores at
+ * 1 / (s + (1 − s) / N) times one process (projection).
  */
 export function serialFraction(run, oneProcessRps) {
   const holdPerRequestMs = run.serialMs / Math.max(1, run.members);
@@ -145,11 +146,11 @@ const fmt = (n, digits = 2) => Number(n).toFixed(digits);
 
 function printRows(rows, options) {
   const procs = options.processes;
-  console.log(`\n| delay each way | request | processes × accounts | req/s | p50 / p99 ms | non-2xx | requests per batch | lock wait ms per batch | lock hold ms per batch | lock wait / hold ms per request (amortised) |\n|---|---|---|---|---|---|---|---|---|---|`);
+  console.log(`\n| delay each way | request | processes × accounts | req/s | p50 / p99 ms | non-2xx | requests per batch | lock wait ms per batch | lock hold ms per batch | lock wait / hold ms per request (amortised) | read batches (committed / run again) | serial ms per request |\n|---|---|---|---|---|---|---|---|---|---|---|---|`);
   for (const r of rows) {
     for (const [label, run] of [[`1 × ${procs}`, r.one], [`${procs} × ${procs}`, r.many], [`${procs} × 1`, r.oneAccount]]) {
       const perBatch = (value) => fmt(value / Math.max(1, run.batches));
-      console.log(`| ${r.delayMs} ms (SELECT 1: ${fmt(r.roundTripMs)} ms) | ${r.kind} | ${label} | ${run.rps} | ${run.p50} / ${run.p99} | ${run.non2xx} | ${perBatch(run.members)} | ${perBatch(run.lockWaitMs)} | ${perBatch(run.lockHoldMs)} | ${fmt(run.lockWaitMs / Math.max(1, run.members), 3)} / ${fmt(run.lockHoldMs / Math.max(1, run.members), 3)} |`);
+      console.log(`| ${r.delayMs} ms (SELECT 1: ${fmt(r.roundTripMs)} ms) | ${r.kind} | ${label} | ${run.rps} | ${run.p50} / ${run.p99} | ${run.non2xx} | ${perBatch(run.members)} | ${perBatch(run.lockWaitMs)} | ${perBatch(run.lockHoldMs)} | ${fmt(run.lockWaitMs / Math.max(1, run.members), 3)} / ${fmt(run.lockHoldMs / Math.max(1, run.members), 3)} | ${run['reads.batches'] ?? 0} (${run['reads.committed'] ?? 0} / ${run['reads.retried'] ?? 0}) | ${fmt(run.serialMs / Math.max(1, run.members), 4)} |`);
     }
   }
   console.log(`\n| delay each way | request | ${procs}-proc / 1-proc req/s | lock busy (share of wall time held, ${procs} procs) | serial fraction s | Amdahl projection at 4 / 16 / 64 processes (× one process) |\n|---|---|---|---|---|---|`);

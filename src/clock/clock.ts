@@ -137,13 +137,7 @@ export function createClock(options: ClockOptions = {}): Clock {
     try {
       timer.fn();
     } catch (error) {
-      failures.count++;
-      failures.last = { at: new Date(now()).toISOString(), error: error instanceof Error ? error.message : String(error) };
-      try {
-        options.onTimerError?.(error);
-      } catch {
-        // a failing reporter must not undo the catch
-      }
+      recordTimerFailure(failures, now(), error, options.onTimerError);
     }
   }
 
@@ -216,6 +210,17 @@ export function createClock(options: ClockOptions = {}): Clock {
       rearmAll();
     },
   };
+}
+
+/** Counts a timer function that threw and keeps it as the latest, then tells the reporter (whose own throw is swallowed). */
+function recordTimerFailure(failures: TimerFailures, nowMs: number, error: unknown, report?: (error: unknown) => void): void {
+  failures.count++;
+  failures.last = { at: new Date(nowMs).toISOString(), error: error instanceof Error ? error.message : String(error) };
+  try {
+    report?.(error);
+  } catch {
+    // a failing reporter must not undo the catch
+  }
 }
 
 function parseStart(start: number | string | undefined): number | undefined {

@@ -16,12 +16,16 @@ export interface RecentEvents {
  *
  * @example const recent = createRecentEvents(events, store.parts); recent.find({ accountId, limit: 20 })
  */
-export function createRecentEvents(events: EventBus, parts: StateRegistry): RecentEvents {
+export function createRecentEvents(events: EventBus, parts: StateRegistry, afterCommit: (callback: () => void) => void = (callback) => callback()): RecentEvents {
   const recent: EventEnvelope[] = [];
-  events.subscribe((event) => {
-    recent.push(event);
-    if (recent.length > RECENT_EVENTS) recent.shift();
-  });
+  // Kept once the unit that published it is committed: an event of a unit that runs again (a
+  // shared store's read) or is refused never happened.
+  events.subscribe((event) =>
+    afterCommit(() => {
+      recent.push(event);
+      if (recent.length > RECENT_EVENTS) recent.shift();
+    }),
+  );
   parts.register({
     name: 'inspector-events',
     description: 'the newest published events, shown by the inspector',

@@ -2,8 +2,10 @@ import type { OpenApiDocument } from '../contract/load-contract.js';
 import type { Logger } from '../logging/logger.js';
 import { decodeBody } from '../proxy/upstream.js';
 import { startValidationProxy, type CapturedExchange, type ProxySummary, type ProxyViolation } from '../proxy/validation-proxy.js';
-import type { Exchange, ExchangeRequest } from '../recording/index.js';
+import { redactExchange, type Exchange, type ExchangeRequest } from '../recording/index.js';
+import { createHeaderRedactor } from '../util/redact.js';
 import { exchangeKey } from './exchange-key.js';
+import { partLine } from './part-line.js';
 import { MAX_ANSWERS_PER_REQUEST, openRecordingFolder, type RecordingFolder } from './recording-folder.js';
 
 export interface RecorderOptions {
@@ -53,16 +55,32 @@ export interface RunningRecorder {
 /** Header pairs (rawHeaders) as a recording keeps them: a repeated header's values joined (Set-Cookie with a newline). */
 function headerRecord(raw: string[]): Record<string, string> {
   const out: Record<string, string> = {};
-  const names = new Map<string, string>();
+  // A message has a few headers: the names before are compared (a lower-cased copy only for one of
+  // the same length) instead of a map of lower-cased names per message; with many, a map.
+  const names = raw.length > 64 ? new Map<string, string>() : undefined;
   for (let i = 0; i < raw.length; i += 2) {
-    const lower = raw[i].toLowerCase();
-    const name = names.get(lower);
-    if (name === undefined) {
-      names.set(lower, raw[i]);
-      out[raw[i]] = raw[i + 1];
-    } else out[name] = `${out[name]}${lower === 'set-cookie' ? '\n' : ', '}${raw[i + 1]}`;
+    let name: string | undefined;
+    if (names) {
+      const lower = raw[i].toLowerCase();
+      name = names.get(lower);
+      if (name === undefined) names.set(lower, raw[i]);
+    } else name = earlierName(raw, i);
+    if (name === undefined) out[raw[i]] = raw[i + 1];
+    else out[name] = `${out[name]}${name.length === 10 && name.toLowerCase() === 'set-cookie' ? '\n' : ', '}${raw[i + 1]}`;
   }
   return out;
+}
+
+/** The first name before position `i` that is raw[i] whatever its case. */
+function earlierName(raw: string[], i: number): string | undefined {
+  const name = raw[i];
+  let lower: string | undefined;
+  for (let j = 0; j < i; j += 2) {
+    const other = raw[j];
+    if (other === name) return other;
+    if (other.length === name.length && other.toLowerCase() === (lower ??= name.toLowerCase())) return other;
+  }
+  return undefined;
 }
 
 /** One strict decoder for every body (a decoder per exchange cost more than the decoding; decode() without `stream` keeps no state between calls). */
@@ -117,6 +135,23 @@ export function recordedExchangeOf(captured: CapturedExchange, origin: string, r
 }
 
 /**
+ * What `shipmock record` does with each exchange the proxy hands it: the key first, from the
+ * request alone; the answer is converted only when it is kept, straight to its part-file line,
+ * secrets shortened (a client sends the same credentials with every request: a header redactor
+ * shortens each once). True when the folder kept it.
+ *
+ * @example const keep = exchangeKeeper(folder, 'https://staging.example.com'); keep(captured);
+ */
+export function exchangeKeeper(folder: RecordingFolder, origin: string): (captured: CapturedExchange) => boolean {
+  const redactHeaderValue = createHeaderRedactor();
+  return (captured) => {
+    const url = new URL(captured.target, origin);
+    const request = recordedRequestOf(captured, origin, url);
+    return folder.addLine(exchangeKey({ request }, url), () => partLine(redactExchange(recordedExchangeOf(captured, origin, request), redactHeaderValue)));
+  };
+}
+
+/**
  * `shipmock record`: the validating proxy (src/proxy/validation-proxy.ts) in front of the real
  * service, keeping every exchange it forwards in a recording folder — a HAR 1.2 file and a
  * scenario that answers the recorded responses (src/record/recording-files.ts). Each exchange
@@ -134,6 +169,7 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
   const contractBreaks: ContractBreak[] = [];
   let contractBreakCount = 0;
   const origin = new URL(options.upstream).origin;
+  const keep = exchangeKeeper(folder, origin);
   // Kept after the answers were sent: the exchanges answered in one turn of the event loop are
   // converted together in the turn after (one setImmediate), off every request's path.
   let queued: CapturedExchange[] = [];
@@ -144,10 +180,7 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
     queued = [];
     for (const captured of batch) {
       try {
-        // The key first, from the request alone: the answer is converted only when it is kept.
-        const url = new URL(captured.target, origin);
-        const request = recordedRequestOf(captured, origin, url);
-        folder.addKeyed(exchangeKey({ request }, url), () => recordedExchangeOf(captured, origin, request));
+        keep(captured);
       } catch (error) {
         options.logger?.error({ err: error, method: captured.method, target: captured.target }, 'the exchange could not be recorded');
       }

@@ -1,8 +1,9 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { exchangeToHarEntry, type Exchange } from '../recording/index.js';
+import { exchangeToHarEntry, redactExchange, type Exchange } from '../recording/index.js';
+import { parsePartLine, partLine } from './part-line.js';
 import { HAR_FILE, SCENARIO_FILE, writeRecording } from './recording-files.js';
 import { openRecordingFolder, PART_FILE } from './recording-folder.js';
 
@@ -80,8 +81,14 @@ describe('a recording folder writes what the converter writes', () => {
         // not written yet
       }
     }
-    expect(part).toBe(exchanges().map((exchange) => `${JSON.stringify(exchangeToHarEntry(exchange))}\n`).join(''));
+    // One line per exchange, holding what the converter makes of it (secrets shortened), nothing more or less.
+    const lines = part.split('\n');
+    expect(lines.pop()).toBe('');
+    expect(lines.map((line) => parsePartLine(line))).toEqual(exchanges().map((exchange) => redactExchange(exchange)));
+    // Nothing of this run is kept in memory but what the folder held: the files are built from the part.
+    expect(folder.exchanges()).toEqual(exchanges().map((exchange) => redactExchange(exchange)));
     folder.close();
+    expect(existsSync(partPath)).toBe(false);
 
     const har = readFileSync(join(dir, HAR_FILE), 'utf8');
     const scenario = readFileSync(join(dir, SCENARIO_FILE), 'utf8');
@@ -93,4 +100,51 @@ describe('a recording folder writes what the converter writes', () => {
       expect(part).not.toContain(secret);
     }
   });
+
+  it('takes in what a killed run left in the part (its lines, an older HAR-entry line, not the line cut by the kill) and appends after it', async () => {
+    const all = exchanges();
+    const dir = folderDir();
+    mkdirSync(dir, { recursive: true });
+    writeRecording(dir, all);
+    const expectedHar = readFileSync(join(dir, HAR_FILE), 'utf8');
+    const expectedScenario = readFileSync(join(dir, SCENARIO_FILE), 'utf8');
+    unlinkSync(join(dir, HAR_FILE));
+    unlinkSync(join(dir, SCENARIO_FILE));
+
+    // What a killed run leaves: two lines of its own, one HAR entry of an older shipmock, and a line cut mid-write.
+    const cut = partLine(redactExchange(all[3]));
+    writeFileSync(join(dir, PART_FILE), `${partLine(redactExchange(all[0]))}${JSON.stringify(exchangeToHarEntry(all[1]))}\n${partLine(redactExchange(all[2]))}${cut.slice(0, cut.length / 2)}`);
+    const folder = openRecordingFolder(dir);
+    expect(folder.counts()).toMatchObject({ found: 3, added: 0 });
+    // The cut exchange and the last come again: kept after what was found, on lines of their own.
+    expect(folder.add(all[3])).toBe(true);
+    expect(folder.add(all[4])).toBe(true);
+    expect(folder.add(all[0])).toBe(false);
+    folder.close();
+    expect(readFileSync(join(dir, HAR_FILE), 'utf8')).toBe(expectedHar);
+    expect(readFileSync(join(dir, SCENARIO_FILE), 'utf8')).toBe(expectedScenario);
+    expect(existsSync(join(dir, PART_FILE))).toBe(false);
+  });
+
+  it('a killed run loses at most its last 50 ms: what it appended is in the part, secrets shortened', async () => {
+    const dir = folderDir();
+    const folder = openRecordingFolder(dir);
+    for (const exchange of exchanges()) folder.add(exchange);
+    const partPath = join(dir, PART_FILE);
+    let part = '';
+    for (let waited = 0; waited < 5000 && part.split('\n').length <= exchanges().length; waited += 20) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      if (existsSync(partPath)) part = readFileSync(partPath, 'utf8');
+    }
+    // The run "dies" here: its folder is read by the next one as it is on disk.
+    const copy = folderDir();
+    mkdirSync(copy, { recursive: true });
+    writeFileSync(join(copy, PART_FILE), part);
+    folder.close();
+    const next = openRecordingFolder(copy);
+    expect(next.exchanges()).toEqual(exchanges().map((exchange) => redactExchange(exchange)));
+    next.close();
+    for (const secret of SECRETS) expect(readFileSync(join(copy, HAR_FILE), 'utf8')).not.toContain(secret);
+  });
 });
+

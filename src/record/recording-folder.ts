@@ -1,8 +1,9 @@
-import { createWriteStream, existsSync, openSync, readFileSync, unlinkSync, type WriteStream } from 'node:fs';
+import { closeSync, existsSync, ftruncateSync, openSync, readFileSync, readSync, statSync, truncateSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { exchangeToHarEntry, harToExchanges, HAR_CREATOR, type Exchange } from '../recording/index.js';
+import { harToExchanges, HAR_CREATOR, redactExchange, type Exchange } from '../recording/index.js';
 import { exchangeKey } from './exchange-key.js';
 import { lockRecordingFolder } from './folder-lock.js';
+import { isPartLine, parsePartLine, partLine } from './part-line.js';
 import { HAR_FILE, readFolderExchanges, writeRecording } from './recording-files.js';
 
 /**
@@ -15,14 +16,15 @@ import { HAR_FILE, readFolderExchanges, writeRecording } from './recording-files
  * new only if that run had fewer. So a client that runs the same flow twice records nothing the
  * second time, and a flow that goes one request further records just that one.
  *
- * While a run records, each new exchange is appended, secrets shortened, as one HAR entry per
- * line to `recording.har.part` (in batches every 50 ms, off the request's path); `close` writes the
- * HAR file and the scenario whole and removes the part. A run that was killed leaves the part
- * behind, and the next one to open the folder takes its exchanges in: nothing recorded is lost.
+ * While a run records, each new exchange is appended, secrets shortened, as one compact line
+ * (src/record/part-line.ts) to `recording.har.part` (in batches every 50 ms, off the request's
+ * path), and not kept in memory; `close` writes the HAR file and the scenario whole from what the
+ * folder held and the part, and removes the part. A run that was killed leaves the part behind,
+ * and the next one to open the folder takes its exchanges in: nothing recorded is lost.
  */
 export interface RecordingFolder {
   readonly dir: string;
-  /** Every exchange in the folder, those found at open first, in recording order. */
+  /** Every exchange in the folder, those found at open first, in recording order (this run's read back from the part file). */
   exchanges(): readonly Exchange[];
   /** Keeps the exchange unless the folder has it already; true when it was new. */
   add(exchange: Exchange): boolean;
@@ -32,6 +34,12 @@ export interface RecordingFolder {
    * request's bound, is never converted.
    */
   addKeyed(key: string, build: () => Exchange): boolean;
+  /**
+   * As addKeyed, for an exchange given as its part-file line, built only when it is kept:
+   * partLine of the exchange with its secrets shortened (redactExchange). A recorder's way: the
+   * line is all that is made of an exchange while it runs.
+   */
+  addLine(key: string, line: () => string): boolean;
   /** Keeps the exchange whatever the folder has (a replay's miss: a position not recorded yet). */
   append(exchange: Exchange): void;
   /** Exchanges found at open (a killed run's included), kept by this run, left out as already recorded, and past a request's bound of answers. */
@@ -48,7 +56,7 @@ export const MAX_ANSWERS_PER_REQUEST = 10_000;
 /** How long new exchanges wait to be appended together (a kill loses at most these). */
 const JOURNAL_DELAY_MS = 50;
 
-/** The append-only file of a run's exchanges, one HAR entry per line, until the run closes. */
+/** The append-only file of a run's exchanges, one line each (src/record/part-line.ts), until the run closes. */
 export const PART_FILE = `${HAR_FILE}.part`;
 
 export interface OpenFolderOptions {
@@ -56,19 +64,111 @@ export interface OpenFolderOptions {
   onWriteError?: (error: Error) => void;
 }
 
-/** The exchanges a killed run appended to the part file; a line cut by the kill is left out. */
-function readPart(path: string): Exchange[] {
-  if (!existsSync(path)) return [];
-  const entries: unknown[] = [];
-  for (const line of readFileSync(path, 'utf8').split('\n')) {
+/** The exchanges of part-file text: partLines, or HAR entries (a killed run of an older shipmock); a line cut by a kill is left out. */
+function partExchanges(text: string): Exchange[] {
+  const exchanges: Exchange[] = [];
+  let entries: unknown[] = [];
+  const takeEntries = () => {
+    if (entries.length) exchanges.push(...harToExchanges({ log: { version: '1.2', creator: HAR_CREATOR, entries } }).exchanges);
+    entries = [];
+  };
+  for (const line of text.split('\n')) {
     if (!line.trim()) continue;
     try {
-      entries.push(JSON.parse(line));
+      if (isPartLine(line)) {
+        const exchange = parsePartLine(line);
+        takeEntries();
+        exchanges.push(exchange);
+      } else entries.push(JSON.parse(line));
     } catch {
       // The last line, cut mid-write.
     }
   }
-  return entries.length ? harToExchanges({ log: { version: '1.2', creator: HAR_CREATOR, entries } }).exchanges : [];
+  takeEntries();
+  return exchanges;
+}
+
+/** What a folder holds when opened: its HAR's exchanges and a killed run's, and where this run's part lines start. */
+function readFolder(dir: string, partPath: string): { found: Exchange[]; recovered: number; partStart: number } {
+  const found = readFolderExchanges(dir);
+  if (!existsSync(partPath)) return { found, recovered: 0, partStart: 0 };
+  const text = readFileSync(partPath, 'utf8');
+  const left = partExchanges(text);
+  found.push(...left);
+  // A line the kill cut is cut off, so that this run's lines start on a line of their own.
+  const partStart = Buffer.byteLength(text.slice(0, text.lastIndexOf('\n') + 1));
+  if (partStart !== statSync(partPath).size) truncateSync(partPath, partStart);
+  return { found, recovered: left.length, partStart };
+}
+
+/**
+ * A run's lines in the part file, from `partStart` on: appended in batches, a moment after they
+ * come — one write per batch, not per request. A batch is one synchronous write (page cache: tens
+ * of µs for a busy recorder's 50 ms), so what was appended is in the file whenever it is read back.
+ */
+function partAppender(partPath: string, partStart: number, onWriteError: ((error: Error) => void) | undefined) {
+  let fd: number | undefined;
+  let written = partStart;
+  /** Lines the part file could not take (a full disk): kept here, written with the folder's files. */
+  const unwritten: string[] = [];
+  let pending: string[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  const drain = () => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    const batch = pending;
+    pending = [];
+    if (!batch.length) return;
+    if (unwritten.length) return void unwritten.push(...batch);
+    try {
+      // Opened here, not at open: a folder that records nothing gets no part file.
+      fd ??= openSync(partPath, 'a', 0o600);
+      const bytes = Buffer.from(batch.join(''));
+      let at = 0;
+      while (at < bytes.length) at += writeSync(fd, bytes, at);
+      written += bytes.length;
+    } catch (error) {
+      // The part keeps its whole batches only; from now on lines stay in memory.
+      try {
+        if (fd !== undefined) ftruncateSync(fd, written);
+      } catch {
+        // Left as it is: the reads stop at `written` anyway.
+      }
+      unwritten.push(...batch);
+      onWriteError?.(error as Error);
+    }
+  };
+  return {
+    push(line: string) {
+      pending.push(line);
+      if (!timer) {
+        timer = setTimeout(drain, JOURNAL_DELAY_MS);
+        timer.unref?.();
+      }
+    },
+    /** The run's exchanges: read back from the part file, and those it could not take. */
+    readBack(): Exchange[] {
+      drain();
+      const kept: Exchange[] = [];
+      if (written > partStart) {
+        const bytes = Buffer.alloc(written - partStart);
+        const reader = openSync(partPath, 'r');
+        try {
+          for (let at = 0, read = -1; at < bytes.length && read !== 0; at += read) read = readSync(reader, bytes, at, bytes.length - at, partStart + at);
+        } finally {
+          closeSync(reader);
+        }
+        for (const line of bytes.toString('utf8').split('\n')) if (line) kept.push(parsePartLine(line));
+      }
+      for (const line of unwritten) kept.push(parsePartLine(line));
+      return kept;
+    },
+    close() {
+      if (timer) clearTimeout(timer);
+      if (fd !== undefined) closeSync(fd);
+      fd = undefined;
+    },
+  };
 }
 
 /**
@@ -83,21 +183,17 @@ function readPart(path: string): Exchange[] {
 export function openRecordingFolder(dir: string, options: OpenFolderOptions = {}): RecordingFolder {
   const lock = lockRecordingFolder(dir);
   const partPath = join(dir, PART_FILE);
-  let all: Exchange[];
-  let recovered: number;
+  let opened: ReturnType<typeof readFolder>;
   try {
-    all = readFolderExchanges(dir);
-    const left = readPart(partPath);
-    recovered = left.length;
-    all.push(...left);
+    opened = readFolder(dir, partPath);
   } catch (error) {
     lock.release();
     throw error;
   }
-  const found = all.length;
+  const { found, recovered } = opened;
   /** Exchanges per key when the folder was opened. */
   const recorded = new Map<string, number>();
-  for (const exchange of all) {
+  for (const exchange of found) {
     const key = exchangeKey(exchange);
     recorded.set(key, (recorded.get(key) ?? 0) + 1);
   }
@@ -109,49 +205,14 @@ export function openRecordingFolder(dir: string, options: OpenFolderOptions = {}
   // A killed run's exchanges are in the part file only: the next write puts them in the HAR.
   let dirty = recovered > 0;
   let closed = false;
-  let part: WriteStream | undefined;
-
-  // Appended in batches, a moment after they come: one write per batch, not per request. Each
-  // exchange's HAR line is built in the turn after its answer (a setImmediate), so the work is
-  // spread over the turns that made it; built all at once when the batch is written, a 50 ms
-  // batch of a busy recorder blocked every request behind it for milliseconds (POST +30 % latency at c=10).
-  let pending: { exchange: Exchange; line?: string }[] = [];
-  let timer: NodeJS.Timeout | undefined;
-  const lineOf = (exchange: Exchange) => `${JSON.stringify(exchangeToHarEntry(exchange))}\n`;
-  const drain = () => {
-    timer = undefined;
-    const batch = pending;
-    pending = [];
-    if (!batch.length || closed) return;
-    if (!part) {
-      // Opened here, not by the stream later: once `close` removed the file, nothing may create it again.
-      part = createWriteStream(partPath, { fd: openSync(partPath, 'a', 0o600) });
-      part.on('error', (error) => options.onWriteError?.(error));
-    }
-    part.write(batch.map((item) => item.line ?? lineOf(item.exchange)).join(''));
-  };
-  const journal = (exchange: Exchange) => {
-    const item: { exchange: Exchange; line?: string } = { exchange };
-    pending.push(item);
-    setImmediate(() => {
-      if (closed || item.line !== undefined) return;
-      try {
-        item.line = lineOf(exchange);
-      } catch {
-        // Left to the batch's write, which meets the same error where it always did.
-      }
-    });
-    timer ??= setTimeout(drain, JOURNAL_DELAY_MS);
-    timer.unref?.();
-  };
-  const keep = (exchange: Exchange) => {
+  const part = partAppender(partPath, opened.partStart, options.onWriteError);
+  const keep = (line: string) => {
     if (closed) throw new Error(`${dir}: the recording folder is closed`);
-    all.push(exchange);
+    part.push(line);
     added++;
     dirty = true;
-    journal(exchange);
   };
-  const addKeyed = (key: string, build: () => Exchange): boolean => {
+  const addLine = (key: string, line: () => string): boolean => {
     const position = seen.get(key) ?? 0;
     seen.set(key, position + 1);
     if (position < (recorded.get(key) ?? 0)) {
@@ -162,33 +223,37 @@ export function openRecordingFolder(dir: string, options: OpenFolderOptions = {}
       dropped++;
       return false;
     }
-    keep(build());
+    keep(line());
     return true;
   };
+  const lineOf = (exchange: Exchange) => partLine(redactExchange(exchange));
+  const addKeyed = (key: string, build: () => Exchange) => addLine(key, () => lineOf(build()));
   const flush = () => {
     if (!dirty) return;
-    writeRecording(dir, all);
+    writeRecording(dir, [...found, ...part.readBack()]);
     dirty = false;
   };
 
   return {
     dir,
-    exchanges: () => all,
+    exchanges: () => [...found, ...part.readBack()],
     add: (exchange) => addKeyed(exchangeKey(exchange), () => exchange),
     addKeyed,
-    append: keep,
-    counts: () => ({ found, added, known, dropped }),
+    addLine,
+    append: (exchange) => keep(lineOf(exchange)),
+    counts: () => ({ found: found.length, added, known, dropped }),
     flush,
     close() {
       if (closed) return;
-      closed = true;
-      if (timer) clearTimeout(timer);
       try {
         flush();
-        // Everything is in the HAR file now: the part is no longer needed (its stream may still be writing; the file goes with it).
-        part?.end();
+        closed = true;
+        // Everything is in the HAR file now: the part is no longer needed.
         if (existsSync(partPath)) unlinkSync(partPath);
       } finally {
+        // Failed, the part stays (the next run takes it in).
+        closed = true;
+        part.close();
         lock.release();
       }
     },

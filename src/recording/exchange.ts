@@ -49,20 +49,21 @@ export interface Exchange {
  * `*-Token`/`*-Secret`/`*-Key` headers, tokens and client or webhook secrets in JSON and form
  * bodies, secret query parameters and URL passwords. Every way out of src/recording (a scenario,
  * a HAR entry) goes through it, so no recording holds a usable credential. Idempotent.
+ * `redactHeaderValue`: redactHeader, or a redactor that remembers (createHeaderRedactor) — same results.
  *
  * @example redactExchange(exchange).request.headers.authorization // 'Bearer eyJhbG…'
  */
-export function redactExchange(exchange: Exchange): Exchange {
+export function redactExchange(exchange: Exchange, redactHeaderValue: (name: string, value: string) => string = redactHeader): Exchange {
   return {
     ...exchange,
-    request: { ...exchange.request, url: redactUrl(exchange.request.url), headers: redactAll(exchange.request.headers), body: redactText(exchange.request.body, exchange.request.headers) },
-    response: { ...exchange.response, headers: redactAll(exchange.response.headers), body: redactText(exchange.response.body, exchange.response.headers) },
+    request: { ...exchange.request, url: redactUrl(exchange.request.url), headers: redactAll(exchange.request.headers, redactHeaderValue), body: redactText(exchange.request.body, exchange.request.headers) },
+    response: { ...exchange.response, headers: redactAll(exchange.response.headers, redactHeaderValue), body: redactText(exchange.response.body, exchange.response.headers) },
   };
 }
 
-function redactAll(headers: Record<string, string>): Record<string, string> {
+function redactAll(headers: Record<string, string>, redactHeaderValue: (name: string, value: string) => string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const name in headers) out[name] = redactHeader(name, headers[name]);
+  for (const name in headers) out[name] = redactHeaderValue(name, headers[name]);
   return out;
 }
 

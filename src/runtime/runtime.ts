@@ -190,7 +190,7 @@ export function createRuntime(input: MockOptions = {}, logger?: Logger, deps: Ru
     scenarios,
     journal,
     tokenRevocations,
-    recentEvents: createRecentEvents(events, store.parts),
+    recentEvents: createRecentEvents(events, store.parts, store.afterCommit),
     dispose() {
       webhooks.dispose();
       clock.dispose();

@@ -199,6 +199,9 @@ function openDataFile(path: string, target: string, existing: Stats | undefined)
     created = !existing;
   } catch (error) {
     const code = codeOf(error);
+    // Created meanwhile (the workers of --workers start together on a new file): opened as the
+    // file it now is — never through a symlink planted there, and checked below like any other.
+    if (code === 'EEXIST' && !existing) return openCreatedMeanwhile(path, target);
     if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
       throw new DataFileError(path, `cannot be ${existing ? 'written' : 'created'} by this user (${code}${code === 'EROFS' ? ': a read-only file system' : ''})`, existing ? `Make it writable (chmod u+w ${path}), or pass another --data file.` : 'Pass a path in a writable folder.');
     }
@@ -210,6 +213,25 @@ function openDataFile(path: string, target: string, existing: Stats | undefined)
     throw new DataFileError(path, `is ${kindOf(stats)}, not a regular file`, 'Pass the path of a regular file, or of a new file in an existing folder.');
   }
   return { fd, created, stats };
+}
+
+/** Opens a data file another process created after this one found none (no symlink followed). */
+function openCreatedMeanwhile(path: string, target: string): { fd: number; created: boolean; stats: Stats } {
+  let fd: number;
+  try {
+    fd = openSync(target, constants.O_RDWR | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  } catch (error) {
+    const code = codeOf(error);
+    if (code === 'ELOOP') throw new DataFileError(path, 'became a symlink while shipmock was creating it', 'Pass the path of a regular file, or of a new file in an existing folder.');
+    throw new DataFileError(path, `cannot be opened (${(error as Error).message})`, 'Check the path and its permissions.');
+  }
+  const stats = fstatSync(fd);
+  const foreign = typeof process.getuid === 'function' && stats.uid !== process.getuid();
+  if (!stats.isFile() || foreign) {
+    closeSync(fd);
+    throw new DataFileError(path, stats.isFile() ? `was created meanwhile by another user (uid ${stats.uid})` : `is ${kindOf(stats)}, not a regular file`, 'Pass the path of a regular file, or of a new file in an existing folder.');
+  }
+  return { fd, created: false, stats };
 }
 
 /** Takes the shared lock on the data file; closes fd and throws when another mock holds it. */

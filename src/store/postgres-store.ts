@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { maskUrl, redactSecrets } from './data-location.js';
 import { createPostgresFeed, storable } from './postgres-feed.js';
-import { createSharedStore, OUTSIDE_LOCK_CONFLICT, type PulledRows, type SharedBackend, type SharedStoreOptions, type VerifySet, type WriteSet } from './shared-store.js';
+import { createSharedStore, OUTSIDE_LOCK_CONFLICT, type CommitLock, type PulledRows, type SharedBackend, type SharedStoreOptions, type VerifySet, type WriteSet } from './shared-store.js';
 import { vacuumStatements } from './vacuum.js';
 import type { Store } from './store.js';
 
@@ -65,8 +65,12 @@ export class SharedStoreError extends Error {
 
 const CONNECT_TIMEOUT_MS = 5000;
 
-async function connect(url: string): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: 'shipmock' });
+/** What a process's connections are named once it has its number: other processes see it alive while one is open. */
+const SESSION_NAME = 'shipmock:';
+const sessionName = (processNumber?: number) => (processNumber === undefined ? 'shipmock' : `${SESSION_NAME}${processNumber}`);
+
+async function connect(url: string, processNumber?: number): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: sessionName(processNumber) });
   // An idle connection that breaks must not end the process (pg emits 'error' on the client).
   client.on('error', () => {});
   try {
@@ -93,7 +97,8 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   }
   try {
     const processNumber = await migrate(client, url);
-    const store = createSharedStore(createPostgresBackend(url, client), processNumber, options);
+    await client.query(`SET application_name = '${sessionName(processNumber)}'`);
+    const store = createSharedStore(createPostgresBackend(url, client, processNumber), processNumber, options);
     await store.load();
     return { store, processNumber };
   } catch (error) {
@@ -160,16 +165,21 @@ async function seedTokenSecret(client: pg.Client): Promise<void> {
  *   commit  take the next number from the head (its row lock orders commits); check the rows an
  *           account batch wrote outside its account; write the rows; COMMIT           -- round trip 2
  *
+ * A read batch (no lock): its open is the pull alone, in a transaction of its own; if it wrote,
+ * its commit begins the transaction, takes the wide lock shared and the locks of the accounts it
+ * wrote (sorted), then as above, its check covering every row of those accounts.
+ *
  * The head's row lock is held only through the commit statement: that, and a wide batch, is
- * what runs one at a time across processes. Every batch takes the wide lock first and at most
+ * what runs one at a time across processes; both are timed by the database's clock
+ * (`clock_timestamp()` after the lock or the head is had, and after COMMIT) for `serialMs`. Every batch takes the wide lock first and at most
  * one account lock, so no two batches wait for each other in a cycle.
  */
-function createPostgresBackend(url: string, firstClient: pg.Client): SharedBackend {
+function createPostgresBackend(url: string, firstClient: pg.Client, processNumber: number): SharedBackend {
   let client: pg.Client | undefined = firstClient;
 
   async function database(): Promise<pg.Client> {
     if (client) return client;
-    const connected = await connect(url);
+    const connected = await connect(url, processNumber);
     connected.on('error', () => {
       if (client === connected) client = undefined;
     });
@@ -177,33 +187,48 @@ function createPostgresBackend(url: string, firstClient: pg.Client): SharedBacke
     return connected;
   }
 
+  /** When the open wide batch had the wide lock, by the database's clock (ms). */
+  let wideSince: number | undefined;
+
   return {
     accountLocks: true,
     async open(since, lock, skip) {
       const db = await database();
+      wideSince = undefined;
+      // A read: the pull alone, one statement in a transaction of its own (one snapshot), no lock.
+      if (lock.kind === 'read') return pulledRows((await db.query<PulledRow>(pullStatement(since, skip))).rows);
       // A process batch (its heartbeat) needs no lock of its own: only this process writes its
       // row, and a process runs one batch at a time.
       const locks =
         lock.kind === 'wide'
-          ? `SELECT pg_advisory_xact_lock(${WIDE_LOCK});`
+          ? `SELECT pg_advisory_xact_lock(${WIDE_LOCK}); SELECT ${CLOCK_MS} AS at;`
           : `SELECT pg_advisory_xact_lock_shared(${WIDE_LOCK});${lock.kind === 'account' ? ` SELECT pg_advisory_xact_lock(${ACCOUNT_LOCKS}, hashtext(${db.escapeLiteral(lock.account)}));` : ''}`;
-      const results = resultsOf<PulledRow>(await db.query(`BEGIN; ${locks} ${pullStatement(since, skip)};`));
+      const results = resultsOf<PulledRow & { at: string }>(await db.query(`BEGIN; ${locks} ${pullStatement(since, skip)};`));
+      if (lock.kind === 'wide') wideSince = Number(results[2].rows[0].at);
       return pulledRows(results[results.length - 1].rows);
     },
     async commit(writes) {
       const db = await database();
       const statements = commitStatements(writes, (value) => (value === null ? 'NULL' : db.escapeLiteral(storable(value))));
+      const since = wideSince;
+      wideSince = undefined;
       if (!statements.length) {
-        await db.query('COMMIT');
-        return undefined;
+        // A read batch began no transaction.
+        if (writes.lock) return { change: undefined };
+        const results = resultsOf<{ at: string }>(await db.query(`COMMIT; SELECT ${CLOCK_MS} AS at`));
+        return { change: undefined, wideMs: since === undefined ? undefined : Number(results[1].rows[0].at) - since };
       }
-      const results = resultsOf<{ change: string }>(
-        await db.query(`${NEXT_CHANGE};\n${statements.join(';\n')};\nCOMMIT`).catch((error: Error & { code?: string }) => {
-          // The check of rows outside the account failed (division by zero on purpose, see verifyStatement).
-          throw error.code === '22012' ? new Error(OUTSIDE_LOCK_CONFLICT) : error;
+      const begin = writes.lock ? commitLocks(writes.lock, (value) => db.escapeLiteral(value)) : [];
+      const results = resultsOf<{ change: string; at: string }>(
+        await db.query(`${[...begin, NEXT_CHANGE, ...statements, 'COMMIT', `SELECT ${CLOCK_MS} AS at`].join(';\n')}`).catch((error: Error & { code?: string }) => {
+          // The check of rows outside the account failed (division by zero on purpose, see
+          // verifyStatement); two read commits waited for each other's account locks (40P01).
+          throw error.code === '22012' || (writes.lock && error.code === '40P01') ? new Error(OUTSIDE_LOCK_CONFLICT) : error;
         }),
       );
-      return Number(results[0].rows[0].change);
+      const head = results[begin.length].rows[0];
+      const committedAt = Number(results[results.length - 1].rows[0].at);
+      return { change: Number(head.change), headMs: committedAt - Number(head.at), wideMs: since === undefined ? undefined : committedAt - since };
     },
     abandon() {
       const broken = client;
@@ -211,7 +236,19 @@ function createPostgresBackend(url: string, firstClient: pg.Client): SharedBacke
       void broken?.end().catch(() => {});
     },
     feed(name, capacity, origin, onError) {
-      return createPostgresFeed({ connect: () => connect(url), name, capacity, origin, onError });
+      return createPostgresFeed({ connect: () => connect(url, processNumber), name, capacity, origin, onError });
+    },
+    // A killed process's connections close with it (the kernel closes its sockets); a slow or
+    // stopped one keeps them open. Read on a connection of its own: the batch connection may be
+    // inside a batch's transaction, where PostgreSQL's activity view is a snapshot.
+    async liveProcesses() {
+      const reader = await connect(url, processNumber);
+      try {
+        const { rows } = await reader.query<{ name: string }>('SELECT DISTINCT application_name AS name FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE $1', [`${SESSION_NAME}%`]);
+        return new Set(rows.map((row) => Number(row.name.slice(SESSION_NAME.length))).filter(Number.isInteger));
+      } finally {
+        await reader.end().catch(() => {});
+      }
     },
     async close() {
       await client?.end().catch(() => {});
@@ -257,8 +294,22 @@ function pulledRows(rows: PulledRow[]): { head: number; rows: PulledRows } {
   return { head, rows: out };
 }
 
-/** Takes the next change number (the head's row lock, held to COMMIT, orders commits) and keeps it for the writes. */
-const NEXT_CHANGE = "WITH head AS (UPDATE shipmock_head SET change = change + 1 RETURNING change) SELECT set_config('shipmock.change', change::text, true) AS change FROM head";
+/** The database's clock in ms: the serial sections are timed by it, around the exact statements (lock-stats.ts). */
+const CLOCK_MS = '(extract(epoch from clock_timestamp()) * 1000)::float8';
+
+/**
+ * Takes the next change number (the head's row lock, held to COMMIT, orders commits) and keeps it
+ * for the writes; `at` is when it had the row (the commit's turn starts there).
+ */
+const NEXT_CHANGE = `WITH head AS (UPDATE shipmock_head SET change = change + 1 RETURNING change) SELECT set_config('shipmock.change', change::text, true) AS change, ${CLOCK_MS} AS at FROM head`;
+
+/**
+ * A read batch's commit begins its transaction here and takes the locks an account batch holds
+ * from its open: the wide lock shared, then each account's (in one order everywhere).
+ */
+function commitLocks(lock: CommitLock, literal: (value: string) => string): string[] {
+  return ['BEGIN', `SELECT pg_advisory_xact_lock_shared(${WIDE_LOCK})`, ...lock.accounts.map((account) => `SELECT pg_advisory_xact_lock(${ACCOUNT_LOCKS}, hashtext(${literal(account)}))`)];
+}
 const CHANGE = "current_setting('shipmock.change')::bigint";
 
 /**

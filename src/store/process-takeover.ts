@@ -4,6 +4,12 @@ import type { AbandonedWork, OwnedWork, Scope } from './store.js';
 export const HEARTBEAT_MS = 1000;
 /** A process not heard from for this long is taken for stopped; its unfinished work is adopted. */
 export const PRESUMED_STOPPED_MS = 5000;
+/**
+ * Where the store can tell that a process's database session is still open (PostgreSQL), a
+ * silent process whose session is open is only slow (its heartbeat waits behind its batches on a
+ * loaded host): its work is adopted only once it has been silent this long (taken for hung).
+ */
+export const PRESUMED_HUNG_MS = 60_000;
 
 /** The system-scope value a process beats in (only that process writes it). */
 export const heartbeatKey = (processNumber: number) => `process:${processNumber}:heartbeat`;
@@ -18,9 +24,15 @@ export const heartbeatKey = (processNumber: number) => `process:${processNumber}
  * so a second claimer's commit is refused and it sees the new owner; the claimer then adopts it (the webhook dispatcher records
  * an attempt the stopped process had on the wire before it retries).
  *
- * A process that stalls longer than PRESUMED_STOPPED_MS (a debugger, a stopped VM) is taken for
- * stopped too; when it comes back it no longer owns that work, but an attempt it was making may
- * still reach the receiver once more (Shipmock-Delivery-Id lets receivers de-duplicate).
+ * Silence alone does not tell a stopped process from a slow one: on a loaded host a heartbeat
+ * waits behind its process's batches for seconds, and adopting a live process's work sends an
+ * attempt it already made once more. So where the store can tell whose database session is open
+ * (PostgreSQL: each process names its connections; a killed process's close with it), a silent
+ * owner's work is adopted only once its session is gone, or after PRESUMED_HUNG_MS of silence.
+ * Without that (SQLite's shared layout), a process that stalls longer than PRESUMED_STOPPED_MS (a
+ * debugger, a stopped VM) is taken for stopped. Either way, when it comes back it no longer owns
+ * that work, and an attempt it was making may still reach the receiver once more
+ * (Shipmock-Delivery-Id lets receivers de-duplicate).
  *
  * Each beat also calls `onBeat` inside its batch: the shared store records there how far this
  * process has pulled, which lets rows that say "gone" be vacuumed (vacuum.ts).
@@ -28,12 +40,27 @@ export const heartbeatKey = (processNumber: number) => `process:${processNumber}
  * @example const stop = watchAbandonedWork({ me: 2, system: () => store.system, transaction: store.transaction }, { records, unfinished, adopt });
  */
 export function watchAbandonedWork<T extends OwnedWork>(
-  store: { me: number; system: () => Scope; transaction: (work: () => void) => Promise<void>; now?: () => number; onBeat?: (at: number) => void },
+  store: { me: number; system: () => Scope; transaction: (work: () => void) => Promise<void>; now?: () => number; onBeat?: (at: number) => void; live?: () => Promise<ReadonlySet<number>> },
   watch: AbandonedWork<T>,
 ): () => void {
   const { me } = store;
   const now = store.now ?? Date.now;
   let running = false;
+  /** The processes whose session was open at `at` (asked only once a silent owner is seen; used by the beats after). */
+  let sessions: { at: number; live: ReadonlySet<number> } | undefined;
+  let askSessions = false;
+
+  /** Whether a silent owner's work is abandoned: silent long enough, and (where the store can tell) its session closed or it silent for PRESUMED_HUNG_MS. */
+  function abandoned(owner: number, silentMs: number, at: number): boolean {
+    if (silentMs < PRESUMED_STOPPED_MS) return false;
+    if (!store.live || silentMs >= PRESUMED_HUNG_MS) return true;
+    // Sessions not known (or known before this silence began): ask, and decide at a later beat.
+    if (!sessions || at - sessions.at > HEARTBEAT_MS * 3) {
+      askSessions = true;
+      return false;
+    }
+    return !sessions.live.has(owner);
+  }
 
   function beat(again = true): void {
     if (running) return;
@@ -57,7 +84,7 @@ export function watchAbandonedWork<T extends OwnedWork>(
         for (const item of records.values()) {
           if (!watch.unfinished(item) || item.owner === undefined || item.owner === me) continue;
           const last = values.get(heartbeatKey(item.owner));
-          if (typeof last === 'number' && at - last < PRESUMED_STOPPED_MS) continue;
+          if (typeof last === 'number' && !abandoned(item.owner, at - last, at)) continue;
           // Claimed in this batch: the commit makes it ours before anything is done with it.
           stopped.add(item.owner);
           previous.set(item, item.owner);
@@ -83,6 +110,16 @@ export function watchAbandonedWork<T extends OwnedWork>(
       )
       .finally(() => {
         running = false;
+        if (askSessions && store.live) {
+          askSessions = false;
+          const asked = now();
+          // Not known (the database could not be asked): asked again at the next beat that needs it;
+          // meanwhile a silent owner's work is taken only after PRESUMED_HUNG_MS.
+          store.live().then(
+            (live) => (sessions = { at: asked, live }),
+            () => (sessions = undefined),
+          );
+        }
         // Once more at once: a shared store refuses a beat that lost a race to another process's.
         if (failed && again) beat(false);
       });

@@ -3,7 +3,7 @@ import { createDirtyWrites, dirtyRows, type DirtyRows, type DirtyWrites } from '
 import { hashString } from '../random/random.js';
 import { batchStatsOf, emptyLockStats, type LockStats } from './lock-stats.js';
 import { heartbeatKey, watchAbandonedWork } from './process-takeover.js';
-import { createStore, StoreUnavailableError, workingSetOf, type CounterMap, type MemoryStore, type Scope, type SharedFeed, type Store, type StoreProcess, type UnitLock, type WorkingSet } from './store.js';
+import { createStore, ReadMustLockError, StoreUnavailableError, workingSetOf, type CounterMap, type MemoryStore, type Scope, type SharedFeed, type Store, type StoreProcess, type UnitLock, type WorkingSet } from './store.js';
 import { changedParts, sharedValue, type SavedPart, type StatePart } from './state-registry.js';
 import { valuesUnderPrefix } from './values-under-prefix.js';
 import { SYSTEM_SCOPE } from './store.js';
@@ -23,6 +23,15 @@ import { createVacuum, missedVacuum, type VacuumRange } from './vacuum.js';
  * only: batches of different accounts run at the same time in different processes), or
  * everything (wide: companies, the clock, scenarios, anything that may span accounts). A process
  * runs its batches one at a time, each of one lock; units of another lock wait for the next.
+ *
+ * A read (a GET of one account, `UnitLock.read`) joins a read batch, which takes no lock: its
+ * pull is one statement, so it sees every commit up to the head it read — every write any
+ * process had acknowledged before. If its units wrote nothing it ends there (one round trip). If
+ * they wrote (a tracker catching up, a rate-limit window, a timer its pull fired), its commit
+ * takes the locks of the accounts it wrote and checks that none of their rows (nor any other row
+ * it wrote) changed since the pull — then the batch did exactly what it would have done holding
+ * those locks from the start; else nothing is written, the copy reloads, and its units run
+ * again under their account's lock (ReadMustLockError; their account's reads lock for a second).
  *
  * Change numbers are taken at commit, under a sequencer held only through the commit statement,
  * so they follow commit order: a pull that sees head H sees every commit numbered up to H. Rows
@@ -63,6 +72,8 @@ export interface WriteSet extends DirtyRows {
   verify?: VerifySet;
   /** Body-less rows and scope markers every process has seen, to delete in the same transaction (vacuum.ts). */
   vacuum?: VacuumRange;
+  /** A read batch (which holds no lock) that wrote: the transaction begins here, taking these locks before anything else. */
+  lock?: CommitLock;
 }
 
 /** Keys of rows written outside a batch's lock, and the head its pull saw. */
@@ -81,7 +92,12 @@ export interface VerifySet {
  * account's lock; or the wide lock shared alone, for a process's own heartbeat (a row only that
  * process writes; the claims of a stopped process's work it may make are checked at commit).
  */
-export type BatchLock = { kind: 'wide' } | { kind: 'account'; account: string } | { kind: 'process'; process: number };
+export type BatchLock = { kind: 'wide' } | { kind: 'account'; account: string } | { kind: 'process'; process: number } | { kind: 'read' };
+
+/** What a read batch's commit takes, when it wrote after all: the locks of the accounts whose rows it wrote. */
+export interface CommitLock {
+  accounts: string[];
+}
 
 /** The commit was refused: another process changed a row this batch wrote outside its lock. */
 export const OUTSIDE_LOCK_CONFLICT = 'another process changed state this batch wrote outside its account at the same time; nothing was written';
@@ -91,14 +107,18 @@ export interface SharedBackend {
   /**
    * Begins a transaction holding `lock` and reads, in one snapshot, the head (the number of the
    * last commit) and every row committed after `since` except by the commits numbered in `skip`
-   * (this process's own, which it has).
+   * (this process's own, which it has). A `read` lock takes no lock and begins no transaction:
+   * the pull alone, one statement (one snapshot).
    */
   open(since: number, lock: BatchLock, skip: readonly number[]): Promise<{ head: number; rows: PulledRows }>;
   /**
    * Writes the batch's rows under the next change number and commits (the lock goes with the
-   * commit); resolves with that number, or undefined when there was nothing to write.
+   * commit); resolves with that number (undefined when there was nothing to write) and, where
+   * the database can tell, how long the commit held what every process takes in turn (the head
+   * row: `headMs`) and how long the batch held the wide lock exclusively (`wideMs`), measured by
+   * the database's clock around the exact statements.
    */
-  commit(writes: WriteSet): Promise<number | undefined>;
+  commit(writes: WriteSet): Promise<CommitResult>;
   /** Whether batches of different accounts can hold their locks at the same time (PostgreSQL); else every batch is wide. */
   readonly accountLocks: boolean;
   /** After a failure: gives up the transaction and the connection; the next `open` starts afresh. */
@@ -106,13 +126,28 @@ export interface SharedBackend {
   /** An append-only feed of every process (the journal). */
   /** `origin`: this process's number (a process does not hear its own clears back). */
   feed<T>(name: string, capacity: number, origin: number, onError: (error: Error) => void): SharedFeed<T> & { close(): void };
+  /**
+   * The processes whose database session is open now (PostgreSQL: their named connections); a
+   * process that was killed is not among them, one that is only slow is. Absent: not known (the
+   * heartbeat alone decides, SQLite's shared layout).
+   */
+  liveProcesses?(): Promise<ReadonlySet<number>>;
   /** Releases the connection. */
   close(): Promise<void>;
 }
 
+/** What a commit did: its change number, and the time it spent in sections every process takes in turn. */
+export interface CommitResult {
+  change: number | undefined;
+  /** From taking the next change number (the head row) to the COMMIT having finished, by the database's clock. */
+  headMs?: number;
+  /** A wide batch: from holding the wide lock exclusively to the COMMIT having finished, by the database's clock. */
+  wideMs?: number;
+}
+
 interface Batch {
   lock: BatchLock;
-  /** `wide`, or `account:<id>`: members of one key share a batch. */
+  /** `wide`, `read`, `process:<n>` or `account:<id>`: members of one key share a batch. */
   key: string;
   /** Members that have not settled yet. */
   pending: Set<object>;
@@ -128,6 +163,8 @@ interface Batch {
   askedAt: number;
   /** When it had its lock and its pull (performance.now()). */
   openedAt: number;
+  /** What its members asked to run once it commits (Store.afterCommit); dropped if it does not. */
+  committed: (() => void)[];
 }
 
 export function createSharedStore(backend: SharedBackend, processNumber: number, options: SharedStoreOptions = {}): Store & { load(): Promise<void>; lockStats(): LockStats } {
@@ -160,13 +197,28 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
     });
   }
 
-  const lockOf = (lock: UnitLock): BatchLock => (lock && backend.accountLocks ? { kind: 'account', account: lock.account } : WIDE);
+  /** Accounts whose reads lately had to run again under the lock (another process writes them): their reads lock until then (wall ms). */
+  const contended = new Map<string, number>();
+  copy.onReadConflict = (accounts) => {
+    for (const account of accounts) contended.set(account, now() + CONTENDED_MS);
+  };
+  const readable = (account: string) => {
+    const until = contended.get(account);
+    if (until === undefined) return true;
+    if (until > now()) return false;
+    contended.delete(account);
+    return true;
+  };
+  const lockOf = (lock: UnitLock): BatchLock => {
+    if (!lock || !backend.accountLocks) return WIDE;
+    return lock.read && readable(lock.account) ? READ : { kind: 'account', account: lock.account };
+  };
   const transaction = <T>(work: () => T | PromiseLike<T>, _kind?: unknown, lock?: UnitLock) => unitInBatch({ enter, settle }, work, lockOf(lock));
   const feeds: { close(): void }[] = [];
   // The heartbeat and the claims of a stopped process's work: not wide (a wide batch every second per process would stop every account's).
   const ownLock: BatchLock = backend.accountLocks ? { kind: 'process', process: processNumber } : WIDE;
   const ownWork = (work: () => void): Promise<void> => unitInBatch({ enter, settle }, work, ownLock);
-  const process = sharedProcess(processNumber, () => memory.system, ownWork, { now, onBeat: beat });
+  const process = sharedProcess(processNumber, () => memory.system, ownWork, { now, onBeat: beat, live: backend.liveProcesses && (() => backend.liveProcesses!()) });
 
   const store: Store & { load(): Promise<void>; lockStats(): LockStats } = Object.assign(workingSetOf(memory), {
     durable: true,
@@ -190,6 +242,12 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
       void last.then(() => backend.close()).catch(() => {});
     },
     transaction,
+    // In a batch: when it commits, never if it does not (a read run again, a refused commit).
+    afterCommit(callback: () => void) {
+      const batch = batches.running;
+      if (batch && !batch.committing) batch.committed.push(callback);
+      else callback();
+    },
     locksAccounts: backend.accountLocks,
     batchStats: () => batchStatsOf(copy.stats),
     /** Loads what the database holds (an empty batch); rejects with the database's own error. */
@@ -225,10 +283,16 @@ interface SharedCopy {
   /** What this batch's commit vacuums. */
   vacuum?: VacuumRange;
   stats: LockStats;
+  /** A read batch's commit was refused: the accounts it wrote (their reads lock for a while). */
+  onReadConflict?: (accounts: string[]) => void;
 }
 
 const WIDE: BatchLock = { kind: 'wide' };
-const keyOf = (lock: BatchLock) => (lock.kind === 'wide' ? 'wide' : lock.kind === 'account' ? `account:${lock.account}` : `process:${lock.process}`);
+const READ: BatchLock = { kind: 'read' };
+/** How long an account's reads take its lock after one of them had to run again (another process is writing it). */
+const CONTENDED_MS = 1000;
+const keyOf = (lock: BatchLock) =>
+  lock.kind === 'wide' ? 'wide' : lock.kind === 'read' ? 'read' : lock.kind === 'account' ? `account:${lock.account}` : `process:${lock.process}`;
 
 /**
  * Whether a row is inside what `lock` holds: everything for the wide lock; for an account, its
@@ -237,6 +301,8 @@ const keyOf = (lock: BatchLock) => (lock.kind === 'wide' ? 'wide' : lock.kind ==
  */
 export function insideLock(lock: BatchLock, scope: string, valueKey?: string): boolean {
   if (lock.kind === 'wide') return true;
+  // A read holds nothing: what it writes is locked and checked at its commit (commitBatch).
+  if (lock.kind === 'read') return false;
   if (lock.kind === 'process') return scope === SYSTEM_SCOPE && valueKey === heartbeatKey(lock.process);
   if (scope === `account:${lock.account}`) return true;
   return scope === SYSTEM_SCOPE && valueKey === `rate:principal:account:${lock.account}`;
@@ -301,7 +367,9 @@ async function openBatch(copy: SharedCopy, batch: Batch): Promise<void> {
   }
   copy.stats.batches[batch.lock.kind]++;
   batch.openedAt = performance.now();
-  copy.stats.openMs += batch.openedAt - batch.askedAt;
+  // A read waits for no lock: its pull is counted apart.
+  if (batch.lock.kind === 'read') copy.stats.readPullMs += batch.openedAt - batch.askedAt;
+  else copy.stats.openMs += batch.openedAt - batch.askedAt;
   batch.head = head;
   applyPulled(copy, rows);
   copy.reloadNeeded = false;
@@ -355,26 +423,90 @@ function outsideLock(batch: Batch, rows: DirtyRows, parts: PartRow[]): VerifySet
   return any ? verify : undefined;
 }
 
-/** Writes what the batch changed (its rows and its changed parts) and commits. */
+/**
+ * A read batch that wrote (a tracker catching up, a rate-limit window, a timer its pull fired):
+ * the accounts whose rows it wrote, to lock at its commit. Every other row it wrote is checked
+ * one by one, as an account batch's rows outside its account are.
+ */
+function accountsWritten(rows: DirtyRows): string[] {
+  const accounts = new Set<string>();
+  const add = (scope: string, valueKey?: string) => {
+    if (scope.startsWith(ACCOUNT_SCOPE)) accounts.add(scope.slice(ACCOUNT_SCOPE.length));
+    else if (scope === SYSTEM_SCOPE && valueKey?.startsWith(ACCOUNT_WINDOW)) accounts.add(valueKey.slice(ACCOUNT_WINDOW.length));
+  };
+  for (const [scope] of rows.items) add(scope);
+  for (const [scope] of rows.collections) add(scope);
+  for (const [scope, key] of rows.values) add(scope, key);
+  for (const scope of rows.replaced) add(scope);
+  // One order for every process: two read commits never wait for each other in a cycle.
+  return [...accounts].sort();
+}
+
+const ACCOUNT_SCOPE = 'account:';
+const ACCOUNT_WINDOW = 'rate:principal:account:';
+
+/**
+ * What a read batch's commit checks: that nothing of the accounts it wrote changed since its pull
+ * (then the batch did what it would have done holding their locks from the start), and that no
+ * other row it wrote did.
+ */
+function readVerify(batch: Batch, rows: DirtyRows, parts: PartRow[], accounts: string[]): VerifySet {
+  const held = accounts.map((account): BatchLock => ({ kind: 'account', account }));
+  const inside = (scope: string, key?: string) => held.some((lock) => insideLock(lock, scope, key));
+  return {
+    after: batch.head,
+    items: rows.items.filter(([scope]) => !inside(scope)).map(([scope, collection, seq]) => [scope, collection, seq]),
+    collections: rows.collections.filter(([scope]) => !inside(scope)).map(([scope, collection]) => [scope, collection]),
+    values: [...rows.values.filter(([scope, key]) => !inside(scope, key)).map(([scope, key]): [string, string] => [scope, key]), ...accounts.map((account): [string, string] => [SYSTEM_SCOPE, `${ACCOUNT_WINDOW}${account}`])],
+    parts: parts.map(([name]) => name),
+    scopes: [...rows.replaced.filter((scope) => !inside(scope)), ...accounts.map((account) => `${ACCOUNT_SCOPE}${account}`)],
+  };
+}
+
+/**
+ * Writes what the batch changed (its rows and its changed parts) and commits. A read batch that
+ * wrote nothing has nothing to end (it holds no lock, its pull was a statement of its own); one
+ * that wrote commits in one round trip that takes the locks of the accounts it wrote and checks
+ * that none of their rows changed since its pull — if one did, nothing is written, the working
+ * set reloads, and its members run again under their locks (ReadMustLockError).
+ */
 async function commitBatch(copy: SharedCopy, batch: Batch): Promise<void> {
-  const { dirty, memory, parts } = copy;
+  const { dirty, memory, parts, stats } = copy;
+  const read = batch.lock.kind === 'read';
   const touchedParts = changedParts(parts);
+  if (read && dirty.empty && !touchedParts.length) return;
   const rows = dirtyRows(dirty, memory);
   const startedAt = performance.now();
-  const verify = outsideLock(batch, rows, touchedParts);
-  const { vacuum } = copy;
-  copy.vacuum = undefined;
-  const change = await copy.backend.commit({ ...rows, parts: touchedParts, verify, vacuum }).catch((error: Error) => {
-    if (error.message === OUTSIDE_LOCK_CONFLICT) copy.stats.conflicts++;
-    throw error;
+  const accounts = read ? accountsWritten(rows) : [];
+  const verify = read ? readVerify(batch, rows, touchedParts, accounts) : outsideLock(batch, rows, touchedParts);
+  // A read commit leaves a pending vacuum to a batch that holds its lock from the start.
+  const vacuum = read ? undefined : copy.vacuum;
+  if (!read) copy.vacuum = undefined;
+  const result = await copy.backend.commit({ ...rows, parts: touchedParts, verify, vacuum, lock: read ? { accounts } : undefined }).catch((error: Error) => {
+    if (error.message !== OUTSIDE_LOCK_CONFLICT) throw error;
+    if (!read) {
+      stats.conflicts++;
+      throw error;
+    }
+    stats.readRetries++;
+    copy.onReadConflict?.(accounts);
+    throw new ReadMustLockError();
   });
-  const { stats } = copy;
+  const { change } = result;
   if (change !== undefined) {
     stats.sequencedCommits++;
     stats.sequencedCommitMs += performance.now() - startedAt;
+    // A wide batch's turn at the head is inside its time holding everything.
+    if (batch.lock.kind !== 'wide') stats.headMs += result.headMs ?? 0;
   }
-  stats.heldMs += performance.now() - batch.openedAt;
-  if (batch.lock.kind === 'wide') stats.wideMs += performance.now() - batch.askedAt;
+  const end = performance.now();
+  if (read) stats.readCommits++;
+  else stats.heldMs += end - batch.openedAt;
+  if (batch.lock.kind === 'wide') {
+    stats.wideMs += end - batch.askedAt;
+    // By the database's clock when it can tell; else (SQLite) the whole batch held, as this process saw it.
+    stats.wideHeldMs += result.wideMs ?? end - batch.openedAt;
+  }
   dirty.clear();
   for (const [name, json] of touchedParts) parts.get(name)!.saved = json;
   if (change === undefined) return;
@@ -392,7 +524,40 @@ function unopenedBatch(lock: BatchLock): Batch {
   });
   // Members wait on `done`; a batch nobody waits on must not be an unhandled rejection.
   done.catch(() => {});
-  return { lock, key: keyOf(lock), pending: new Set(), admitting: true, opened: Promise.resolve(), done, finish, committing: false, head: 0, askedAt: 0, openedAt: 0 };
+  return { lock, key: keyOf(lock), pending: new Set(), admitting: true, opened: Promise.resolve(), done, finish, committing: false, head: 0, askedAt: 0, openedAt: 0, committed: [] };
+}
+
+/** A batch committed: what its members asked to run then runs, and they are told. */
+function committed(batch: Batch): void {
+  runCommitted(batch.committed.splice(0));
+  batch.finish();
+}
+
+/** A batch's commit failed: what its members asked to run on commit is dropped, and they are told. */
+function notCommitted(copy: SharedCopy, batch: Batch, error: Error): void {
+  batch.committed = [];
+  if (batch.lock.kind === 'process' && error.message === OUTSIDE_LOCK_CONFLICT) {
+    // A process's own batch (its heartbeat, its claims) lost a race (two heartbeats writing
+    // the vacuum part): nothing was written and nobody was told otherwise, so its writes
+    // stay pending for the next batch (whose pull brings the winner's rows first) instead of
+    // reloading the whole copy; the takeover puts back the claims it had made (process-takeover.ts).
+    copy.backend.abandon();
+  } else {
+    // What this batch wrote may or may not be in the database: ask it again next time.
+    dropConnection(copy);
+  }
+  batch.finish(error);
+}
+
+/** Runs what a committed batch's members asked for; one that throws does not stop the others. */
+function runCommitted(callbacks: (() => void)[]): void {
+  for (const callback of callbacks) {
+    try {
+      callback();
+    } catch {
+      // what runs after a commit records in memory only (the inspector's events); nothing to undo
+    }
+  }
 }
 
 function stopAdmitting(admitting: Map<string, Batch>, batch: Batch): void {
@@ -446,6 +611,7 @@ function createBatches(copy: SharedCopy, memberTimeoutMs: number) {
         }),
       (error: Error) => {
         stopAdmitting(admitting, batch);
+        batch.committed = [];
         for (const member of batch.pending) members.delete(member);
         dropConnection(copy);
         batch.finish(error);
@@ -458,20 +624,8 @@ function createBatches(copy: SharedCopy, memberTimeoutMs: number) {
     if (batch.admitting || batch.committing || batch.pending.size) return;
     batch.committing = true;
     commitBatch(copy, batch).then(
-      () => batch.finish(),
-      (error: Error) => {
-        if (batch.lock.kind === 'process' && error.message === OUTSIDE_LOCK_CONFLICT) {
-          // A process's own batch (its heartbeat, its claims) lost a race (two heartbeats writing
-          // the vacuum part): nothing was written and nobody was told otherwise, so its writes
-          // stay pending for the next batch (whose pull brings the winner's rows first) instead of
-          // reloading the whole copy; the takeover puts back the claims it had made (process-takeover.ts).
-          copy.backend.abandon();
-        } else {
-          // What this batch wrote may or may not be in the database: ask it again next time.
-          dropConnection(copy);
-        }
-        batch.finish(error);
-      },
+      () => committed(batch),
+      (error: Error) => notCommitted(copy, batch, error),
     );
   }
 
@@ -550,6 +704,7 @@ function unitInBatch<T>(batches: { enter(member: object, lock: BatchLock): Promi
     throw new StoreUnavailableError(`the shared database cannot be reached: ${error.message}`);
   };
   const unconfirmed = (error: Error) => {
+    if (error instanceof ReadMustLockError) throw error;
     if (error.message.includes(OUTSIDE_LOCK_CONFLICT)) throw new StoreUnavailableError(OUTSIDE_LOCK_CONFLICT);
     throw new StoreUnavailableError(error instanceof StoreUnavailableError ? error.reason : error.message, 'the write was not confirmed and may not have been saved');
   };
@@ -564,7 +719,7 @@ function unitInBatch<T>(batches: { enter(member: object, lock: BatchLock): Promi
 }
 
 /** This process among those sharing the store: its number, its own random stream, the work it owns. */
-function sharedProcess(processNumber: number, system: () => Scope, transaction: (work: () => void) => Promise<void>, heartbeat: { now: () => number; onBeat: (at: number) => void }): StoreProcess {
+function sharedProcess(processNumber: number, system: () => Scope, transaction: (work: () => void) => Promise<void>, heartbeat: { now: () => number; onBeat: (at: number) => void; live?: () => Promise<ReadonlySet<number>> }): StoreProcess {
   return {
     number: processNumber,
     // Far-apart points of one 2^32 cycle: two processes started with one seed never hand out the

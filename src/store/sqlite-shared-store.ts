@@ -224,7 +224,8 @@ function createSqliteBackend(path: string, db: Database.Database, claim: Claimed
         // Rows every process has pulled past go, whether or not this batch wrote anything (vacuum.ts).
         if (writes.vacuum) for (const statement of vacuumStatements(writes.vacuum)) db.exec(statement);
         db.exec('COMMIT');
-        return change;
+        // Every batch is wide here, all of its time serial: the shared store times it (no wideMs).
+        return { change };
       } catch (error) {
         if (db.inTransaction) db.exec('ROLLBACK');
         throw error;

@@ -186,6 +186,13 @@ export interface Store {
    */
   transaction<T>(work: () => T | PromiseLike<T>, kind?: UnitKind, lock?: UnitLock): Promise<T>;
   /**
+   * Runs `callback` once what the unit of work running now wrote is committed; a shared store
+   * drops it when that unit's batch does not commit (a read that runs again under its lock, a
+   * refused commit), so what it records in memory only (the inspector's newest events) shows
+   * nothing that did not happen. Absent (memory, SQLite), or outside a unit: at once.
+   */
+  afterCommit?(callback: () => void): void;
+  /**
    * Whether units of work lock per account (a shared PostgreSQL store): callers then say what a
    * unit locks (`transaction`'s `lock`). Absent or false: the lock is ignored (memory, SQLite).
    */
@@ -210,8 +217,24 @@ export interface Store {
  * account — its scope and the rate-limit window of its own credential; units of different
  * accounts run at the same time in different processes — or, absent, everything (wide: companies,
  * the clock, scenarios, carrier-wide data, anything not known to stay inside one account).
+ * `read`: the unit is expected to write nothing (a GET): a shared store that locks per account
+ * runs it without the lock, on state at least as new as every commit acknowledged before it
+ * started, and has it run again under the lock if it wrote after all (ReadMustLockError).
  */
-export type UnitLock = { account: string } | undefined;
+export type UnitLock = { account: string; read?: boolean } | undefined;
+
+/**
+ * A unit locked as a read (`UnitLock.read`: a GET of one account) ran without its account's lock
+ * and wrote something whose commit could not be proven equal to a locked run (another process
+ * changed that account since the read's pull): nothing was committed and the working set is put
+ * back; the caller runs the unit again, holding the account's lock.
+ */
+export class ReadMustLockError extends Error {
+  constructor() {
+    super('the read wrote state another process changed meanwhile: run it again under its lock');
+    this.name = 'ReadMustLockError';
+  }
+}
 
 /** Who waits for a unit of work: an answer to a client, or nobody (timers, webhook outcomes). */
 export type UnitKind = 'request' | 'background';

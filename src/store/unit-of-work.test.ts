@@ -31,7 +31,7 @@ function fakeBackend() {
     async commit(writes) {
       if (state.failCommit) throw new Error('Connection terminated unexpectedly');
       commits.push(writes);
-      return ++change;
+      return { change: ++change };
     },
     abandon() {},
     feed: () => ({ publish() {}, subscribe: () => () => {}, clear() {}, close() {} }),

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isSecretName, redactBody, redactHeader, redactJson, redactQuery, redactUrl, shortenSecret } from './redact.js';
+import { createHeaderRedactor, isSecretName, redactBody, redactHeader, redactJson, redactQuery, redactUrl, shortenSecret } from './redact.js';
 
 // Credentials in every shape the contracts have (openapi.yaml securitySchemes CompanyToken,
 // AccountToken, AffiliateToken, AdminToken: bearer JWT; ClientCredentials: basic; admin.yaml
@@ -48,6 +48,32 @@ describe('headers', () => {
   });
 });
 
+describe('a header redactor that remembers (createHeaderRedactor)', () => {
+  const headers: [string, string][] = [
+    ['Authorization', `Bearer ${JWT}`],
+    ['authorization', `Basic ${BASIC}`],
+    ['Proxy-Authorization', 'Bearer abc'],
+    ['X-Admin-Key', 'correct-horse-battery'],
+    ['Cookie', 'sid=abcdefghijkl; theme=darkmode'],
+    ['Set-Cookie', 'session=abcdefghijkl; Path=/; HttpOnly\nother=zyxwvutsrqpo; Secure'],
+    ['Referer', 'https://user:s3cr3t-pass@example.com/cb?access_token=abcdefghijkl&x=1'],
+    ['Location', '/v1/addresses/1?token=abcdefghijkl'],
+    ['Content-Type', 'application/json'],
+    ['X-Request-Id', 'req-1'],
+  ];
+
+  it('gives what redactHeader gives, for the same and for changing values of every kind of header', () => {
+    const redact = createHeaderRedactor();
+    for (let round = 0; round < 3; round++) {
+      for (const [name, value] of headers) {
+        // Round 1 changes each value: a remembered shortening must not be given for another value.
+        const sent = round === 1 ? `${value}-${round}` : value;
+        expect(redact(name, sent)).toBe(redactHeader(name, sent));
+      }
+    }
+  });
+});
+
 describe('names', () => {
   it.each([
     ['accessToken', true], ['access_token', true], ['refresh-token', true], ['id_token', true], ['clientSecret', true], ['client_secret', true], ['secret', true],
@@ -88,6 +114,12 @@ describe('bodies', () => {
     ],
     ['a form', 'application/x-www-form-urlencoded', 'grant_type=client_credentials&client_id=demo&client_secret=shipmock-demo-secret', 'grant_type=client_credentials&client_id=demo&client_secret=shipm…'],
     ['YAML', 'application/yaml', 'user: alice\npassword: s3cr3t-staging\n', 'user: alice\npassword: s3c…\n'],
+    // The fast look for a candidate (no scan without one) must find names as they are compared: separators and case left out.
+    ['a secret name split by separators', 'application/json', '{"Client-Se_cret":"shipmock-demo-secret","s.e.c.r.e.t":"abcdefghijkl"}', '{"Client-Se_cret":"shipm…","s.e.c.r.e.t":"abc…"}'],
+    ['a header map in capitals', 'application/json', '{"HEADERS":{"X-Tenant":"tenant-4711"}}', '{"HEADERS":{"X-Tenant":"te…"}}'],
+    ['a setting whose key is spelled apart', 'application/json', '{"settings":[{"key":"P-I-N","value":"12345678"}]}', '{"settings":[{"key":"P-I-N","value":"12…"}]}'],
+    ['a URL password, no secret word anywhere', 'application/json', '{"url":"https://u:hunter2hunter2@x.test/"}', '{"url":"https://u:hun…@x.test/"}'],
+    ['a text pair spelled apart', 'text/plain', 'api-KEY=abcdefghijkl ok', 'api-KEY=abc… ok'],
     ['nothing secret', 'application/json', '{"name":"Erika","tokens":12,"tokenType":"Bearer","headerNames":["X-Api-Key"]}', '{"name":"Erika","tokens":12,"tokenType":"Bearer","headerNames":["X-Api-Key"]}'],
   ])('%s', (_case, type, body, shown) => {
     expect(redactBody(body, type)).toBe(shown);
@@ -142,6 +174,21 @@ describe('any input', () => {
         expect(redactHeader('authorization', redactHeader('authorization', text))).toBe(redactHeader('authorization', text));
       }),
       { numRuns: 500, seed: 23 },
+    );
+  });
+
+  it('leaves no secret whole under a secret name spelled with any separators and case', () => {
+    const spelled = fc.tuple(secretName, fc.array(fc.constantFrom('', '', '-', '_', '.', ' '), { minLength: 20, maxLength: 20 }), fc.boolean()).map(([name, separators, upper]) =>
+      [...name].map((c, i) => `${upper ? c.toUpperCase() : c}${separators[i % 20]}`).join(''),
+    );
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 2 }), spelled, secretValue, (around, name, value) => {
+        const body = JSON.stringify({ data: around, [name]: value });
+        expect(redactBody(body, 'application/json')).not.toContain(value);
+        // A text's names are made of letters, digits, `_`, `.` and `-` only.
+        if (!name.includes(' ')) expect(redactBody(`${name}: ${value}`, 'text/plain')).not.toContain(value);
+      }),
+      { numRuns: 300, seed: 29 },
     );
   });
 

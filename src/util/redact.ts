@@ -34,6 +34,34 @@ const MAYBE_SECRET_QUERY = /secret|signature|passw|passphrase|api|access|private
 const normalized = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
 
 /**
+ * Any word that makes a name secret (SECRET_WORDS, and SECRET_ENDINGS anywhere), or a header map:
+ * looked for in a whole text, normalized as names are (so a word split by separators is found too).
+ */
+const CANDIDATE_WORDS = [SECRET_WORDS.source, SECRET_ENDINGS.source.replace(/\$$/, ''), ...HEADER_MAPS].flatMap((words) => words.replace(/[()]/g, '').split('|'));
+const SECRET_CANDIDATE = new RegExp(CANDIDATE_WORDS.join('|'));
+/**
+ * The same words in an ASCII text as it is: their letters in order, in any case, with anything
+ * but letters and digits between them — what matches SECRET_CANDIDATE once normalized, found
+ * without building the normalized copy.
+ */
+const SPELLED_CANDIDATE = new RegExp(CANDIDATE_WORDS.map((word) => [...word].join('[^a-z0-9]*')).join('|'), 'i');
+
+const NOT_ASCII = /[^\0-\x7f]/;
+
+/**
+ * Whether redactBody could change a text; false only when it surely returns it as it is: no
+ * escape (a name may be spelled `"\u0074oken"`), no query and no password of a URL (the secrets a
+ * URL holds), and no word of a secret name or header map anywhere in the text once lower-cased
+ * and stripped to letters and digits. A text holding none of these has no member, setting,
+ * pair or URL that redactBody shortens, so it is not scanned token by token.
+ */
+function mayHoldSecret(text: string): boolean {
+  if (text.includes('\\') || text.includes('?') || (text.includes('@') && text.includes('://'))) return true;
+  // Beyond ASCII, lower-casing may turn a character into letters (`K` → `k`): normalized as names are.
+  return NOT_ASCII.test(text) ? SECRET_CANDIDATE.test(normalized(text)) : SPELLED_CANDIDATE.test(text);
+}
+
+/**
  * Whether a header, member or parameter of this name holds a credential.
  *
  * @example isSecretName('X-Api-Key') // true
@@ -93,6 +121,36 @@ export function redactHeader(name: string, value: string): string {
   return URL_LIKE.test(value) ? redactUrl(value) : value;
 }
 
+/** What redactHeader does with a header name: the name is judged once per redactor, not per message. */
+type HeaderKind = 'credential' | 'cookie' | 'set-cookie' | 'plain';
+
+/**
+ * redactHeader, remembering what it learned: a name's kind is judged once, and the last value of
+ * each credential header with its shortened form (a client sends the same token with every
+ * request, and a recorder meets it in every exchange). The same results as redactHeader.
+ *
+ * @example const redact = createHeaderRedactor(); redact('Authorization', 'Bearer eyJhbGciOiJIUzI1NiJ9.e30.sig') // 'Bearer eyJhbG…'
+ */
+export function createHeaderRedactor(): (name: string, value: string) => string {
+  const known = new Map<string, { kind: HeaderKind; value?: string; shown?: string }>();
+  return (name, value) => {
+    let header = known.get(name);
+    if (!header) {
+      // Bounded: names come from the traffic.
+      if (known.size >= 1000) known.clear();
+      const lower = name.toLowerCase();
+      const kind: HeaderKind = lower === 'cookie' ? 'cookie' : lower === 'set-cookie' ? 'set-cookie' : lower === 'authorization' || lower === 'proxy-authorization' || isSecretName(lower) ? 'credential' : 'plain';
+      known.set(name, (header = { kind }));
+    }
+    if (header.kind === 'plain') return URL_LIKE.test(value) ? redactUrl(value) : value;
+    if (header.value !== value) {
+      header.shown = redactHeader(name, value);
+      header.value = value;
+    }
+    return header.shown!;
+  };
+}
+
 /** Every header of a message, shortened where it is a credential. */
 export function redactHeaders(headers: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
@@ -150,6 +208,7 @@ export function redactUrl(url: string): string {
 export function redactBody(text: string, mediaType: string | undefined): string {
   const type = (mediaType ?? '').split(';')[0].trim().toLowerCase();
   if (type === 'application/x-www-form-urlencoded') return redactQuery(text);
+  if (!mayHoldSecret(text)) return text;
   if (/[/+]json$/.test(type) || /^\s*[[{]/.test(text)) return redactJsonText(text);
   return text.replace(/([A-Za-z0-9_.-]+)(["']?[ \t]*[:=][ \t]*["']?)([^\s"'&,;<>]+)/g, (all, name: string, between: string, value: string) =>
     isSecretName(name) ? `${name}${between}${redactCredential(value)}` : all,

@@ -40,7 +40,9 @@ function spawnMock(args: string[], options: ChildOptions) {
     ...(options.user ? [`--reuid=${options.user.uid}`, `--regid=${options.user.gid}`, '--clear-groups'] : []),
     ...(options.heldToModes ? ['--bounding-set=-dac_override,-dac_read_search'] : []),
   ];
-  const [file, ...rest] = privileges.length ? ['setpriv', ...privileges, '--', ...command] : command;
+  // The mock dies with the test process (setpriv execs it, keeping its pid): a test worker killed
+  // at a timeout, or a start that failed beside others, leaves no mock running on the machine.
+  const [file, ...rest] = ['setpriv', '--pdeathsig', 'SIGKILL', ...privileges, '--', ...command];
   return spawn(file, rest, { cwd: options.cwd ?? root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
 }
 
@@ -49,7 +51,11 @@ export function startChild(args: string[], options: ChildOptions = {}): Promise<
   return new Promise((resolve, reject) => {
     const child = spawnMock(['--log-level', 'warn', ...args], options);
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`no start within 15 s:\n${out}`)), 15_000);
+    // A child that did not start in time is killed: nobody else holds it to stop it later.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`no start within 15 s:\n${out}`));
+    }, 15_000);
     const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
     child.stdout!.on('data', (chunk) => {
       out += chunk;

@@ -2,8 +2,10 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { openPostgresStore } from '../../src/store/postgres-store.js';
 import { StoreUnavailableError, type Store } from '../../src/store/store.js';
+import { holdLocks, waitingOnLocks } from './advisory-locks.js';
 import { throwawayPostgresForFile, type ThrowawayPostgres } from '../support/postgres.js';
-import { bookingSetup, call, companyAuth, expectStatus, newAccount, startChild, until, type Answer, type ChildMock } from './child-mock.js';
+import { behaviours, startWebhookReceiver } from '../support/webhook-receiver.js';
+import { bookingSetup, call, companyAuth, expectStatus, holdsFor, newAccount, startChild, until, type Answer, type ChildMock } from './child-mock.js';
 
 /**
  * Issue 27: the account is the unit of locking of a shared PostgreSQL store. A batch of one
@@ -12,43 +14,11 @@ import { bookingSetup, call, companyAuth, expectStatus, newAccount, startChild, 
  * exactly the locks a process's batch takes and holds them, and the tests watch which requests
  * complete while it does (and that the others are waiting on PostgreSQL's lock, in pg_locks).
  */
-const WIDE_LOCK = 0x73686d02;
-const ACCOUNT_LOCKS = 0x73686d03;
 const berlin = { name: 'Erika Mustermann', street: 'Hauptstraße 5', city: 'Berlin', postalCode: '10115', countryCode: 'DE' };
 
 let cluster: ThrowawayPostgres;
 const running: { kill(): Promise<unknown> }[] = [];
 throwawayPostgresForFile(running, (started) => (cluster = started));
-
-/** A connection holding the locks of a batch (an account's, or the wide one) until `release`. */
-async function holdLocks(url: string, lock: { account: string } | 'wide'): Promise<{ release(): Promise<void> }> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  await client.query('BEGIN');
-  if (lock === 'wide') await client.query('SELECT pg_advisory_xact_lock($1)', [WIDE_LOCK]);
-  else {
-    await client.query('SELECT pg_advisory_xact_lock_shared($1)', [WIDE_LOCK]);
-    await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [ACCOUNT_LOCKS, lock.account]);
-  }
-  return {
-    async release() {
-      await client.query('COMMIT');
-      await client.end();
-    },
-  };
-}
-
-/** How many sessions wait on an advisory lock now. */
-async function waitingOnLocks(url: string): Promise<number> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ n: string }>("SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted");
-    return Number(rows[0].n);
-  } finally {
-    await client.end();
-  }
-}
 
 /** How many scans the database holds for a tracker of an account (what every process would pull). */
 async function scansInDatabase(url: string, accountId: string, trackerId: string): Promise<number> {
@@ -79,6 +49,18 @@ async function stopOutsideTransactions(url: string, mock: ChildMock): Promise<vo
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     throw new Error('the process was inside a transaction at every attempt to stop it');
+  } finally {
+    await client.end();
+  }
+}
+
+/** Which process owns a webhook delivery, as the database holds it (what every process would pull). */
+async function deliveryOwner(url: string, deliveryId: string): Promise<number | undefined> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ body: string }>("SELECT body FROM shipmock_items WHERE scope = 'system' AND collection = 'webhook-deliveries' AND id = $1", [deliveryId]);
+    return (JSON.parse(rows[0].body) as { owner?: number }).owner;
   } finally {
     await client.end();
   }
@@ -249,4 +231,42 @@ describe('a shared PostgreSQL store locks per account', () => {
     await one.transaction(() => {}, 'request');
     expect(one.account('b').collection<{ id: string }>('things').has('b1')).toBe(true);
   }, 60_000);
+});
+
+describe('a shared PostgreSQL store tells a slow process from a stopped one', () => {
+  it('leaves the work of a process that is silent but whose session is open with it: no takeover, its delivery sent once, by it', async () => {
+    // The first attempt fails, so the delivery waits for its retry on its owner; the retry is accepted.
+    const receiver = await startWebhookReceiver(behaviours.failTimes(1));
+    try {
+      const { url, p, q } = await twoProcesses(['--clock', 'manual', '--clock-start', '2026-03-02T08:00:00Z']);
+      const account = await newAccount(p);
+      await expectStatus(call(p.url, 'POST', '/v1/event-channels', { auth: account.auth, body: { name: 'hooks', topics: ['ADDRESS'], webhook: { url: receiver.url } } }), 201, 'channel');
+      await expectStatus(call(p.url, 'POST', '/v1/addresses', { auth: account.auth, body: berlin }), 201, 'address');
+      const [waiting] = await until('the delivery waits for its retry on P', async () => (await expectStatus(call(p.url, 'GET', '/__admin/deliveries', { admin: true }), 200, 'deliveries')).items, (items: any[]) => items[0]?.status === 'RETRYING');
+
+      // P goes silent (stopped between its transactions, its connections open: a process that is
+      // only slow looks the same) for twice the 5 s after which a stopped one's work is adopted.
+      await stopOutsideTransactions(url, p);
+      try {
+        const owner = await deliveryOwner(url, waiting.id);
+        await holdsFor('no process adopts the delivery of P', () => deliveryOwner(url, waiting.id), (now) => now === owner, 10_000);
+      } finally {
+        p.child.kill('SIGCONT');
+      }
+
+      // P is back: its retry falls due and P sends it; the receiver saw each attempt once.
+      await expectStatus(call(q.url, 'POST', '/__admin/clock/advance', { admin: true, body: { duration: 'PT1M' } }), 200, 'advance clock');
+      const delivered = await until('P delivers it', async () => expectStatus(call(p.url, 'GET', `/__admin/deliveries/${waiting.id}`, { admin: true }), 200, 'delivery'), (delivery: any) => delivery.status === 'DELIVERED', 15_000);
+      expect(delivered.attempts.map((attempt: any) => [attempt.attempt, attempt.statusCode ?? attempt.errorCode])).toEqual([
+        [1, 500],
+        [2, 200],
+      ]);
+      expect(receiver.received.map((r) => [r.headers['shipmock-delivery-id'], r.attempt, r.status])).toEqual([
+        [waiting.id, 1, 500],
+        [waiting.id, 2, 200],
+      ]);
+    } finally {
+      await receiver.close();
+    }
+  }, 120_000);
 });

@@ -53,7 +53,9 @@ export interface UnitLockOptions {
  * scenario has rules (scenario counters are shared state) or that names one in X-Shipmock-Scenario,
  * and requests of an account with event channels (the events they publish queue webhook
  * deliveries in the system scope). What this reads without the lock may be a little stale; the
- * store's check at commit keeps a wrong guess from losing a write.
+ * store's check at commit keeps a wrong guess from losing a write. A GET or HEAD of the account
+ * is a read (`read: true`): the shared store runs it without the account's lock (docs/scaling.md,
+ * "Reads without a lock").
  *
  * @example const lockOf = unitLockOf({ routes, tokens, scenarios, store }); store.transaction(work, 'request', lockOf(req));
  */
@@ -71,6 +73,8 @@ export function unitLockOf(options: UnitLockOptions): (req: ApiRequest) => UnitL
     const route = routes.match(method, pathname);
     if (route.kind === 'operation' && WIDE_OPERATIONS.has(route.operation.operationId)) return undefined;
     if (store.hasAccount(account) && (store.account(account).existing(EVENT_CHANNELS)?.size ?? 0) > 0) return undefined;
-    return { account };
+    // A GET or HEAD writes nothing of the account as a rule (a tracker catching up, its rate-limit
+    // window do): the shared store runs it without the lock and again under it if it wrote.
+    return method === 'GET' || method === 'HEAD' ? { account, read: true } : { account };
   };
 }

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ProblemError } from '../../errors/problem.js';
 import { createLogger } from '../../logging/logger.js';
 import { initRequestState, requestState } from '../../http/request-state.js';
-import { createStore, StoreUnavailableError, type Store, type UnitKind, type UnitLock } from '../../store/store.js';
+import { createStore, ReadMustLockError, StoreUnavailableError, type Store, type UnitKind, type UnitLock } from '../../store/store.js';
 import { unitOfWork } from './unit-of-work.js';
 
 const logger = createLogger({ level: 'silent', format: 'json' });
@@ -218,5 +218,37 @@ describe('the unit-of-work step', () => {
     await answered;
     expect(units).toEqual([{ lock: { account: 'acc-1' }, body: '{"name":"Ann"}' }]);
     expect(text).toBe('got 14 bytes');
+  });
+  it('runs a read that had to lock again under its account lock, sending only the answer of that run', async () => {
+    const locks: UnitLock[] = [];
+    const store: Pick<Store, 'transaction' | 'durable' | 'locksAccounts'> = {
+      durable: true,
+      locksAccounts: true,
+      async transaction<T>(work: () => T | PromiseLike<T>, _kind?: UnitKind, lock?: UnitLock): Promise<T> {
+        locks.push(lock);
+        const value = await work();
+        // The read wrote, and its account changed meanwhile elsewhere: nothing committed.
+        if (lock?.read) throw new ReadMustLockError();
+        return value;
+      },
+    };
+    let runs = 0;
+    const step = unitOfWork({ store, logger, writeError, lockOf: () => ({ account: 'a', read: true }) });
+    server = createServer((req, res) => {
+      step(req, res, () => {
+        runs++;
+        res.setHeader(`X-Run-${runs}`, 'yes');
+        res.writeHead(200, { 'Content-Type': 'text/plain' });
+        res.end(`run ${runs}`);
+      });
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const call = get(`http://127.0.0.1:${(server!.address() as AddressInfo).port}`);
+    const res = await call.head;
+    expect(res.statusCode).toBe(200);
+    expect(await call.body).toBe('run 2');
+    expect(res.headers['x-run-1']).toBeUndefined();
+    expect(res.headers['x-run-2']).toBe('yes');
+    expect(locks).toEqual([{ account: 'a', read: true }, { account: 'a' }]);
   });
 });

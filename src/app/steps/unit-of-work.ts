@@ -1,6 +1,6 @@
 import type { ApiRequest, ApiResponse, Next } from '../../http/types.js';
 import type { Logger } from '../../logging/logger.js';
-import { StoreUnavailableError, type Store, type UnitLock } from '../../store/store.js';
+import { ReadMustLockError, StoreUnavailableError, type Store, type UnitLock } from '../../store/store.js';
 import { holdAnswer } from '../held-answer.js';
 import { readBody } from '../../http/read-request.js';
 import { isOutsideApi, requestState } from '../../http/request-state.js';
@@ -29,7 +29,10 @@ type WriteError = (error: unknown, req: ApiRequest, res: ApiResponse) => void;
  * locks (unit-lock.ts): the request's account, or everything; and an API request's body (a
  * declared Content-Length within `bodyLimit`) is read off the wire before the unit starts, so a
  * slow client does not hold its batch (validation reads it from `preReadBody`). Other stores are
- * not asked, and read the body inside the unit as before.
+ * not asked, and read the body inside the unit as before. A read (a GET of one account,
+ * `lock.read`) runs without the account's lock; if the store answers ReadMustLockError (it wrote
+ * and another process changed the account meanwhile), its held answer is dropped unsent and the
+ * request runs again under the lock.
  *
  * @example pipeline([requestId(…), …, unitOfWork({ store, logger, writeError, lockOf }), route])
  */
@@ -64,10 +67,9 @@ export function unitOfWork(options: { store: Pick<Store, 'transaction' | 'durabl
     inUnit(req, res, next);
   }
 
-  function inUnit(req: ApiRequest, res: ApiResponse, next: Next): void {
+  function inUnit(req: ApiRequest, res: ApiResponse, next: Next, lock = lockOf?.(req)): void {
     const answer = holdAnswer(res);
     let started = false;
-    const lock = lockOf?.(req);
     store
       .transaction(() => {
         started = true;
@@ -77,6 +79,13 @@ export function unitOfWork(options: { store: Pick<Store, 'transaction' | 'durabl
       .then(
         () => answer.release(),
         (error: unknown) => {
+          if (error instanceof ReadMustLockError && lock?.read) {
+            // The read wrote after all and could not commit without the lock: nothing of it was
+            // committed or sent; the request runs again (the steps after this one), locked.
+            answer.drop();
+            inUnit(req, res, next, { account: lock.account });
+            return;
+          }
           if (started) logger.error({ err: error }, 'commit failed: the requests are answered 503 store-unavailable');
           answer.drop();
           try {

@@ -1173,10 +1173,21 @@ export interface components {
                 /** @description A process's own work (its heartbeat), under the wide lock shared. */
                 process: number;
             };
-            /** @description Time in sections that span accounts (wide batches held, commits taking their turn for a change number); serialMs over the whole time of the requests is the serial fraction. */
+            /** @description Time in sections that span accounts, timed by the database around the exact statements (PostgreSQL's clock) — wide batches holding the wide lock exclusively, other commits holding the head row from taking their change number to COMMIT done; on SQLite every batch's whole hold. serialMs over the whole time of the requests is the serial fraction. */
             serialMs: number;
             /** @description Commits refused because a row written outside the batch's lock changed meanwhile (the request was answered 503 store-unavailable). */
             conflicts: number;
+            /** @description Reads without a lock (docs/scaling.md, Reads without a lock) — GETs of one account on a store that locks per account. Their batches are counted in `batches` and `members`, not in lockWaitMs or lockHoldMs. */
+            reads?: {
+                /** @description Read batches, each one pull (one statement) holding no lock. */
+                batches: number;
+                /** @description Read batches that wrote after all (a tracker catching up, a rate-limit window) and committed under the locks of the accounts they wrote, nothing of them having changed since the pull. */
+                committed: number;
+                /** @description Read batches whose commit found one of those accounts changed since the pull; nothing was written and their requests ran again under their account's lock. */
+                retried: number;
+                /** @description The read batches' pulls (round trips, no lock waited for). */
+                pullMs: number;
+            };
         };
     };
     responses: {

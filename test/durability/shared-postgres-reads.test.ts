@@ -1,0 +1,235 @@
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { catalogueIds } from '../../src/carrier-catalogue/load-catalogue.js';
+import { openPostgresStore } from '../../src/store/postgres-store.js';
+import { ReadMustLockError, type Store } from '../../src/store/store.js';
+import { holdLocks, waitingOnLocks } from './advisory-locks.js';
+import { throwawayPostgresForFile, type ThrowawayPostgres } from '../support/postgres.js';
+import { call, expectStatus, newAccount, startChild, until, type Answer, type ChildMock } from './child-mock.js';
+
+/**
+ * Issue 27, reads without a lock: a GET of one account on a shared PostgreSQL store runs on a
+ * pull of its own (one statement, no advisory lock), on state at least as new as every commit
+ * acknowledged before it started, and commits only if it wrote — then under the locks of the
+ * accounts it wrote, proven unchanged since its pull, or it runs again under its lock
+ * (src/store/shared-store.ts). Proved without timing: a test connection holds the locks a batch
+ * takes and the tests watch what completes meanwhile, and what is in the database after.
+ */
+const berlin = { name: 'Erika Mustermann', street: 'Hauptstraße 5', city: 'Berlin', postalCode: '10115', countryCode: 'DE' };
+const munich = { name: 'Max Muster', street: 'Marienplatz 1', city: 'München', postalCode: '80331', countryCode: 'DE' };
+const dhl = catalogueIds.carrier('DHL_PARCEL');
+const dhlPaket = catalogueIds.service('DHL_PARCEL', 'DHL_PAKET');
+
+let cluster: ThrowawayPostgres;
+const running: { kill(): Promise<unknown> }[] = [];
+throwawayPostgresForFile(running, (started) => (cluster = started));
+
+/** The rows the database holds for a collection of one scope (bodies parsed). */
+async function storedItems(url: string, scope: string, collection: string): Promise<{ id: string; body: any }[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ id: string; body: string | null }>('SELECT id, body FROM shipmock_items WHERE scope = $1 AND collection = $2 ORDER BY seq', [scope, collection]);
+    return rows.filter((row) => row.body !== null).map((row) => ({ id: row.id, body: JSON.parse(row.body!) }));
+  } finally {
+    await client.end();
+  }
+}
+
+function inFlight<T>(promise: Promise<T>): { settled: () => boolean; result: Promise<T> } {
+  let settled = false;
+  const result = promise.finally(() => {
+    settled = true;
+  });
+  result.catch(() => {});
+  return { settled: () => settled, result };
+}
+
+async function twoStores(): Promise<{ url: string; one: Store; two: Store }> {
+  const url = await cluster.createDatabase();
+  const one = (await openPostgresStore(url)).store;
+  const two = (await openPostgresStore(url)).store;
+  running.push({ kill: async () => [one, two].forEach((store) => store.close()) });
+  return { url, one, two };
+}
+
+const things = (store: Store, account: string) => store.account(account).collection<{ id: string; n?: number }>('things');
+const READ = (account: string) => ({ account, read: true });
+
+describe('reads without a lock on a shared PostgreSQL store', () => {
+  it('answers a read that writes nothing while its account and the wide lock are held elsewhere, with every acknowledged write of another process in it', async () => {
+    const { url, one, two } = await twoStores();
+    await two.transaction(() => void things(two, 'a').insert({ id: 't1' }), 'request', { account: 'a' });
+
+    const wide = await holdLocks(url, 'wide');
+    // Acknowledged by two before the read started: the read sees it, though it takes no lock.
+    const read = inFlight(one.transaction(() => things(one, 'a').values().map((item) => item.id), 'request', READ('a')));
+    expect(await read.result).toEqual(['t1']);
+    await wide.release();
+
+    const held = await holdLocks(url, { account: 'a' });
+    expect(await one.transaction(() => things(one, 'a').size, 'request', READ('a'))).toBe(1);
+    // A unit of the account that writes waits for the lock as before.
+    const write = inFlight(one.transaction(() => void things(one, 'a').insert({ id: 't2' }), 'request', { account: 'a' }));
+    await until('the locked write waits on the account lock', () => waitingOnLocks(url), (n) => n >= 1, 20_000);
+    expect(write.settled()).toBe(false);
+    await held.release();
+    await write.result;
+    expect(one.batchStats!().reads!.batches).toBeGreaterThanOrEqual(2);
+  }, 60_000);
+
+  it('commits a read that wrote under the lock of the account it wrote, waiting for that lock only at its commit', async () => {
+    const { url, one, two } = await twoStores();
+    await two.transaction(() => void things(two, 'a').insert({ id: 't1', n: 0 }), 'request', { account: 'a' });
+    const held = await holdLocks(url, { account: 'a' });
+    let ran = false;
+    // The work runs (no lock to wait for); the commit waits for the account's lock.
+    const read = inFlight(
+      one.transaction(
+        () => {
+          ran = true;
+          things(one, 'a').update({ id: 't1', n: 1 });
+        },
+        'request',
+        READ('a'),
+      ),
+    );
+    await until('the read ran and waits at its commit', () => waitingOnLocks(url), (n) => n >= 1, 20_000);
+    expect(ran).toBe(true);
+    expect(read.settled()).toBe(false);
+    await held.release();
+    await read.result;
+    expect(await storedItems(url, 'account:a', 'things')).toEqual([{ id: 't1', body: { id: 't1', n: 1 } }]);
+    expect(one.batchStats!().reads).toMatchObject({ committed: 1, retried: 0 });
+  }, 60_000);
+
+  it('refuses a read that wrote when another process changed its account since its pull: nothing is written, the copy reloads, the unit runs again locked and writes once', async () => {
+    const { url, one, two } = await twoStores();
+    await two.transaction(() => void things(two, 'a').insert({ id: 't1', n: 0 }), 'request', { account: 'a' });
+    let proceed!: () => void;
+    let pulled!: () => void;
+    const gate = new Promise<void>((resolve) => (proceed = resolve));
+    const started = new Promise<void>((resolve) => (pulled = resolve));
+    // What the read leaves in memory only, once committed (as the inspector's newest events are kept).
+    const kept: string[] = [];
+    // A read of one increments n as it saw it (a catch-up computed from what it read)…
+    const bump = async (store: Store) => {
+      const seen = things(store, 'a').get('t1')!.n!;
+      pulled();
+      await gate;
+      things(store, 'a').update({ id: 't1', n: seen + 1 });
+      store.afterCommit!(() => kept.push(`read saw ${seen}`));
+    };
+    const read = inFlight(one.transaction(() => bump(one), 'request', READ('a')));
+    await started;
+    // …while two increments it under the lock and commits first.
+    await two.transaction(() => void things(two, 'a').update({ id: 't1', n: things(two, 'a').get('t1')!.n! + 1 }), 'request', { account: 'a' });
+    proceed();
+    const refused = await read.result.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(ReadMustLockError);
+    expect(await storedItems(url, 'account:a', 'things')).toEqual([{ id: 't1', body: { id: 't1', n: 1 } }]);
+    expect(one.batchStats!().reads).toMatchObject({ retried: 1 });
+    expect(kept, 'nothing of the refused read is kept').toEqual([]);
+
+    // Run again under the lock (as unit-of-work.ts does): it sees two's write and adds its own.
+    await one.transaction(() => {
+      const seen = things(one, 'a').get('t1')!.n!;
+      things(one, 'a').update({ id: 't1', n: seen + 1 });
+      one.afterCommit!(() => kept.push(`locked saw ${seen}`));
+    }, 'request', { account: 'a' });
+    expect(await storedItems(url, 'account:a', 'things')).toEqual([{ id: 't1', body: { id: 't1', n: 2 } }]);
+    expect(kept).toEqual(['locked saw 1']);
+    // The account was contended: its reads lock for a while (a locked batch, not a read batch).
+    const before = one.batchStats!();
+    await one.transaction(() => things(one, 'a').size, 'request', READ('a'));
+    expect(one.batchStats!().byLock.account).toBe(before.byLock.account + 1);
+    // Another account's reads still go without a lock.
+    const readsBefore = one.batchStats!().reads!.batches;
+    await one.transaction(() => things(one, 'b').size, 'request', READ('b'));
+    expect(one.batchStats!().reads!.batches).toBe(readsBefore + 1);
+  }, 60_000);
+});
+
+/** Two `shipmock serve` processes on one new database. */
+async function twoProcesses(args: string[]): Promise<{ url: string; p: ChildMock; q: ChildMock }> {
+  const url = await cluster.createDatabase();
+  const [p, q] = await Promise.all([startChild(['--data', url, ...args]), startChild(['--data', url, ...args])]);
+  running.push(p, q);
+  return { url, p, q };
+}
+
+const batchesOf = (mock: ChildMock) => expectStatus(call(mock.url, 'GET', '/__admin/store/batches', { admin: true }), 200, 'store batches');
+
+describe('reads without a lock across processes, through HTTP', () => {
+  it('reads on one process at once what the other acknowledged, each GET a read batch', async () => {
+    const { p, q } = await twoProcesses(['--rate-limit', 'off']);
+    const account = await newAccount(p);
+    const before = await batchesOf(q);
+    for (let i = 0; i < 20; i++) {
+      const [writer, reader] = i % 2 ? [q, p] : [p, q];
+      const created = await expectStatus(call(writer.url, 'POST', '/v1/addresses', { auth: account.auth, body: { ...berlin, name: `Person ${i}` } }), 201, `address ${i}`);
+      const read = await call(reader.url, 'GET', `/v1/addresses/${created.id}`, { auth: account.auth });
+      expect(read.status, `address ${i} written on one process, read at once on the other`).toBe(200);
+      expect(read.body.name).toBe(`Person ${i}`);
+      const listed = await expectStatus(call(reader.url, 'GET', '/v1/addresses?limit=100', { auth: account.auth }), 200, 'list');
+      expect(listed.items).toHaveLength(i + 1);
+    }
+    const after = await batchesOf(q);
+    // Q's 20 GETs (one after another: a batch each) ran as reads; its account batches are its 10 POSTs (and any read run again).
+    expect(after.reads.batches - before.reads.batches).toBe(20);
+    expect(after.byLock.account - before.byLock.account).toBe(10 + after.reads.retried - before.reads.retried);
+  }, 120_000);
+
+  it('records a tracker step that a GET catches up exactly once, whichever processes read it at the same time, and every GET is answered', async () => {
+    const { p, q } = await twoProcesses(['--clock', 'manual', '--clock-start', '2026-03-02T08:00:00Z', '--rate-limit', 'off']);
+    const account = await newAccount(p);
+    const carrierDefinition = await expectStatus(call(p.url, 'POST', '/v1/carrier-definitions', { auth: account.auth, body: { carrierId: dhl, name: 'DHL' } }), 201, 'carrier definition');
+    const serviceDefinition = await expectStatus(
+      call(q.url, 'POST', '/v1/service-definitions', { auth: account.auth, body: { carrierDefinitionId: carrierDefinition.id, serviceId: dhlPaket, name: 'DHL Paket' } }),
+      201,
+      'service definition',
+    );
+    const channel = await expectStatus(call(p.url, 'POST', '/v1/shipment-channels', { auth: account.auth, body: { name: 'ZPL', documentRendering: { labelFormat: 'ZPL', labelSize: 'LABEL_4X6' } } }), 201, 'channel');
+    const created = await expectStatus(
+      call(q.url, 'POST', '/v1/shipment-bookings/inline', {
+        auth: account.auth,
+        body: { serviceDefinitionId: serviceDefinition.id, shipmentChannelId: channel.id, sender: berlin, receiver: munich, parcels: [{ weight: 2.5 }], reference: 'READ-1' },
+      }),
+      201,
+      'booking',
+    );
+    const booking = await expectStatus(call(p.url, 'GET', `/v1/shipment-bookings/${created.id}`, { auth: account.auth }), 200, 'booking on P');
+    const [trackerId] = booking.trackerIds;
+    await expectStatus(call(p.url, 'POST', '/__admin/clock/advance', { admin: true, body: { duration: 'P7D' } }), 200, 'advance clock');
+    // Tokens live four hours of virtual time: a new one.
+    const token = await expectStatus(call(q.url, 'POST', `/v1/accounts/${account.id}/tokens`, { auth: q.basic, body: { grantType: 'client_credentials' } }), 200, 'account token');
+    const auth = `Bearer ${token.accessToken}`;
+    // Both processes read the tracker at once, many times: some of these GETs catch the tracker up.
+    const before = await Promise.all([p, q].map(batchesOf));
+    const answers: Answer[] = await Promise.all(Array.from({ length: 24 }, (_, i) => call((i % 2 ? q : p).url, 'GET', `/v1/trackers/${trackerId}`, { auth })));
+    expect(answers.map((answer) => answer.status)).toEqual(Array(24).fill(200));
+    // They ran as reads on both (some committed a catch-up, or ran again locked when the other had).
+    const after = await Promise.all([p, q].map(batchesOf));
+    for (const i of [0, 1]) expect(after[i].reads.batches).toBeGreaterThan(before[i].reads.batches);
+    const trackers = await Promise.all([p, q].map((mock) => expectStatus(call(mock.url, 'GET', `/v1/trackers/${trackerId}`, { auth }), 200, 'tracker')));
+    expect(trackers[0].events.map((event: { status: string }) => event.status)).toEqual(['CREATED', 'PICKED_UP', 'IN_TRANSIT', 'OUT_FOR_DELIVERY', 'DELIVERED']);
+    expect(trackers[1]).toEqual(trackers[0]);
+    // Every answer showed a prefix of the one history (no scan recorded twice, none lost).
+    for (const answer of answers) expect(answer.body.events).toEqual(trackers[0].events.slice(0, answer.body.events.length));
+    const published = (await Promise.all([p, q].map((mock) => expectStatus(call(mock.url, 'GET', '/__admin/events?limit=500', { admin: true }), 200, 'events'))))
+      .flatMap((answer) => answer.items)
+      .filter((event: { topic: string; type: string; payload?: { id?: string } }) => event.topic === 'TRACKER' && event.type === 'UPDATED' && event.payload?.id === trackerId);
+    expect(published).toHaveLength(4);
+  }, 120_000);
+
+  it('counts a rate limit exactly across the two, reads included', async () => {
+    const { p, q } = await twoProcesses(['--rate-limit', '20/60s', '--clock', 'manual']);
+    const account = await newAccount(p);
+    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => call((i % 2 ? q : p).url, 'GET', '/v1/addresses', { auth: account.auth })));
+    expect(answers.filter((answer) => answer.status === 200)).toHaveLength(20);
+    expect(answers.filter((answer) => answer.status === 429)).toHaveLength(20);
+  }, 60_000);
+});
