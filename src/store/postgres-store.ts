@@ -1,9 +1,12 @@
 import pg from 'pg';
 import { maskUrl, redactSecrets } from './data-location.js';
 import { createPostgresFeed, storable } from './postgres-feed.js';
-import { createSharedStore, OUTSIDE_LOCK_CONFLICT, type CommitLock, type PulledRows, type SharedBackend, type SharedStoreOptions, type VerifySet, type WriteSet } from './shared-store.js';
+import { createSharedStore, OUTSIDE_LOCK_CONFLICT, type CommitLock, type PulledRows, type PullRequest, type SharedBackend, type SharedStoreOptions, type VerifySet, type WriteSet } from './shared-store.js';
+import { loadedRow, type LoadedScopes, type ScopeRows, type StoredScopeReads } from './shared-scopes.js';
+import { createSyncReader } from './postgres-sync-reader.js';
 import { vacuumStatements } from './vacuum.js';
-import type { Store } from './store.js';
+import { ISSUED_NUMBERS_COLLECTION, type Store } from './store.js';
+import type { Entity } from './collection.js';
 
 /**
  * The shared store on PostgreSQL (--data postgres://…): several shipmock processes, on one host
@@ -42,6 +45,10 @@ const MIGRATIONS: string[] = [
   // only through a commit statement) and the number of the last commit (what a pull has seen).
   `CREATE TABLE shipmock_head (one boolean PRIMARY KEY DEFAULT true CHECK (one), change bigint NOT NULL);
    INSERT INTO shipmock_head (change) SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM shipmock_change;`,
+  // 4: ids of the global scope by collection: "was this carrier number issued?" is an index
+  // probe (the issued numbers are not kept in memory, shared-scopes.ts). Partial: account items,
+  // keyed by sequence, pay nothing for it.
+  `CREATE INDEX shipmock_items_global_ids ON shipmock_items (collection, id) WHERE scope = 'global';`,
 ];
 export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;
 
@@ -189,21 +196,24 @@ function createPostgresBackend(url: string, firstClient: pg.Client, processNumbe
 
   /** When the open wide batch had the wide lock, by the database's clock (ms). */
   let wideSince: number | undefined;
+  const stored = storedScopeReads(url, processNumber);
 
   return {
     accountLocks: true,
-    async open(since, lock, skip) {
+    stored,
+    async open(since, lock, skip, pull) {
       const db = await database();
       wideSince = undefined;
+      const statement = pullStatement(since, skip, pull, (value) => db.escapeLiteral(value));
       // A read: the pull alone, one statement in a transaction of its own (one snapshot), no lock.
-      if (lock.kind === 'read') return pulledRows((await db.query<PulledRow>(pullStatement(since, skip))).rows);
+      if (lock.kind === 'read') return pulledRows((await db.query<PulledRow>(statement)).rows);
       // A process batch (its heartbeat) needs no lock of its own: only this process writes its
       // row, and a process runs one batch at a time.
       const locks =
         lock.kind === 'wide'
           ? `SELECT pg_advisory_xact_lock(${WIDE_LOCK}); SELECT ${CLOCK_MS} AS at;`
           : `SELECT pg_advisory_xact_lock_shared(${WIDE_LOCK});${lock.kind === 'account' ? ` SELECT pg_advisory_xact_lock(${ACCOUNT_LOCKS}, hashtext(${db.escapeLiteral(lock.account)}));` : ''}`;
-      const results = resultsOf<PulledRow & { at: string }>(await db.query(`BEGIN; ${locks} ${pullStatement(since, skip)};`));
+      const results = resultsOf<PulledRow & { at: string }>(await db.query(`BEGIN; ${locks} ${statement};`));
       if (lock.kind === 'wide') wideSince = Number(results[2].rows[0].at);
       return pulledRows(results[results.length - 1].rows);
     },
@@ -251,12 +261,74 @@ function createPostgresBackend(url: string, firstClient: pg.Client, processNumbe
       }
     },
     async close() {
+      stored.close();
       await client?.end().catch(() => {});
     },
   };
 }
 
-/** One row of the pull: k says which table (0 head, 1 scopes, 2 items, 3 collections, 4 values, 5 parts). */
+/**
+ * The bounded working set's reads of one scope, and of the keys and small values of every
+ * account (shared-scopes.ts), on a connection of their own read synchronously
+ * (postgres-sync-reader.ts). A scope's rows are a range of each table's primary key, which
+ * starts with the scope: reading one costs its own rows, whatever the size of the sandbox.
+ */
+function storedScopeReads(url: string, processNumber: number): StoredScopeReads {
+  const reader = createSyncReader(url, sessionName(processNumber));
+  return {
+    load(key) {
+      const rows = reader.query<PulledRow>(
+        `SELECT 0 AS k, change AS c, NULL::text AS a, NULL::bigint AS n, NULL::text AS v FROM shipmock_head
+         UNION ALL SELECT 7, 0, collection, next_seq, NULL FROM shipmock_collections WHERE scope = $1
+         UNION ALL SELECT 6, 0, collection, seq, body FROM shipmock_items WHERE scope = $1 AND body IS NOT NULL
+         UNION ALL SELECT 8, 0, key, NULL, value FROM shipmock_values WHERE scope = $1 AND value IS NOT NULL
+         ORDER BY k, a, n`,
+        [key],
+      );
+      let head = 0;
+      const scopes: LoadedScopes = new Map();
+      for (const row of rows) {
+        if (row.k === 0) head = Number(row.c);
+        else addLoadedRow(scopes, { ...row, s: key });
+      }
+      return { head, rows: scopes.get(key) };
+    },
+    isStored: (key) =>
+      reader.query<{ found: boolean }>('SELECT EXISTS (SELECT 1 FROM shipmock_collections WHERE scope = $1) OR EXISTS (SELECT 1 FROM shipmock_values WHERE scope = $1 AND value IS NOT NULL) AS found', [key])[0].found,
+    accountKeys: () =>
+      reader.query<{ scope: string }>("SELECT scope FROM shipmock_collections WHERE scope LIKE 'account:%' UNION SELECT scope FROM shipmock_values WHERE scope LIKE 'account:%' AND value IS NOT NULL ORDER BY 1").map((row) => row.scope),
+    accountValues: (name) =>
+      reader.query<{ scope: string; value: string }>("SELECT scope, value FROM shipmock_values WHERE key = $1 AND scope LIKE 'account:%' AND value IS NOT NULL", [name]).map((row) => [row.scope, JSON.parse(row.value)]),
+    recentAccounts: (limit) =>
+      reader
+        .query<{ scope: string }>(
+          `SELECT scope FROM (SELECT scope, max(change) AS last FROM shipmock_collections WHERE scope LIKE 'account:%' GROUP BY scope
+             UNION ALL SELECT scope, max(change) FROM shipmock_values WHERE scope LIKE 'account:%' GROUP BY scope) AS changed
+           GROUP BY scope ORDER BY max(last) DESC LIMIT $1`,
+          [limit],
+        )
+        .map((row) => row.scope),
+    issued: {
+      has: (id) =>
+        reader.query<{ found: boolean }>("SELECT EXISTS (SELECT 1 FROM shipmock_items WHERE scope = 'global' AND collection = $1 AND id = $2 AND body IS NOT NULL) AS found", [ISSUED_NUMBERS_COLLECTION, id])[0].found,
+      items: () =>
+        reader
+          .query<{ seq: string; body: string }>("SELECT seq, body FROM shipmock_items WHERE scope = 'global' AND collection = $1 AND body IS NOT NULL ORDER BY seq", [ISSUED_NUMBERS_COLLECTION])
+          .map((row): [number, Entity] => [Number(row.seq), JSON.parse(row.body) as Entity]),
+    },
+    close: () => reader.close(),
+  };
+}
+
+/** A row of a scope read whole (k 6 items, 7 collections, 8 values) into its scope's rows. */
+function addLoadedRow(out: LoadedScopes, row: PulledRow): void {
+  const rows: ScopeRows = loadedRow(out, row.s!);
+  if (row.k === 6) rows.items.push([row.a!, Number(row.n), row.v!]);
+  else if (row.k === 7) rows.collections.push([row.a!, Number(row.n)]);
+  else rows.values.push([row.a!, row.v!]);
+}
+
+/** One row of the pull: k says which table (0 head, 1 scopes, 2 items, 3 collections, 4 values, 5 parts; rows of a scope read whole: 6 items, 7 collections, 8 values). */
 interface PulledRow {
   k: number;
   c: string;
@@ -267,31 +339,48 @@ interface PulledRow {
   v: string | null;
 }
 
-/** The head and every row committed after `since` except by the commits in `skip`, as ONE statement (one snapshot). */
-function pullStatement(since: number, skip: readonly number[]): string {
+/**
+ * The head and every row committed after `since` except by the commits in `skip`, as ONE
+ * statement (one snapshot); with `pull`, also every row of the scopes it loads, and no other
+ * account rows unless `accountRows`.
+ */
+function pullStatement(since: number, skip: readonly number[], pull: PullRequest | undefined, literal: (value: string) => string): string {
   const after = String(since);
   const notMine = skip.length ? ` AND change <> ALL('{${skip.map(Number).join(',')}}'::bigint[])` : '';
+  const accounts = pull && !pull.accountRows ? " AND scope NOT LIKE 'account:%'" : '';
+  // The issued carrier numbers stay in the database (shared-scopes.ts, offloadIssuedNumbers).
+  const issued = pull ? ` AND NOT (scope = 'global' AND collection = '${ISSUED_NUMBERS_COLLECTION}')` : '';
+  const load = pull?.load.length ? `scope IN (${pull.load.map(literal).join(', ')})` : undefined;
   return `SELECT 0 AS k, change AS c, NULL::text AS s, NULL::text AS a, NULL::bigint AS n, NULL::text AS i, NULL::text AS v FROM shipmock_head
-    UNION ALL SELECT 1, replaced, scope, NULL, NULL, NULL, NULL FROM shipmock_scopes WHERE replaced > ${after}${notMine.replace('change', 'replaced')}
-    UNION ALL SELECT 2, change, scope, collection, seq, id, body FROM shipmock_items WHERE change > ${after}${notMine}
-    UNION ALL SELECT 3, change, scope, collection, next_seq, NULL, NULL FROM shipmock_collections WHERE change > ${after}${notMine}
-    UNION ALL SELECT 4, change, scope, key, NULL, NULL, value FROM shipmock_values WHERE change > ${after}${notMine}
-    UNION ALL SELECT 5, change, name, NULL, NULL, NULL, value FROM shipmock_parts WHERE change > ${after}${notMine}
+    UNION ALL SELECT 1, replaced, scope, NULL, NULL, NULL, NULL FROM shipmock_scopes WHERE replaced > ${after}${notMine.replace('change', 'replaced')}${accounts}
+    UNION ALL SELECT 2, change, scope, collection, seq, id, body FROM shipmock_items WHERE change > ${after}${notMine}${accounts}${issued}
+    UNION ALL SELECT 3, change, scope, collection, next_seq, NULL, NULL FROM shipmock_collections WHERE change > ${after}${notMine}${accounts}
+    UNION ALL SELECT 4, change, scope, key, NULL, NULL, value FROM shipmock_values WHERE change > ${after}${notMine}${accounts}
+    UNION ALL SELECT 5, change, name, NULL, NULL, NULL, value FROM shipmock_parts WHERE change > ${after}${notMine}${
+      load
+        ? `
+    UNION ALL SELECT 6, 0, scope, collection, seq, NULL, body FROM shipmock_items WHERE ${load} AND body IS NOT NULL
+    UNION ALL SELECT 7, 0, scope, collection, next_seq, NULL, NULL FROM shipmock_collections WHERE ${load}
+    UNION ALL SELECT 8, 0, scope, key, NULL, NULL, value FROM shipmock_values WHERE ${load} AND value IS NOT NULL`
+        : ''
+    }
     ORDER BY k, s, a, n`;
 }
 
-function pulledRows(rows: PulledRow[]): { head: number; rows: PulledRows } {
+function pulledRows(rows: PulledRow[]): { head: number; rows: PulledRows; loaded: LoadedScopes } {
   const out: PulledRows = { scopes: [], items: [], collections: [], values: [], parts: [] };
+  const loaded: LoadedScopes = new Map();
   let head = 0;
   for (const row of rows) {
-    if (row.k === 0) head = Number(row.c);
+    if (row.k >= 6) addLoadedRow(loaded, row);
+    else if (row.k === 0) head = Number(row.c);
     else if (row.k === 1) out.scopes.push({ scope: row.s! });
     else if (row.k === 2) out.items.push({ scope: row.s!, collection: row.a!, seq: row.n!, id: row.i!, body: row.v });
     else if (row.k === 3) out.collections.push({ scope: row.s!, collection: row.a!, next_seq: row.n! });
     else if (row.k === 4) out.values.push({ scope: row.s!, key: row.a!, value: row.v });
     else out.parts.push({ name: row.s!, value: row.v! });
   }
-  return { head, rows: out };
+  return { head, rows: out, loaded };
 }
 
 /** The database's clock in ms: the serial sections are timed by it, around the exact statements (lock-stats.ts). */
