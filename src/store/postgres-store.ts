@@ -5,8 +5,7 @@ import { createSharedStore, OUTSIDE_LOCK_CONFLICT, type CommitLock, type PulledR
 import { loadedRow, type LoadedScopes, type ScopeRows, type StoredScopeReads } from './shared-scopes.js';
 import { createSyncReader } from './postgres-sync-reader.js';
 import { vacuumStatements } from './vacuum.js';
-import { ISSUED_NUMBERS_COLLECTION, type Store } from './store.js';
-import type { Entity } from './collection.js';
+import type { Store } from './store.js';
 
 /**
  * The shared store on PostgreSQL (--data postgres://…): several shipmock processes, on one host
@@ -45,10 +44,6 @@ const MIGRATIONS: string[] = [
   // only through a commit statement) and the number of the last commit (what a pull has seen).
   `CREATE TABLE shipmock_head (one boolean PRIMARY KEY DEFAULT true CHECK (one), change bigint NOT NULL);
    INSERT INTO shipmock_head (change) SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM shipmock_change;`,
-  // 4: ids of the global scope by collection: "was this carrier number issued?" is an index
-  // probe (the issued numbers are not kept in memory, shared-scopes.ts). Partial: account items,
-  // keyed by sequence, pay nothing for it.
-  `CREATE INDEX shipmock_items_global_ids ON shipmock_items (collection, id) WHERE scope = 'global';`,
 ];
 export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;
 
@@ -196,7 +191,7 @@ function createPostgresBackend(url: string, firstClient: pg.Client, processNumbe
 
   /** When the open wide batch had the wide lock, by the database's clock (ms). */
   let wideSince: number | undefined;
-  const stored = storedScopeReads(url, processNumber);
+  const stored = storedScopeReads(url, processNumber, async (sql, params) => (await database()).query(sql, params));
 
   return {
     accountLocks: true,
@@ -273,8 +268,10 @@ function createPostgresBackend(url: string, firstClient: pg.Client, processNumbe
  * (postgres-sync-reader.ts). A scope's rows are a range of each table's primary key, which
  * starts with the scope: reading one costs its own rows, whatever the size of the sandbox.
  */
-function storedScopeReads(url: string, processNumber: number): StoredScopeReads {
+function storedScopeReads(url: string, processNumber: number, query: (sql: string, params: unknown[]) => Promise<pg.QueryResult<{ scope: string }>>): StoredScopeReads {
   const reader = createSyncReader(url, sessionName(processNumber));
+  // Its thread and connection start while the mock starts (a first miss would wait for both).
+  reader.warm();
   return {
     load(key) {
       const rows = reader.query<PulledRow>(
@@ -299,23 +296,16 @@ function storedScopeReads(url: string, processNumber: number): StoredScopeReads 
       reader.query<{ scope: string }>("SELECT scope FROM shipmock_collections WHERE scope LIKE 'account:%' UNION SELECT scope FROM shipmock_values WHERE scope LIKE 'account:%' AND value IS NOT NULL ORDER BY 1").map((row) => row.scope),
     accountValues: (name) =>
       reader.query<{ scope: string; value: string }>("SELECT scope, value FROM shipmock_values WHERE key = $1 AND scope LIKE 'account:%' AND value IS NOT NULL", [name]).map((row) => [row.scope, JSON.parse(row.value)]),
-    recentAccounts: (limit) =>
-      reader
-        .query<{ scope: string }>(
+    // On the batch connection, before the first batch (nothing waits for it synchronously).
+    recentAccounts: async (limit) =>
+      (
+        await query(
           `SELECT scope FROM (SELECT scope, max(change) AS last FROM shipmock_collections WHERE scope LIKE 'account:%' GROUP BY scope
              UNION ALL SELECT scope, max(change) FROM shipmock_values WHERE scope LIKE 'account:%' GROUP BY scope) AS changed
            GROUP BY scope ORDER BY max(last) DESC LIMIT $1`,
           [limit],
         )
-        .map((row) => row.scope),
-    issued: {
-      has: (id) =>
-        reader.query<{ found: boolean }>("SELECT EXISTS (SELECT 1 FROM shipmock_items WHERE scope = 'global' AND collection = $1 AND id = $2 AND body IS NOT NULL) AS found", [ISSUED_NUMBERS_COLLECTION, id])[0].found,
-      items: () =>
-        reader
-          .query<{ seq: string; body: string }>("SELECT seq, body FROM shipmock_items WHERE scope = 'global' AND collection = $1 AND body IS NOT NULL ORDER BY seq", [ISSUED_NUMBERS_COLLECTION])
-          .map((row): [number, Entity] => [Number(row.seq), JSON.parse(row.body) as Entity]),
-    },
+      ).rows.map((row) => row.scope),
     close: () => reader.close(),
   };
 }
@@ -348,12 +338,10 @@ function pullStatement(since: number, skip: readonly number[], pull: PullRequest
   const after = String(since);
   const notMine = skip.length ? ` AND change <> ALL('{${skip.map(Number).join(',')}}'::bigint[])` : '';
   const accounts = pull && !pull.accountRows ? " AND scope NOT LIKE 'account:%'" : '';
-  // The issued carrier numbers stay in the database (shared-scopes.ts, offloadIssuedNumbers).
-  const issued = pull ? ` AND NOT (scope = 'global' AND collection = '${ISSUED_NUMBERS_COLLECTION}')` : '';
   const load = pull?.load.length ? `scope IN (${pull.load.map(literal).join(', ')})` : undefined;
   return `SELECT 0 AS k, change AS c, NULL::text AS s, NULL::text AS a, NULL::bigint AS n, NULL::text AS i, NULL::text AS v FROM shipmock_head
     UNION ALL SELECT 1, replaced, scope, NULL, NULL, NULL, NULL FROM shipmock_scopes WHERE replaced > ${after}${notMine.replace('change', 'replaced')}${accounts}
-    UNION ALL SELECT 2, change, scope, collection, seq, id, body FROM shipmock_items WHERE change > ${after}${notMine}${accounts}${issued}
+    UNION ALL SELECT 2, change, scope, collection, seq, id, body FROM shipmock_items WHERE change > ${after}${notMine}${accounts}
     UNION ALL SELECT 3, change, scope, collection, next_seq, NULL, NULL FROM shipmock_collections WHERE change > ${after}${notMine}${accounts}
     UNION ALL SELECT 4, change, scope, key, NULL, NULL, value FROM shipmock_values WHERE change > ${after}${notMine}${accounts}
     UNION ALL SELECT 5, change, name, NULL, NULL, NULL, value FROM shipmock_parts WHERE change > ${after}${notMine}${

@@ -1,7 +1,7 @@
-import type { CollectionSnapshot, Entity, OffloadedItems } from './collection.js';
+import type { CollectionSnapshot, Entity } from './collection.js';
 import type { DirtyWrites } from './dirty-writes.js';
 import type { ScopeSource, StoredScopes } from './scope-cache.js';
-import { ISSUED_NUMBERS_COLLECTION, Scope, type MemoryStore, type ScopeSnapshot } from './store.js';
+import { Scope, type ScopeSnapshot } from './store.js';
 
 /**
  * The bounded working set of a shared store (issue 27; docs/scaling.md, "A bounded working set"):
@@ -29,13 +29,7 @@ export interface StoredScopeReads {
   /** The stored value under `name` of every account scope that has one, by scope key. */
   accountValues(name: string): [string, unknown][];
   /** The account scopes changed most recently, newest first, at most `limit` (read ahead at start). */
-  recentAccounts(limit: number): string[];
-  /**
-   * The global scope's issued carrier numbers as stored (store.ts, ISSUED_NUMBERS_COLLECTION):
-   * "was this number issued?" is one index probe, not a resident set of every number ever
-   * issued (two per booking). Pulls leave their rows out (`PullRequest.accountRows` false or not).
-   */
-  issued: OffloadedItems<Entity>;
+  recentAccounts(limit: number): Promise<string[]>;
   close(): void;
 }
 
@@ -113,15 +107,3 @@ export function sharedScopeSource(reads: StoredScopeReads, dirty: DirtyWrites, s
   };
 }
 
-/**
- * Keeps the global scope's issued numbers in the database (`StoredScopeReads.issued`): the
- * collection answers `has` from there too, and forgets the numbers it holds in memory once they
- * are committed (`committed`: none of them is a write the database does not hold yet). Called
- * after every pull (a reload or another process's reset brings a new global scope) and commit.
- */
-export function offloadIssuedNumbers(memory: MemoryStore, dirty: DirtyWrites, stored: OffloadedItems<Entity>, committed: boolean): void {
-  const issued = memory.existingScope('global')?.existing<Entity>(ISSUED_NUMBERS_COLLECTION);
-  if (!issued) return;
-  if (!issued.isOffloaded) issued.offload(stored);
-  if (committed && issued.size && !dirty.items.get('global')?.get(ISSUED_NUMBERS_COLLECTION)?.size && !dirty.replaced.has('global')) issued.dropResident();
-}

@@ -5,7 +5,7 @@ import { batchStatsOf, emptyLockStats, type LockStats } from './lock-stats.js';
 import { heartbeatKey, watchAbandonedWork } from './process-takeover.js';
 import { createStore, ReadMustLockError, Scope, StoreUnavailableError, workingSetOf, type CounterMap, type MemoryStore, type SharedFeed, type Store, type StoreProcess, type UnitLock, type WorkingSet } from './store.js';
 import { createScopeCache, DEFAULT_CACHE_SIZE, type CacheUnit, type ScopeCache } from './scope-cache.js';
-import { offloadIssuedNumbers, scopeOfRows, sharedScopeSource, type LoadedScopes, type LoadStamps, type StoredScopeReads } from './shared-scopes.js';
+import { scopeOfRows, sharedScopeSource, type LoadedScopes, type LoadStamps, type StoredScopeReads } from './shared-scopes.js';
 import { changedParts, sharedValue, type SavedPart, type StatePart } from './state-registry.js';
 import { valuesUnderPrefix } from './values-under-prefix.js';
 import { SYSTEM_SCOPE } from './store.js';
@@ -304,8 +304,8 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
      * Loads what the database holds (an empty batch); rejects with the database's own error. A
      * bounded working set reads ahead the accounts changed most recently, as many as it keeps.
      */
-    load: () => {
-      if (backend.stored) copy.readAhead = backend.stored.recentAccounts(capacity);
+    load: async () => {
+      if (backend.stored) copy.readAhead = await backend.stored.recentAccounts(capacity);
       return run(() => beat(now()));
     },
     // Whether unit-lock.ts may look at an account without reading it (an account not in memory is not read for a guess).
@@ -489,7 +489,6 @@ async function openBatch(copy: SharedCopy, batch: Batch): Promise<void> {
     batch.unit ??= cache.begin();
     const fresh = copy.lastSeen === 0;
     cache.run(batch.unit, () => applyPulled(copy, rows, head, load, loaded, fresh));
-    offloadIssuedNumbers(memory, dirty, copy.backend.stored!.issued, false);
   } else applyPulled(copy, rows, head);
   copy.reloadNeeded = false;
   // Every commit numbered up to the head is applied now (ours were skipped: we have them).
@@ -796,9 +795,7 @@ function createBatches(copy: SharedCopy, memberTimeoutMs: number) {
     if (batch.unit) cache.end(batch.unit);
     batch.unit = undefined;
     copy.absent.clear();
-    if (!committed) return;
-    cache.committed();
-    offloadIssuedNumbers(copy.memory, copy.dirty, copy.backend.stored!.issued, true);
+    if (committed) cache.committed();
   }
 
   function maybeCommit(batch: Batch): void {
