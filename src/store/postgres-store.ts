@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { maskUrl, redactSecrets } from './data-location.js';
 import { createPostgresFeed, storable } from './postgres-feed.js';
-import { createSharedStore, OUTSIDE_LOCK_CONFLICT, type CommitLock, type PulledRows, type PullRequest, type SharedBackend, type SharedStoreOptions, type VerifySet, type WriteSet } from './shared-store.js';
+import { createSharedStore, OUTSIDE_LOCK_CONFLICT, type AccountListing, type CommitLock, type PulledRows, type PullRequest, type SharedBackend, type SharedStoreOptions, type VerifySet, type WriteSet } from './shared-store.js';
 import { loadedRow, type LoadedScopes, type ScopeRows, type StoredScopeReads } from './shared-scopes.js';
 import { createSyncReader } from './postgres-sync-reader.js';
 import { vacuumStatements } from './vacuum.js';
@@ -270,8 +270,6 @@ function createPostgresBackend(url: string, firstClient: pg.Client, processNumbe
  */
 function storedScopeReads(url: string, processNumber: number, query: (sql: string, params: unknown[]) => Promise<pg.QueryResult<{ scope: string }>>): StoredScopeReads {
   const reader = createSyncReader(url, sessionName(processNumber));
-  // Its thread and connection start while the mock starts (a first miss would wait for both).
-  reader.warm();
   return {
     load(key) {
       const rows = reader.query<PulledRow>(
@@ -351,16 +349,31 @@ function pullStatement(since: number, skip: readonly number[], pull: PullRequest
     UNION ALL SELECT 7, 0, scope, collection, next_seq, NULL, NULL FROM shipmock_collections WHERE ${load}
     UNION ALL SELECT 8, 0, scope, key, NULL, NULL, value FROM shipmock_values WHERE ${load} AND value IS NOT NULL`
         : ''
+    }${
+      pull && !pull.accountRows
+        ? `
+    UNION ALL SELECT 9, 0, scope, NULL, NULL, NULL, NULL FROM (SELECT DISTINCT scope FROM shipmock_collections WHERE scope LIKE 'account:%') AS stored
+    UNION ALL SELECT 10, 0, scope, key, NULL, NULL, value FROM shipmock_values WHERE scope LIKE 'account:%' AND value IS NOT NULL`
+        : ''
     }
     ORDER BY k, s, a, n`;
 }
 
-function pulledRows(rows: PulledRow[]): { head: number; rows: PulledRows; loaded: LoadedScopes } {
+function pulledRows(rows: PulledRow[]): { head: number; rows: PulledRows; loaded: LoadedScopes; listing?: AccountListing } {
   const out: PulledRows = { scopes: [], items: [], collections: [], values: [], parts: [] };
   const loaded: LoadedScopes = new Map();
+  let listing: AccountListing | undefined;
   let head = 0;
   for (const row of rows) {
-    if (row.k >= 6) addLoadedRow(loaded, row);
+    if (row.k >= 9) {
+      listing ??= { keys: new Set(), values: new Map() };
+      listing.keys.add(row.s!);
+      if (row.k === 10) {
+        let named = listing.values.get(row.a!);
+        if (!named) listing.values.set(row.a!, (named = []));
+        named.push([row.s!, JSON.parse(row.v!)]);
+      }
+    } else if (row.k >= 6) addLoadedRow(loaded, row);
     else if (row.k === 0) head = Number(row.c);
     else if (row.k === 1) out.scopes.push({ scope: row.s! });
     else if (row.k === 2) out.items.push({ scope: row.s!, collection: row.a!, seq: row.n!, id: row.i!, body: row.v });
@@ -368,7 +381,7 @@ function pulledRows(rows: PulledRow[]): { head: number; rows: PulledRows; loaded
     else if (row.k === 4) out.values.push({ scope: row.s!, key: row.a!, value: row.v });
     else out.parts.push({ name: row.s!, value: row.v! });
   }
-  return { head, rows: out, loaded };
+  return { head, rows: out, loaded, listing };
 }
 
 /** The database's clock in ms: the serial sections are timed by it, around the exact statements (lock-stats.ts). */

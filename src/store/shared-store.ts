@@ -76,6 +76,18 @@ export interface PullRequest {
   accountRows: boolean;
 }
 
+/**
+ * What a pull from scratch (`accountRows` false) also reads, in its snapshot: the key of every
+ * stored account scope and every account's values (a few small rows each). Until the next pull
+ * they answer what start-up work asks of the accounts not in memory (re-arming tracker timers
+ * from their due values, the list of accounts) without a synchronous read.
+ */
+export interface AccountListing {
+  keys: Set<string>;
+  /** Value name → [scope key, value] of every account scope that has it. */
+  values: Map<string, [string, unknown][]>;
+}
+
 export type PartRow = [name: string, value: string];
 
 /** What other processes committed since a change number. */
@@ -132,7 +144,7 @@ export interface SharedBackend {
    * (this process's own, which it has). A `read` lock takes no lock and begins no transaction:
    * the pull alone, one statement (one snapshot).
    */
-  open(since: number, lock: BatchLock, skip: readonly number[], pull?: PullRequest): Promise<{ head: number; rows: PulledRows; loaded?: LoadedScopes }>;
+  open(since: number, lock: BatchLock, skip: readonly number[], pull?: PullRequest): Promise<{ head: number; rows: PulledRows; loaded?: LoadedScopes; listing?: AccountListing }>;
   /**
    * Reads of stored scopes by themselves, synchronous (PostgreSQL: a connection in a worker
    * thread): with them the store keeps a bounded working set. Absent (SQLite's shared layout):
@@ -222,7 +234,7 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
   const capacity = options.cacheSize ?? DEFAULT_CACHE_SIZE;
   const stamps: LoadStamps = new Map();
   const absent = new Set<string>();
-  const cache = backend.stored && createAccountCache(backend.stored, capacity, dirty, stamps, absent);
+  const cache = backend.stored && createAccountCache(backend.stored, capacity, dirty, stamps, absent, () => copy.listing);
   const memory: MemoryStore = createStore(dirty.watcher, cache);
   const copy: SharedCopy = { backend, dirty, memory, cache, stamps, absent, readAhead: [], parts: new Map(), pulledParts: new Map(), lastSeen: 0, own: [], reloadNeeded: false, stats: emptyLockStats() };
   keepSharedParts(copy);
@@ -352,13 +364,15 @@ interface SharedCopy {
   absent: Set<string>;
   /** Account scopes the next pull reads whole (at start: the most recently changed; after a reload: those that were in memory). */
   readAhead: string[];
+  /** The accounts as the last pull from scratch read them, until the next pull. */
+  listing?: AccountListing;
 }
 
 /**
  * The account scopes of a bounded working set (scope-cache.ts): at most `capacity` in memory
  * once committed, the others read from the database on a miss. Other scopes are always in memory.
  */
-function createAccountCache(reads: StoredScopeReads, capacity: number, dirty: DirtyWrites, stamps: LoadStamps, absent: Set<string>): ScopeCache {
+function createAccountCache(reads: StoredScopeReads, capacity: number, dirty: DirtyWrites, stamps: LoadStamps, absent: Set<string>, listing: () => AccountListing | undefined): ScopeCache {
   const cache = createScopeCache({
     capacity,
     resident: (key) => !key.startsWith(ACCOUNT_SCOPE),
@@ -367,8 +381,13 @@ function createAccountCache(reads: StoredScopeReads, capacity: number, dirty: Di
   const source = sharedScopeSource(reads, dirty, stamps);
   cache.attach({
     ...source,
-    load: (key) => (absent.has(key) ? undefined : source.load(key)),
-    isStored: (key) => !absent.has(key) && source.isStored(key),
+    load: (key) => (absent.has(key) || listing()?.keys.has(key) === false ? undefined : source.load(key)),
+    isStored: (key) => !absent.has(key) && (listing()?.keys.has(key) ?? source.isStored(key)),
+    storedKeys: () => listing()?.keys ?? source.storedKeys(),
+    accountValues: (name) => {
+      const known = listing();
+      return known ? (known.values.get(name) ?? []) : source.accountValues(name);
+    },
   });
   return cache;
 }
@@ -469,9 +488,11 @@ async function openBatch(copy: SharedCopy, batch: Batch): Promise<void> {
   }
   batch.askedAt = performance.now();
   batch.pulled = true;
+  copy.listing = undefined;
   const load = cache ? [...new Set([...copy.readAhead, ...[...batch.accounts].map((account) => `${ACCOUNT_SCOPE}${account}`)])].filter((key) => !cache.peek(key)) : [];
   copy.readAhead = [];
-  const { head, rows, loaded } = await copy.backend.open(copy.lastSeen, batch.lock, copy.own, cache && { load, accountRows: copy.lastSeen > 0 });
+  const fresh = copy.lastSeen === 0;
+  const { head, rows, loaded, listing } = await copy.backend.open(copy.lastSeen, batch.lock, copy.own, cache && { load, accountRows: !fresh });
   if (missedVacuum(rows, copy.lastSeen)) {
     // Taken for stopped, this process missed rows vacuumed meanwhile: it loads everything again.
     copy.backend.abandon();
@@ -487,10 +508,10 @@ async function openBatch(copy: SharedCopy, batch: Batch): Promise<void> {
   batch.head = head;
   if (cache) {
     batch.unit ??= cache.begin();
-    const fresh = copy.lastSeen === 0;
     cache.run(batch.unit, () => applyPulled(copy, rows, head, load, loaded, fresh));
   } else applyPulled(copy, rows, head);
   copy.reloadNeeded = false;
+  copy.listing = listing ?? (cache && fresh ? { keys: new Set(), values: new Map() } : undefined);
   // Every commit numbered up to the head is applied now (ours were skipped: we have them).
   copy.lastSeen = Math.max(copy.lastSeen, head);
   copy.own = copy.own.filter((change) => change > copy.lastSeen);
