@@ -369,8 +369,9 @@ function pulledRows(rows: PulledRow[]): { head: number; rows: PulledRows; loaded
       listing ??= { keys: new Set(), values: new Map() };
       listing.keys.add(row.s!);
       if (row.k === 10) {
-        let named = listing.values.get(row.a!);
-        if (!named) listing.values.set(row.a!, (named = []));
+        const values = listing.values!;
+        let named = values.get(row.a!);
+        if (!named) values.set(row.a!, (named = []));
         named.push([row.s!, JSON.parse(row.v!)]);
       }
     } else if (row.k >= 6) addLoadedRow(loaded, row);

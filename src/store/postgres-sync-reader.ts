@@ -18,8 +18,6 @@ import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from '
 export interface SyncReader {
   /** The rows of one statement (one snapshot); throws the database's error, or a timeout. */
   query<Row extends object>(sql: string, params?: unknown[]): Row[];
-  /** Starts the worker and its connection now, without waiting (its boot overlaps the caller's work). */
-  warm(): void;
   close(): void;
 }
 
@@ -93,10 +91,6 @@ export function createSyncReader(url: string, applicationName: string, timeoutMs
         if (left <= 0) throw new Error(`the shared database did not answer a read within ${timeoutMs} ms`);
         Atomics.wait(signal, 0, seen, left);
       }
-    },
-    warm() {
-      // Id 0 is never asked for: its answer is skipped by the first query.
-      started().port.postMessage({ id: 0, sql: 'SELECT 1', params: [] });
     },
     close() {
       const stopping = worker;

@@ -78,14 +78,15 @@ export interface PullRequest {
 
 /**
  * What a pull from scratch (`accountRows` false) also reads, in its snapshot: the key of every
- * stored account scope and every account's values (a few small rows each). Until the next pull
- * they answer what start-up work asks of the accounts not in memory (re-arming tracker timers
- * from their due values, the list of accounts) without a synchronous read.
+ * stored account scope and every account's values (a few small rows each). The keys are kept
+ * up to date by every later pull and commit (a key per account: whether an account is stored
+ * is never a synchronous read, a new account's first use reads nothing); the values answer
+ * start-up work (re-arming tracker timers from their due values) until the next pull.
  */
 export interface AccountListing {
   keys: Set<string>;
-  /** Value name → [scope key, value] of every account scope that has it. */
-  values: Map<string, [string, unknown][]>;
+  /** Value name → [scope key, value] of every account scope that has it; only until the next pull. */
+  values?: Map<string, [string, unknown][]>;
 }
 
 export type PartRow = [name: string, value: string];
@@ -385,8 +386,8 @@ function createAccountCache(reads: StoredScopeReads, capacity: number, dirty: Di
     isStored: (key) => !absent.has(key) && (listing()?.keys.has(key) ?? source.isStored(key)),
     storedKeys: () => listing()?.keys ?? source.storedKeys(),
     accountValues: (name) => {
-      const known = listing();
-      return known ? (known.values.get(name) ?? []) : source.accountValues(name);
+      const known = listing()?.values;
+      return known ? (known.get(name) ?? []) : source.accountValues(name);
     },
   });
   return cache;
@@ -467,6 +468,13 @@ function dropConnection(copy: SharedCopy): void {
   copy.reloadNeeded = true;
 }
 
+/** Keeps the keys of the stored accounts up to date with rows committed (pulled, or this process's own). */
+function storedAccounts(keys: Set<string>, rows: { scopes: { scope: string }[]; collections: { scope: string }[]; values: { scope: string; value: string | null }[] }): void {
+  for (const { scope } of rows.scopes) if (scope.startsWith(ACCOUNT_SCOPE)) keys.delete(scope);
+  for (const { scope } of rows.collections) if (scope.startsWith(ACCOUNT_SCOPE)) keys.add(scope);
+  for (const { scope, value } of rows.values) if (value !== null && scope.startsWith(ACCOUNT_SCOPE)) keys.add(scope);
+}
+
 /** Opens the batch (its lock) and pulls what other processes committed. */
 async function openBatch(copy: SharedCopy, batch: Batch): Promise<void> {
   const { dirty, memory, cache } = copy;
@@ -488,7 +496,8 @@ async function openBatch(copy: SharedCopy, batch: Batch): Promise<void> {
   }
   batch.askedAt = performance.now();
   batch.pulled = true;
-  copy.listing = undefined;
+  // The values listed are as of the last pull: this one may change them.
+  if (copy.listing) copy.listing = { keys: copy.listing.keys };
   const load = cache ? [...new Set([...copy.readAhead, ...[...batch.accounts].map((account) => `${ACCOUNT_SCOPE}${account}`)])].filter((key) => !cache.peek(key)) : [];
   copy.readAhead = [];
   const fresh = copy.lastSeen === 0;
@@ -511,7 +520,8 @@ async function openBatch(copy: SharedCopy, batch: Batch): Promise<void> {
     cache.run(batch.unit, () => applyPulled(copy, rows, head, load, loaded, fresh));
   } else applyPulled(copy, rows, head);
   copy.reloadNeeded = false;
-  copy.listing = listing ?? (cache && fresh ? { keys: new Set(), values: new Map() } : undefined);
+  if (cache && fresh) copy.listing = listing ?? { keys: new Set(), values: new Map() };
+  else if (copy.listing) storedAccounts(copy.listing.keys, rows);
   // Every commit numbered up to the head is applied now (ours were skipped: we have them).
   copy.lastSeen = Math.max(copy.lastSeen, head);
   copy.own = copy.own.filter((change) => change > copy.lastSeen);
@@ -697,6 +707,7 @@ async function commitBatch(copy: SharedCopy, batch: Batch): Promise<void> {
   }
   dirty.clear();
   for (const [name, json] of touchedParts) parts.get(name)!.saved = json;
+  if (copy.listing) storedAccounts(copy.listing.keys, { scopes: rows.replaced.map((scope) => ({ scope })), collections: rows.collections.map(([scope]) => ({ scope })), values: rows.values.map(([scope, , value]) => ({ scope, value })) });
   if (change === undefined) return;
   // Nobody committed between our pull and our commit: we have everything up to it. Otherwise the
   // commits in between are pulled next time, and ours skipped.
