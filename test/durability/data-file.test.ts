@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { get as httpGet } from 'node:http';
 import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/store/sqlite-store.js';
@@ -281,50 +283,75 @@ async function exportWhileCalling(flags: string[], smallAccount?: string): Promi
 }
 
 /**
- * The other client, in a process of its own that does nothing else: it saves GET /__admin/state
- * to `saved` through node:http and meanwhile calls GET /__admin/health one call after the other,
- * then reports each call's wait. Measured from this test process, the waits also held this
- * process's own garbage collection: a vitest worker that parsed the 17.7 MB state into 100k
- * objects (the first export, the previous case's check) paused 85–240 ms in scavenges while the
- * mock's event loop was never blocked longer than ~90 ms (traced: the 119–302 ms "stalls" of the
- * --cache-size 1 case were each one of this process's pauses, not the mock's).
+ * The other client, in a process of its own that does nothing but call GET /__admin/health one
+ * call after the other, from just before this process asks for GET /__admin/state (saved to
+ * `saved` as it comes) until the export has been read; it reports each call's wait. Measured from
+ * this test process, the waits also held this process's own garbage collection: a vitest worker
+ * that had parsed the 17.7 MB state into 100k objects (the first export, the previous case's
+ * check) paused 138–297 ms in scavenges while the mock's event loop was blocked at most ~65 ms
+ * (traced: the 119–302 ms "stalls" of the --cache-size 1 case were this process's pauses, not the
+ * mock's). Nor does the caller download the export: 17.7 MB of buffers made it collect too.
  */
 async function exportWhileCallingFrom(url: string, saved: string): Promise<{ status: number; waits: number[]; healthStatuses: number[] }> {
-  const report = await runNode(
-    `
-    import { Agent, get } from 'node:http';
-    import { createWriteStream } from 'node:fs';
-    import { pipeline } from 'node:stream/promises';
-    const url = ${JSON.stringify(url)};
-    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-    const health = () =>
-      new Promise((resolve, reject) => {
-        get(url + '/__admin/health', { agent }, (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode));
-        }).on('error', reject);
-      });
-    let status = 0;
-    const exported = new Promise((resolve, reject) => {
-      get(url + '/__admin/state', (res) => {
-        status = res.statusCode;
-        pipeline(res, createWriteStream(${JSON.stringify(saved)})).then(resolve, reject);
-      }).on('error', reject);
-    });
-    let done = false;
-    exported.then(() => (done = true), () => (done = true));
-    const waits = [];
-    const healthStatuses = [];
-    while (!done) {
-      const begun = performance.now();
-      healthStatuses.push(await health());
-      waits.push(performance.now() - begun);
-    }
-    await exported;
-    agent.destroy();
-    process.stdout.write(JSON.stringify({ status, waits, healthStatuses }));`,
+  const caller = spawn(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `
+      import { Agent, get } from 'node:http';
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      const health = () =>
+        new Promise((resolve, reject) => {
+          get(${JSON.stringify(`${url}/__admin/health`)}, { agent }, (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode));
+          }).on('error', reject);
+        });
+      let done = false;
+      const waits = [];
+      const healthStatuses = [];
+      async function callUntilDone() {
+        while (!done) {
+          const begun = performance.now();
+          healthStatuses.push(await health());
+          waits.push(performance.now() - begun);
+        }
+        agent.destroy();
+        process.stdout.write(JSON.stringify({ waits, healthStatuses }) + '\\n');
+      }
+      // A first call, not measured: a new process loads and compiles its HTTP client on it.
+      await health();
+      process.stdin.once('data', () => void callUntilDone());
+      process.stdin.on('end', () => (done = true));
+      process.stdout.write('ready\\n');`,
+    ],
+    { stdio: ['pipe', 'pipe', 'pipe'] },
   );
-  return JSON.parse(report);
+  let output = '';
+  let errors = '';
+  let ready!: () => void;
+  const isReady = new Promise<void>((resolve) => (ready = resolve));
+  caller.stdout.on('data', (chunk) => {
+    output += chunk;
+    if (output.includes('ready\n')) ready();
+  });
+  caller.stderr.on('data', (chunk) => (errors += chunk));
+  const closed = new Promise<void>((resolve, reject) => {
+    caller.on('error', reject);
+    caller.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`the calling client exited ${code}: ${errors}`))));
+  });
+  await Promise.race([isReady, closed]);
+  caller.stdin.write('go\n');
+  const status = await new Promise<number>((resolve, reject) => {
+    httpGet(`${url}/__admin/state`, (res) => {
+      pipeline(res, createWriteStream(saved)).then(() => resolve(res.statusCode ?? 0), reject);
+    }).on('error', reject);
+  });
+  caller.stdin.end();
+  await closed;
+  const report = JSON.parse(output.slice(output.indexOf('ready\n') + 'ready\n'.length)) as { waits: number[]; healthStatuses: number[] };
+  return { status, ...report };
 }
 
 /** Runs an ES module's code in a child node process: resolves with its stdout, rejects with its stderr if it fails. */
