@@ -3,6 +3,7 @@ import type { CompanyCredentials } from '../auth/credentials.js';
 import type { ScenarioSnapshot } from '../scenarios/engine.js';
 import type { TokenRevocationsSnapshot } from '../scenarios/token-revocations.js';
 import type { StateRegistry } from '../store/state-registry.js';
+import type { CollectionSnapshot, Entity } from '../store/collection.js';
 import type { StoreSnapshot } from '../store/store.js';
 
 /**
@@ -86,8 +87,10 @@ export function* stateJsonChunks(state: MockState, pieceSize = 64 * 1024): Gener
     for (const [name, collection] of Object.entries(scope.collections)) {
       out += `${firstCollection ? '' : ','}${JSON.stringify(name)}:{"nextSeq":${JSON.stringify(collection.nextSeq)},"items":[`;
       firstCollection = false;
-      for (let i = 0; i < collection.items.length; i++) {
-        out += (i ? ',' : '') + JSON.stringify(collection.items[i]);
+      let first = true;
+      for (const pair of encodedPairs(collection)) {
+        out += (first ? '' : ',') + pair;
+        first = false;
         if (out.length >= pieceSize) {
           yield out;
           out = '';
@@ -102,4 +105,10 @@ export function* stateJsonChunks(state: MockState, pieceSize = 64 * 1024): Gener
     }
   }
   yield `${out}}}}`;
+}
+
+/** A collection's [seq, item] pairs as JSON text, one at a time (a durable store's stored ones stream from its file). */
+function* encodedPairs(collection: CollectionSnapshot<Entity>): Generator<string> {
+  if (collection.encodedItems) return yield* collection.encodedItems();
+  for (const pair of collection.items) yield JSON.stringify(pair);
 }

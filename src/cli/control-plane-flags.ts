@@ -14,6 +14,7 @@ export const CONTROL_PLANE_FLAGS = {
   'admin-origin': { type: 'string', repeatable: true },
   'admin-host': { type: 'string', repeatable: true },
   'journal-size': { type: 'number' },
+  'cache-size': { type: 'number' },
 } satisfies Record<string, FlagSpec>;
 
 export const CONTROL_PLANE_USAGE = `  --clock MODE             real|manual: wall time plus offset, or time that stands still until
@@ -38,6 +39,8 @@ export const CONTROL_PLANE_USAGE = `  --clock MODE             real|manual: wall
   --admin-host NAME        a Host name /__admin accepts besides localhost, 127.0.0.0/8 and [::1]
                            (repeatable or comma list; --host NAME counts too) (DNS rebinding)
   --journal-size N         requests kept in the journal (default 1000)
+  --cache-size N           accounts a --data FILE mock keeps in memory, least recently used out;
+                           the others are read from the file when used (default 100)
 `;
 
 export interface ControlPlaneFlags {
@@ -49,6 +52,7 @@ export interface ControlPlaneFlags {
   adminOrigins?: string[];
   adminHosts?: string[];
   journalSize?: number;
+  cacheSize?: number;
 }
 
 /** Values of a repeatable flag that also takes comma lists. */
@@ -95,6 +99,12 @@ export function controlPlaneOptions(flags: ParsedFlags<typeof CONTROL_PLANE_FLAG
     const size = flags['journal-size'];
     if (!Number.isInteger(size) || size < 1 || size > 1_000_000) throw new Error('--journal-size must be an integer from 1 to 1000000');
     out.journalSize = size;
+  }
+  if (flags['cache-size'] !== undefined) {
+    const size = flags['cache-size'];
+    if (!Number.isInteger(size) || size < 1 || size > 10_000_000) throw new Error(`--cache-size must be an integer from 1 to 10000000 (accounts kept in memory; got ${size})`);
+    if (!out.data || isPostgresUrl(out.data)) throw new Error('--cache-size needs --data FILE (a SQLite file of one process): without --data every account is in memory, and a PostgreSQL store does not take it yet');
+    out.cacheSize = size;
   }
   return out;
 }

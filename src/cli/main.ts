@@ -205,6 +205,7 @@ async function serveWith(parsed: ParsedFlags<typeof SERVE_FLAGS>, warnings: stri
   const controlPlane = controlPlaneOptions(flags);
   const workers = flags.workers ?? 1;
   checkWorkers(workers, controlPlane.data);
+  if (workers > 1 && controlPlane.cacheSize !== undefined) throw new Error('--cache-size bounds the memory of one process on a --data FILE; the shared store of --workers does not take it yet');
   const replay = replayOf(flags);
   if (replay?.onMiss === 'proxy' && workers > 1) throw new Error('--on-miss proxy records into one folder, which one process writes at a time: use it without --workers');
   if (workers > 1 && cluster.isPrimary) {

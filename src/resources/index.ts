@@ -11,7 +11,7 @@ import { eventChannelRoutes } from './event-channels/routes.js';
 import { createEventChannelService } from './event-channels/service.js';
 import { createCarriers, type IssuedNumbers } from '../carriers/index.js';
 import type { Entity } from '../store/collection.js';
-import type { Store } from '../store/store.js';
+import { ISSUED_NUMBERS_COLLECTION, type Store } from '../store/store.js';
 import { carrierDefinitionRoutes } from './carrier-definitions/routes.js';
 import { createCarrierDefinitionService } from './carrier-definitions/service.js';
 import { catalogueRoutes } from './catalogue/routes.js';
@@ -54,7 +54,7 @@ import { zoneRoutes } from './zones/routes.js';
 
 /** Issued carrier numbers live in the store's global scope: they outlive a restart of a durable mock. */
 function issuedNumbersIn(store: Store): IssuedNumbers {
-  const numbers = () => store.global.collection<Entity>('issued-carrier-numbers');
+  const numbers = () => store.global.collection<Entity>(ISSUED_NUMBERS_COLLECTION);
   return { has: (key) => numbers().has(key), add: (key) => void numbers().insert({ id: key }) };
 }
 

@@ -10,7 +10,7 @@ import type { ClaimedDataFile } from '../store/data-file.js';
  *
  * @example const { store } = await openDataStore('/var/lib/shipmock/mock.db');
  */
-export async function openDataStore(path: string, options: { onError?: (error: Error) => void; shared?: boolean } = {}): Promise<{ store: Store }> {
+export async function openDataStore(path: string, options: { onError?: (error: Error) => void; shared?: boolean; cacheSize?: number } = {}): Promise<{ store: Store }> {
   if (isPostgresUrl(path)) {
     // A database several processes share (src/store/postgres-store.ts).
     const { openPostgresStore } = await import('../store/postgres-store.js');
@@ -29,7 +29,7 @@ export async function openDataStore(path: string, options: { onError?: (error: E
   for (let attempt = 0; !store; attempt++) {
     const claim = claimDataFile(path, 'one-process');
     try {
-      store = openSqliteStore(path, { onError: options.onError, claim });
+      store = openSqliteStore(path, { onError: options.onError, claim, cacheSize: options.cacheSize });
     } catch (error) {
       if (error instanceof SharedLayoutError) return openShared(claim);
       if (!(error instanceof ClaimContendedError) || attempt >= 20) throw error;

@@ -33,6 +33,8 @@ export interface StartOptions extends MockOptions, TlsOptions {
   data?: string;
   /** The data is shared with other processes (`--workers`): a SQLite file in the shared layout. PostgreSQL always is. */
   sharedData?: boolean;
+  /** Accounts a SQLite `data` file of one process keeps in memory; the others are read from the file on use. Default 100. */
+  cacheSize?: number;
   /** Slow-client limits: headers/request/keep-alive timeouts, connection cap (README, Slow clients). */
   connections?: ConnectionLimits;
   /** Serves a recording (`shipmock record`) for the requests it has answers for (README, Record and replay). */
@@ -84,7 +86,7 @@ export async function startMock(options: StartOptions = {}): Promise<RunningMock
   if (options.data && options.stateFile) throw new Error('--data and --state-file cannot be combined: --data keeps the state durably, --state-file is a JSON snapshot saved on shutdown');
   let runtime: MockRuntime | undefined;
   const durable = options.data
-    ? await openDataStore(options.data, { shared: options.sharedData, onError: (error) => runtime?.logger.error({ err: error }, 'background commit failed') })
+    ? await openDataStore(options.data, { shared: options.sharedData, cacheSize: options.cacheSize, onError: (error) => runtime?.logger.error({ err: error }, 'background commit failed') })
     : undefined;
   try {
     runtime = createRuntime(options, options.logger, { store: durable?.store });

@@ -132,4 +132,25 @@ describe('Collection', () => {
       expect(c.sequence).toBe(12);
     });
   });
+
+  it('offloaded: has, insert and snapshot see the items kept elsewhere; dropResident forgets the ones in memory without a write', () => {
+    const writes: number[] = [];
+    const c = new Collection<{ id: string; n: number }>((_id, seq) => writes.push(seq));
+    c.insert({ id: 'id-1', n: 1 });
+    c.insert({ id: 'id-2', n: 2 });
+    const kept = new Map<string, [number, { id: string; n: number }]>([['id-1', [1, { id: 'id-1', n: 1 }]], ['id-2', [2, { id: 'id-2', n: 2 }]]]);
+    c.offload({ has: (id) => kept.has(id), items: () => [...kept.values()] });
+    expect(() => c.dropResident()).not.toThrow();
+    expect(c.size).toBe(0);
+    expect(writes).toEqual([1, 2]);
+    expect(c.has('id-1')).toBe(true);
+    expect(() => c.insert({ id: 'id-2', n: 9 })).toThrow(/duplicate id id-2/);
+    c.insert({ id: 'id-3', n: 3 });
+    expect(c.snapshot()).toEqual({ nextSeq: 4, items: [[1, { id: 'id-1', n: 1 }], [2, { id: 'id-2', n: 2 }], [3, { id: 'id-3', n: 3 }]] });
+    // A restore brings its own items: nothing is kept elsewhere any more.
+    c.restore({ nextSeq: 2, items: [[1, { id: 'x', n: 0 }]] });
+    expect(c.isOffloaded).toBe(false);
+    expect(c.has('id-1')).toBe(false);
+    expect(() => c.dropResident()).toThrow(/not offloaded/);
+  });
 });

@@ -36,6 +36,12 @@ export interface CollectionSnapshot<T> {
   nextSeq: number;
   /** [sequence, item] in sequence order; shared with the collection, so never changed. */
   items: readonly (readonly [number, T])[];
+  /**
+   * The same pairs as JSON text, `[seq,item]` each, read as they are asked for: a durable store's
+   * snapshot of a scope that is not in memory streams them from its file without building the
+   * items (an export of a 100k-item account). Absent: encode `items`.
+   */
+  encodedItems?(): Iterable<string>;
 }
 
 /**
@@ -45,10 +51,22 @@ export interface CollectionSnapshot<T> {
  */
 export type CollectionWatcher = (id: string, seq: number) => void;
 
+/**
+ * Items of a collection kept elsewhere and not in memory (a durable store's file): a ledger of
+ * ids that is only ever asked "is this id taken?" and exported, never listed (issued carrier
+ * numbers, issue 27). Looked up by id through an index; read whole only by an export.
+ */
+export interface OffloadedItems<T> {
+  has(id: string): boolean;
+  /** Every offloaded item, by sequence. */
+  items(): [number, T][];
+}
+
 export class Collection<T extends Entity> {
   private slots: Slot<T>[] = [];
   private readonly byId = new Map<string, Slot<T>>();
   private nextSeq = 1;
+  private offloaded?: OffloadedItems<T>;
 
   constructor(private readonly watcher?: CollectionWatcher) {}
 
@@ -60,12 +78,13 @@ export class Collection<T extends Entity> {
     return this.byId.get(id)?.[1];
   }
 
+  /** Whether the id is taken, in memory or (an offloaded collection) where its items are kept. */
   has(id: string): boolean {
-    return this.byId.has(id);
+    return this.byId.has(id) || (this.offloaded?.has(id) ?? false);
   }
 
   insert(value: T): T {
-    if (this.byId.has(value.id)) throw new Error(`duplicate id ${value.id}`);
+    if (this.has(value.id)) throw new Error(`duplicate id ${value.id}`);
     const slot: Slot<T> = [this.nextSeq++, value];
     this.slots.push(slot);
     this.byId.set(value.id, slot);
@@ -147,10 +166,36 @@ export class Collection<T extends Entity> {
   }
 
   snapshot(): CollectionSnapshot<T> {
-    return { nextSeq: this.nextSeq, items: this.slots.slice() };
+    if (!this.offloaded) return { nextSeq: this.nextSeq, items: this.slots.slice() };
+    const inMemory = new Set(this.slots.map(([seq]) => seq));
+    const kept: Slot<T>[] = this.offloaded.items().filter(([seq]) => !inMemory.has(seq));
+    return { nextSeq: this.nextSeq, items: [...kept, ...this.slots].sort((a, b) => a[0] - b[0]) };
+  }
+
+  /**
+   * From now on the items are kept by `where` (which holds every item written so far) and only
+   * the ones written after the last `dropResident()` stay in memory: `has`, `insert` and
+   * `snapshot` stay exact; `get`, `size`, lists and pages see the items in memory only. For
+   * collections that are a ledger of ids (a durable store's issued carrier numbers).
+   */
+  offload(where: OffloadedItems<T>): void {
+    this.offloaded = where;
+  }
+
+  /** Whether the items are kept elsewhere (offload). */
+  get isOffloaded(): boolean {
+    return this.offloaded !== undefined;
+  }
+
+  /** Forgets the items in memory (not a write): `where` holds them now. Only for an offloaded collection. */
+  dropResident(): void {
+    if (!this.offloaded) throw new Error('dropResident() of a collection that is not offloaded');
+    this.slots = [];
+    this.byId.clear();
   }
 
   restore(snapshot: CollectionSnapshot<T>): void {
+    this.offloaded = undefined;
     // Copied pairs: the snapshot may be the caller's own arrays (a parsed import), which the
     // collection must not share.
     this.slots = snapshot.items.map(([seq, value]): Slot<T> => [seq, value]);

@@ -1,16 +1,21 @@
 import { readSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import type { CollectionSnapshot, Entity } from './collection.js';
+import type { CollectionSnapshot, Entity, OffloadedItems } from './collection.js';
 import { ClaimContendedError, claimDataFile, DataFileError, type ClaimedDataFile } from './data-file.js';
 import { createDirtyWrites, dirtyRows, type DirtyWrites } from './dirty-writes.js';
 import { createGroupCommit } from './group-commit.js';
-import { createStore, processCounters, SOLE_PROCESS, soleFeed, StoreUnavailableError, SYSTEM_SCOPE, workingSetOf, type MemoryStore, type WorkingSet, type ScopeSnapshot, type Store, type UnitKind } from './store.js';
+import { createScopeCache, DEFAULT_CACHE_SIZE, type ScopeCache, type ScopeSource, type StoredScopes } from './scope-cache.js';
+import { createStore, ISSUED_NUMBERS_COLLECTION, processCounters, Scope, SOLE_PROCESS, soleFeed, StoreUnavailableError, workingSetOf, type MemoryStore, type WorkingSet, type ScopeSnapshot, type Store, type UnitKind } from './store.js';
 import { changedParts, savedAsValue, type SavedPart, type StatePart } from './state-registry.js';
 
 /**
- * The durable store: the memory store stays the working set (reads cost what they cost in
- * memory), and every write it sees is recorded as dirty; `commit()` writes the dirty items,
- * values and changed state parts to SQLite in ONE transaction. The HTTP layer commits before it
+ * The durable store: the memory store is the working set (reads cost what they cost in memory),
+ * and every write it sees is recorded as dirty; `commit()` writes the dirty items, values and
+ * changed state parts to SQLite in ONE transaction. The working set is bounded (issue 27): it
+ * holds at most `cacheSize` account scopes (scope-cache.ts), least recently used out once
+ * committed, and reads an account that is not in memory from the file when it is asked for
+ * (its rows are one range of each table's primary key, which starts with the scope). Companies,
+ * the global and the system scope stay in memory. The HTTP layer commits before it
  * writes a response, so an acknowledged write is on disk; background work (timers, deliveries)
  * asks for a commit with `touch()` or by writing through the store.
  *
@@ -28,6 +33,8 @@ export interface SqliteStoreOptions {
   onError?: (error: Error) => void;
   /** The file, claimed by the caller (data-file.ts); kept by the caller when the file is in the shared layout. */
   claim?: ClaimedDataFile;
+  /** Account scopes kept in memory (`--cache-size`); the others are read from the file on use. Default DEFAULT_CACHE_SIZE. */
+  cacheSize?: number;
 }
 
 /** The schema versions this build reads, newest last; each entry migrates from the one before. */
@@ -139,12 +146,13 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   };
 
   const dirty = createDirtyWrites(schedule);
-  const memory: MemoryStore = createStore(dirty.watcher);
+  const cache = createAccountCache(options.cacheSize, dirty, () => store.commit());
+  const memory: MemoryStore = createStore(dirty.watcher, cache);
   let db: Database.Database;
   try {
     // SQLite names its WAL after the path: a file with other names is read only by its one user.
     if (claim.links > 1) claim.upgrade();
-    db = dirty.muted(() => openDatabase(path, claim, memory));
+    db = openDatabase(path, claim, (opened) => readAhead(opened, claim.target, cache, dirty, (scope) => offloadIssuedNumbers(scope, issuedNumbersIn(opened)), options.cacheSize ?? DEFAULT_CACHE_SIZE));
   } catch (error) {
     if (!(error instanceof SharedLayoutError && options.claim)) claim.abandon();
     throw error;
@@ -152,7 +160,9 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   loading = false;
 
   const sql = prepareStatements(db);
-  const file: OpenFile = { db, sql, dirty, memory, parts: keepSavedParts(memory, sql), outage, onError: options.onError, commit: () => store.commit() };
+  const issuedInFile = issuedNumbersIn(db);
+  offloadIssuedNumbers(memory, issuedInFile);
+  const file: OpenFile = { db, sql, dirty, cache, memory, parts: keepSavedParts(memory, sql), outage, onError: options.onError, commit: () => store.commit() };
   const writeRows = createRowWriter(file);
 
   /**
@@ -163,7 +173,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
    */
   function transaction<T>(work: () => T | PromiseLike<T>, kind: UnitKind = 'request'): Promise<T> {
     if (outage.failure && kind === 'request') return Promise.reject(new FileUnavailableError(outage.failure));
-    return new Promise<T>((resolve) => resolve(work())).then((value) => {
+    return runHolding(cache, work).then((value) => {
       if (outage.failure && kind === 'background') {
         schedule();
         return value;
@@ -191,7 +201,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       }
       wanted = false;
       const partsToWrite = changedParts(file.parts);
-      if (dirty.empty && !partsToWrite.length) return;
+      if (dirty.empty && !partsToWrite.length) return cache.committed();
       try {
         writeRows(partsToWrite);
       } catch (error) {
@@ -199,6 +209,8 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       }
       dirty.clear();
       for (const [name, json] of partsToWrite) file.parts.get(name)!.saved = json;
+      offloadIssuedNumbers(memory, issuedInFile);
+      cache.committed();
     },
     touch: schedule,
     transaction,
@@ -221,6 +233,26 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   return store;
 }
 
+/** The working set's account scopes: at most `cacheSize` in memory once committed (scope-cache.ts). */
+function createAccountCache(cacheSize: number | undefined, dirty: DirtyWrites, commit: () => void): ScopeCache {
+  return createScopeCache({
+    capacity: cacheSize ?? DEFAULT_CACHE_SIZE,
+    resident: (key) => !key.startsWith('account:'),
+    busy: (key) => dirty.replaced.has(key) || dirty.items.has(key) || dirty.values.has(key),
+    // Start-up work that wrote to many accounts (timers that fell due while the mock was stopped).
+    onPressure: commit,
+  });
+}
+
+/** Runs a unit's work now; what it uses stays in memory until it settles (it may hold a scope across an await). */
+function runHolding<T>(cache: ScopeCache, work: () => T | PromiseLike<T>): Promise<T> {
+  const unit = cache.begin();
+  const done = new Promise<T>((resolve) => resolve(cache.run(unit, work)));
+  const end = () => cache.end(unit);
+  done.then(end, end);
+  return done;
+}
+
 /** A store's state while its file cannot be written, and the sizes that decide the probe's. */
 interface Outage {
   /** Set while the file cannot be written: requests are refused with it, and a timer tries again. */
@@ -238,6 +270,7 @@ interface OpenFile {
   db: Database.Database;
   sql: Statements;
   dirty: DirtyWrites;
+  cache: ScopeCache;
   memory: MemoryStore;
   parts: Map<string, SavedPart>;
   outage: Outage;
@@ -310,9 +343,10 @@ function createRowWriter(file: OpenFile): (partsToWrite: [string, string][]) => 
  * is committed later. Background work (timers, deliveries) goes on from the file's state.
  */
 function rollBack(file: OpenFile): void {
-  const { db, sql, dirty, memory, parts } = file;
+  const { sql, dirty, cache, parts } = file;
   dirty.clear();
-  dirty.muted(() => loadInto(db, memory));
+  // Every scope is read from the file again as it is used.
+  cache.forget();
   const saved = new Map((sql.parts.all() as { name: string; value: string }[]).map((row) => [row.name, row.value]));
   for (const [name, entry] of parts) {
     const value = saved.get(name);
@@ -371,7 +405,7 @@ function recover(file: OpenFile): void {
  * at start than failing every request. Nothing is written before the file has been read whole:
  * a damaged file is left as it was.
  */
-function openDatabase(path: string, claim: ClaimedDataFile, memory: MemoryStore): Database.Database {
+function openDatabase(path: string, claim: ClaimedDataFile, read: (db: Database.Database) => void): Database.Database {
   const isNew = claim.size === 0;
   if (!isNew) checkHeader(path, claim);
   let db: Database.Database;
@@ -395,7 +429,7 @@ function openDatabase(path: string, claim: ClaimedDataFile, memory: MemoryStore)
     }
     // A file of one process: this process's alone from here on, before anything is written.
     claim.upgrade();
-    if (version === SCHEMA_VERSION) loadInto(db, memory);
+    if (version === SCHEMA_VERSION) read(db);
     // WAL: readers (any SQLite tool) never block the mock's commits. NORMAL: durable against a
     // killed process, which is what a mock needs; FULL would add an fsync per request.
     let mode: unknown;
@@ -411,12 +445,17 @@ function openDatabase(path: string, claim: ClaimedDataFile, memory: MemoryStore)
     db.pragma('wal_autocheckpoint = 10000');
     try {
       if (version < SCHEMA_VERSION) migrate(db, version);
+      // Ids of the global scope by collection (issued carrier numbers are looked up by id, not
+      // kept in memory). Partial: account items, keyed by sequence, pay nothing for it. Not a
+      // schema version: a build without it reads and writes the file as before (SQLite keeps the
+      // index); a large file of an older build is indexed once, here.
+      db.exec("CREATE INDEX IF NOT EXISTS items_global_ids ON items (collection, id) WHERE scope = 'global'");
       // A commit, as every request's: a read-only file, folder or full disk is refused now.
       db.transaction(() => db.prepare("UPDATE meta SET value = value WHERE key = 'format'").run())();
     } catch (error) {
       throw new DataFileError(path, `cannot be written (${writeFailure(error)})`, 'Make the file and its folder writable and free some disk space, or pass another --data file.');
     }
-    if (version < SCHEMA_VERSION) loadInto(db, memory);
+    if (version < SCHEMA_VERSION) read(db);
     return db;
   } catch (error) {
     db.close();
@@ -453,32 +492,198 @@ function checkHeader(path: string, claim: ClaimedDataFile): void {
   }
 }
 
-/** Reads every row into the working set (collections in insertion order). */
-function loadInto(db: Database.Database, memory: MemoryStore): void {
-  // Built here, then copied by restore (a ScopeSnapshot's pairs are read-only).
-  const scopes = new Map<string, ScopeSnapshot & { collections: Record<string, { nextSeq: number; items: [number, Entity][] }> }>();
-  const scopeOf = (key: string) => {
-    let found = scopes.get(key);
-    if (!found) scopes.set(key, (found = { collections: {}, values: {} }));
-    return found;
+/**
+ * Reads what stays in memory (companies, the global and the system scope) and the list of
+ * stored scopes, and attaches the file to the cache, which reads account scopes on use. When
+ * every stored account fits the cache they are all read now: a sandbox that fits is in memory
+ * from the start, as it was before the cache (its first requests and exports do not read the
+ * file, and its objects are not new to the garbage collector in the middle of serving). A
+ * sandbox that does not fit is read as it is used: the first `capacity` accounts in key order
+ * (random ids) are seldom the ones in use, and each would be evicted — left to the garbage
+ * collector — as those come in (measured at 200k bookings: a list load over 70 accounts grew the
+ * heap by the ~70 accounts read ahead for nothing, +23 % RSS over 10k).
+ */
+function readAhead(db: Database.Database, target: string, cache: ScopeCache, dirty: DirtyWrites, offload: (global: Scope) => void, capacity: number): void {
+  const source = createScopeSource(db, target, dirty, offload);
+  cache.attach(source);
+  const keys = [...source.storedKeys()];
+  const accounts = keys.filter((key) => key.startsWith('account:'));
+  for (const key of keys) if (!key.startsWith('account:')) cache.get(key);
+  if (accounts.length <= capacity) for (const key of accounts) cache.get(key);
+}
+
+/**
+ * One scope's rows, read by the primary keys, which start with the scope: (scope, collection,
+ * seq) of items, (scope, collection) of collections, (scope, key) of values. Loading an account
+ * costs its own rows, whatever the size of the file (test: src/store/sqlite-store-cache.test.ts).
+ */
+function createScopeSource(db: Database.Database, target: string, dirty: DirtyWrites, offload: (global: Scope) => void): ScopeSource {
+  const sql = {
+    collections: db.prepare('SELECT collection, next_seq FROM collections WHERE scope = ?').raw(true),
+    items: db.prepare('SELECT collection, seq, body FROM items WHERE scope = ? ORDER BY collection, seq').raw(true),
+    // The global scope without its issued numbers (two per booking: 400k rows at 200k bookings),
+    // which stay in the file: skipped by SQLite, not read as 400k rows of garbage at every start.
+    globalItems: db.prepare("SELECT collection, seq, body FROM items WHERE scope = 'global' AND collection <> ? ORDER BY collection, seq").raw(true),
+    values: db.prepare('SELECT key, value FROM scope_values WHERE scope = ?').raw(true),
+    stored: db.prepare('SELECT EXISTS (SELECT 1 FROM collections WHERE scope = @scope) OR EXISTS (SELECT 1 FROM scope_values WHERE scope = @scope)').pluck(),
+    keys: db.prepare('SELECT scope FROM collections UNION SELECT scope FROM scope_values').pluck(),
+    // A pass over the values table (a few small rows per account), never over the items.
+    accountValues: db.prepare("SELECT scope, value FROM scope_values WHERE key = ? AND scope LIKE 'account:%'").raw(true),
   };
-  const collectionOf = (key: string, name: string) =>
-    (scopeOf(key).collections[name] ??= { nextSeq: 1, items: [] });
-  for (const row of db.prepare('SELECT scope, collection, next_seq FROM collections').iterate() as Iterable<{ scope: string; collection: string; next_seq: number }>) {
-    collectionOf(row.scope, row.collection).nextSeq = row.next_seq;
+  return {
+    load(key) {
+      // Built here, then copied by restore (a ScopeSnapshot's pairs are read-only).
+      const collections: Record<string, { nextSeq: number; items: [number, Entity][] }> = {};
+      const snapshot: ScopeSnapshot = { collections, values: {} };
+      let found = false;
+      const collectionOf = (name: string) => (collections[name] ??= { nextSeq: 1, items: [] });
+      for (const [name, nextSeq] of sql.collections.all(key) as [string, number][]) {
+        collectionOf(name).nextSeq = nextSeq;
+        found = true;
+      }
+      const global = key === 'global';
+      const rows = global ? sql.globalItems.all(ISSUED_NUMBERS_COLLECTION) : sql.items.all(key);
+      for (const [name, seq, body] of rows as [string, number, string][]) {
+        const collection = collectionOf(name);
+        found = true;
+        // Issued numbers stay in the file (offloadIssuedNumbers); their next sequence is in `collections`.
+        if (global && name === ISSUED_NUMBERS_COLLECTION) continue;
+        collection.items.push([seq, JSON.parse(body)]);
+        if (seq >= collection.nextSeq) collection.nextSeq = seq + 1;
+        found = true;
+      }
+      for (const [name, value] of sql.values.all(key) as [string, string][]) {
+        snapshot.values[name] = JSON.parse(value);
+        found = true;
+      }
+      if (!found) return undefined;
+      const scope = new Scope(dirty.watcher.scope(key));
+      // Loading is not a write.
+      dirty.muted(() => scope.restore(snapshot));
+      if (global) offload(scope);
+      return scope;
+    },
+    isStored: (key) => sql.stored.get({ scope: key }) === 1,
+    storedKeys: () => sql.keys.all() as string[],
+    accountValues: (name) => (sql.accountValues.all(name) as [string, string][]).map(([key, value]) => [key, JSON.parse(value)]),
+    reader: () => openStoredScopes(target),
+  };
+}
+
+/** Items an export reads from the file per step (~100 KB of text for an address). */
+const STORED_PAGE = 400;
+
+/**
+ * A read-only connection of its own with one read transaction (WAL: it sees the file as it was
+ * at its first read, whatever the mock commits meanwhile, and never blocks those commits), so an
+ * export can read a scope that is not in memory a page at a time across many turns and still
+ * give one consistent state. Items stay JSON text when streamed (`encodedItems`: no object per
+ * item for the garbage collector); `items` reads and parses them all for the other callers.
+ * The connection closes when every collection it gave out has been read (or, for an export
+ * abandoned midway, when it is garbage collected).
+ */
+function openStoredScopes(target: string): StoredScopes {
+  const db = new Database(target, { readonly: true, fileMustExist: true });
+  const sql = {
+    collections: db.prepare('SELECT collection, next_seq, (SELECT MAX(seq) FROM items WHERE scope = @scope AND collection = c.collection) FROM collections c WHERE scope = @scope').raw(true),
+    values: db.prepare('SELECT key, value FROM scope_values WHERE scope = ?').raw(true),
+    page: db.prepare('SELECT seq, body FROM items WHERE scope = ? AND collection = ? AND seq > ? ORDER BY seq LIMIT ?').raw(true),
+  };
+  db.exec('BEGIN');
+  let unread = 0;
+  let sealed = false;
+  const release = () => {
+    if (sealed && unread === 0 && db.open) db.close();
+  };
+  function* pages(key: string, name: string): Generator<[number, string][]> {
+    for (let after = 0; ; ) {
+      const rows = sql.page.all(key, name, after, STORED_PAGE) as [number, string][];
+      if (rows.length) yield rows;
+      if (rows.length < STORED_PAGE) return;
+      after = rows[rows.length - 1][0];
+    }
   }
-  const select = db.prepare('SELECT scope, collection, seq, body FROM items').raw(true);
-  for (const [scope, collection, seq, body] of select.iterate() as Iterable<[string, string, number, string]>) {
-    const snapshot = collectionOf(scope, collection);
-    snapshot.items.push([seq, JSON.parse(body)]);
-    if (seq >= snapshot.nextSeq) snapshot.nextSeq = seq + 1;
-  }
-  for (const row of db.prepare('SELECT scope, key, value FROM scope_values').iterate() as Iterable<{ scope: string; key: string; value: string }>) {
-    scopeOf(row.scope).values[row.key] = JSON.parse(row.value);
-  }
-  for (const scope of scopes.values()) for (const collection of Object.values(scope.collections)) collection.items.sort((a, b) => a[0] - b[0]);
-  memory.restore({ version: 1, scopes: Object.fromEntries(scopes) });
-  // restore() leaves the system scope out (an import never brings deliveries); the file does.
-  const system = scopes.get(SYSTEM_SCOPE);
-  if (system) memory.system.restore(system);
+  const collection = (key: string, name: string, nextSeq: number): CollectionSnapshot<Entity> => {
+    let items: [number, Entity][] | undefined;
+    let read = false;
+    const done = () => {
+      if (read) return;
+      read = true;
+      unread--;
+      release();
+    };
+    unread++;
+    const snapshot: CollectionSnapshot<Entity> = {
+      nextSeq,
+      get items() {
+        if (!items) {
+          items = [];
+          for (const rows of pages(key, name)) for (const [seq, body] of rows) items.push([seq, JSON.parse(body) as Entity]);
+          done();
+        }
+        return items;
+      },
+    };
+    // Not enumerable: the snapshot compares and copies as its fields.
+    return Object.defineProperty(snapshot, 'encodedItems', {
+      *value() {
+        if (items) {
+          for (const pair of items) yield JSON.stringify(pair);
+          return;
+        }
+        for (const rows of pages(key, name)) for (const [seq, body] of rows) yield `[${seq},${body}]`;
+        done();
+      },
+    });
+  };
+  return {
+    snapshot(key) {
+      const snapshot: ScopeSnapshot = { collections: {}, values: {} };
+      let found = false;
+      for (const [name, nextSeq, lastSeq] of sql.collections.all({ scope: key }) as [string, number, number | null][]) {
+        found = true;
+        const next = Math.max(nextSeq, (lastSeq ?? 0) + 1);
+        // As Scope.snapshot: a collection never written to is not state.
+        if (lastSeq !== null || next > 1) snapshot.collections[name] = collection(key, name, next);
+      }
+      for (const [name, value] of sql.values.all(key) as [string, string][]) {
+        snapshot.values[name] = JSON.parse(value);
+        found = true;
+      }
+      return found ? snapshot : undefined;
+    },
+    seal() {
+      sealed = true;
+      release();
+    },
+  };
+}
+
+/**
+ * The global scope's issued carrier numbers as the file holds them, looked up by id through the
+ * partial index `items_global_ids` (openDatabase): "was this number issued?" costs one index
+ * probe, not a resident set of every number ever issued (~240 B each, two per booking).
+ */
+function issuedNumbersIn(db: Database.Database): OffloadedItems<Entity> {
+  const sql = {
+    has: db.prepare("SELECT EXISTS (SELECT 1 FROM items WHERE scope = 'global' AND collection = ? AND id = ?)").pluck(),
+    all: db.prepare("SELECT seq, body FROM items WHERE scope = 'global' AND collection = ? ORDER BY seq").raw(true),
+  };
+  return {
+    has: (id) => sql.has.get(ISSUED_NUMBERS_COLLECTION, id) === 1,
+    items: () => (sql.all.all(ISSUED_NUMBERS_COLLECTION) as [number, string][]).map(([seq, body]) => [seq, JSON.parse(body) as Entity]),
+  };
+}
+
+/**
+ * Keeps the issued numbers in the file: the global scope's collection answers `has` from it, and
+ * forgets the numbers it holds in memory once they are committed. Called when the global scope is
+ * read, and after each commit (an import or a reset brings a new global scope).
+ */
+function offloadIssuedNumbers(where: MemoryStore | Scope, inFile: OffloadedItems<Entity>): void {
+  const global = where instanceof Scope ? where : where.existingScope('global');
+  const issued = global?.existing<Entity>(ISSUED_NUMBERS_COLLECTION);
+  if (!issued) return;
+  if (!issued.isOffloaded) issued.offload(inFile);
+  if (issued.size) issued.dropResident();
 }

@@ -84,6 +84,13 @@ class WatchedMap extends Map<string, unknown> {
   }
 }
 
+/**
+ * The global scope's collection of issued carrier numbers (`<carrier>:<side>:<number>`): a ledger
+ * that is only asked "was this issued?" and exported. A durable store of one process keeps it in
+ * its file and not in memory (issue 27: it grows with every booking).
+ */
+export const ISSUED_NUMBERS_COLLECTION = 'issued-carrier-numbers';
+
 export interface ScopeSnapshot {
   collections: Record<string, CollectionSnapshot<Entity>>;
   values: Record<string, unknown>;
@@ -117,6 +124,12 @@ export interface Store {
   hasAccount(accountId: string): boolean;
   /** Ids of every account scope (start-up work such as re-arming tracker timers). */
   accountIds(): string[];
+  /**
+   * The value kept under `key` in each account scope that has one, without reading the accounts
+   * that are not in memory (a bounded working set reads them from its file's values): a small
+   * per-account index, such as the trackers' next due scan (tracker-timers.ts).
+   */
+  accountValues(key: string): Iterable<[accountId: string, value: unknown]>;
   company(companyId: string): Scope;
   readonly global: Scope;
   /**
@@ -340,7 +353,7 @@ export interface MemoryStore extends Store {
 }
 
 /** What a durable store answers straight from its memory working set. */
-export type WorkingSet = Pick<Store, 'account' | 'hasAccount' | 'accountIds' | 'company' | 'global' | 'system' | 'reset' | 'snapshot' | 'restore' | 'parts'>;
+export type WorkingSet = Pick<Store, 'account' | 'hasAccount' | 'accountIds' | 'accountValues' | 'company' | 'global' | 'system' | 'reset' | 'snapshot' | 'restore' | 'parts'>;
 
 /**
  * The working-set part of a durable store (SQLite, shared): scopes are read live (a reset
@@ -352,6 +365,7 @@ export function workingSetOf(memory: MemoryStore): WorkingSet {
     account: memory.account,
     hasAccount: memory.hasAccount,
     accountIds: memory.accountIds,
+    accountValues: memory.accountValues,
     company: memory.company,
     get global() {
       return memory.global;
@@ -369,9 +383,40 @@ export function workingSetOf(memory: MemoryStore): WorkingSet {
 /** The key of `Store.system`; a durable store loads it back like any scope. */
 export const SYSTEM_SCOPE = 'system';
 
-/** @example const store = createStore(); store.account(id).collection<Address>('addresses') */
-export function createStore(watcher?: StoreWatcher): MemoryStore {
-  const scopes = new Map<string, Scope>();
+/**
+ * Where a memory store keeps its scopes by key: a Map (every scope in memory), or a bounded
+ * cache over a file (scope-cache.ts) whose `get` and `has` read the file on a miss, whose `keys`
+ * include the stored scopes not in memory, and whose iteration reads those one at a time.
+ */
+export interface ScopeTable {
+  get(key: string): Scope | undefined;
+  set(key: string, scope: Scope): unknown;
+  has(key: string): boolean;
+  delete(key: string): boolean;
+  clear(): void;
+  keys(): IterableIterator<string>;
+  entries(): IterableIterator<[string, Scope]>;
+  [Symbol.iterator](): IterableIterator<[string, Scope]>;
+  /**
+   * Every scope's snapshot but `except`'s, when the table knows a cheaper way than
+   * `scope.snapshot()` of each entry (a cache gives the scopes not in memory as its file holds
+   * them, their items read when they are asked for).
+   */
+  snapshots?(except: string): Iterable<[string, ScopeSnapshot]>;
+  /** The value under `key` of every account scope (by scope key) that has one, without loading the scopes not in memory. */
+  accountValues?(key: string): Iterable<[string, unknown]>;
+}
+
+/** The value under `name` of every account scope of a table that holds them all in memory. */
+function* valuesIn(scopes: ScopeTable, name: string): Iterable<[string, unknown]> {
+  for (const [key, scope] of scopes) if (key.startsWith('account:') && scope.values.has(name)) yield [key, scope.values.get(name)];
+}
+
+/**
+ * @example const store = createStore(); store.account(id).collection<Address>('addresses')
+ * @example const store = createStore(dirty.watcher, createScopeCache({ capacity: 100, … })) // a bounded working set
+ */
+export function createStore(watcher?: StoreWatcher, scopes: ScopeTable = new Map<string, Scope>()): MemoryStore {
   const scope = (key: string): Scope => {
     let found = scopes.get(key);
     if (!found) scopes.set(key, (found = new Scope(watcher?.scope(key))));
@@ -381,6 +426,10 @@ export function createStore(watcher?: StoreWatcher): MemoryStore {
     account: (accountId) => scope(`account:${accountId}`),
     hasAccount: (accountId) => scopes.has(`account:${accountId}`),
     accountIds: () => [...scopes.keys()].filter((key) => key.startsWith('account:')).map((key) => key.slice('account:'.length)),
+    *accountValues(name) {
+      const found = scopes.accountValues ? scopes.accountValues(name) : valuesIn(scopes, name);
+      for (const [key, value] of found) yield [key.slice('account:'.length), value];
+    },
     company: (companyId) => scope(`company:${companyId}`),
     get global() {
       return scope('global');
@@ -399,7 +448,8 @@ export function createStore(watcher?: StoreWatcher): MemoryStore {
     },
     snapshot() {
       const out: Record<string, ScopeSnapshot> = {};
-      for (const [key, value] of scopes) if (key !== SYSTEM_SCOPE) out[key] = value.snapshot();
+      if (scopes.snapshots) for (const [key, value] of scopes.snapshots(SYSTEM_SCOPE)) out[key] = value;
+      else for (const [key, value] of scopes) if (key !== SYSTEM_SCOPE) out[key] = value.snapshot();
       return { version: 1, scopes: out };
     },
     restore(snapshot) {

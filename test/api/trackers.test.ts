@@ -96,6 +96,41 @@ describe('trackers', () => {
     expect(payloads).toHaveLength(12);
   });
 
+  it('records every step of trackers booked at different times in one account once, in time order, with one clock timer for the account', async () => {
+    const { h, events, account, kit, booking } = await booked({ parcels: 2 });
+    await advance(h, account, 5 * HOUR);
+    const later = await book(h, account, kit.body(await kit.parcels(1)));
+    // A deleted tracker records no more steps; the account's timer still serves the others.
+    const beforeDelete = trackerSteps(events, booking.trackerIds[1]);
+    expect((await h.http.delete(`/v1/trackers/${booking.trackerIds[1]}`).set('Authorization', account.auth)).status).toBe(204);
+    const due = await h.http.get('/__admin/clock/due?limit=50').set('X-Shipmock-Admin', '1').expect(200);
+    expect(due.body.items.filter((i: { kind: string; accountId: string }) => i.kind === 'tracker-step' && i.accountId === account.accountId)).toHaveLength(1);
+    // Hour by hour: each step published in the hour it falls due.
+    const steps = events.filter((e) => e.topic === 'TRACKER' && e.type === 'UPDATED');
+    for (let hour = 0; hour < 30 * 24; hour++) {
+      h.clock.advance(HOUR);
+      const now = h.clock.epochMs();
+      const fresh = events.filter((e) => e.topic === 'TRACKER' && e.type === 'UPDATED').slice(steps.length);
+      for (const e of fresh) {
+        const step = (e.payload.events as { occurredAt: string }[]).at(-1)!;
+        expect(Date.parse(step.occurredAt)).toBeLessThanOrEqual(now);
+        expect(Date.parse(step.occurredAt)).toBeGreaterThan(now - HOUR);
+      }
+      steps.push(...fresh);
+    }
+    account.auth = (await renewToken(h, account)).auth;
+    expect(trackerSteps(events, booking.trackerIds[0])).toEqual(JOURNEY.slice(1));
+    expect(trackerSteps(events, later.trackerIds[0])).toEqual(JOURNEY.slice(1));
+    expect(trackerSteps(events, booking.trackerIds[1])).toEqual(beforeDelete);
+    // In time order across the account's trackers.
+    const times = steps.map((e) => Date.parse((e.payload.events as { occurredAt: string }[]).at(-1)!.occurredAt));
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    const list = await h.http.get('/v1/trackers?limit=10').set('Authorization', account.auth);
+    expect(list.body.items.map((t: { status: string }) => t.status)).toEqual(['DELIVERED', 'DELIVERED']);
+    const after = await h.http.get('/__admin/clock/due?limit=50').set('X-Shipmock-Admin', '1').expect(200);
+    expect(after.body.items.filter((i: { kind: string }) => i.kind === 'tracker-step')).toEqual([]);
+  });
+
   it('keeps the recorded history when the clock is set back', async () => {
     const { h, events, account, booking } = await booked();
     const start = h.clock.epochMs();

@@ -65,6 +65,15 @@ function plannedParcel(carriers: Carriers, scenarios: DomainDeps['scenarios'], a
   return { ...input, id: input.trackingNumber, plan, estimatedDeliveryAt: planned.occurredAt };
 }
 
+/**
+ * The trackers with scans to come, in the order of their next scan: the order a timer per
+ * tracker would fire them in (none when the account is gone).
+ */
+function pendingByNextScan(all: StoredTracker[]): StoredTracker[] {
+  const nextScan = (t: StoredTracker) => Date.parse(t.plan[t.events.length].occurredAt);
+  return all.filter((t) => t.events.length < t.plan.length).sort((a, b) => nextScan(a) - nextScan(b));
+}
+
 /** The parcel once its tracker is deleted: still trackable, by no tracker for now. */
 function untracked(parcel: TrackedParcel): TrackedParcel {
   const { trackerId: _trackerId, ...rest } = parcel;
@@ -84,9 +93,10 @@ function matches(filter: TrackerFilter) {
  *
  * Progress is computed from the clock and recorded as it happens, two ways that share one
  * function (`catchUp`), so a scan is recorded and published exactly once whichever comes first:
- * - a clock timer per tracker at its next planned scan (runtime.clock.setTimer: fires on
- *   `advance`/`set` and, in real-clock mode, on time). When the clock jumps over several scans,
- *   each one is recorded and published in order (TRACKER UPDATED with the tracker after that scan);
+ * - a clock timer per account at the earliest next planned scan of its trackers
+ *   (runtime.clock.setTimer, tracker-timers.ts: fires on `advance`/`set` and, in real-clock mode,
+ *   on time). When the clock jumps over several scans, each one is recorded and published in
+ *   order (TRACKER UPDATED with the tracker after that scan);
  * - every read (get, list) catches the tracker up first, so what is read is never stale.
  *
  * Bookings `register` each booked parcel (its journey is planned then, with a scenario's forced
@@ -101,10 +111,10 @@ export function createTrackerService(core: ResourceDeps & Pick<DomainDeps, 'scen
   const { store, clock, random, events, scenarios } = core;
   const trackers = (accountId: string) => store.account(accountId).collection<StoredTracker>('trackers');
   const parcels = (accountId: string) => store.account(accountId).collection<TrackedParcel>('tracked-parcels');
-  const timers = createTrackerTimers(clock, store.parts, (accountId, trackerId) => {
-    // The tracker (or its whole account) may be gone by then: nothing to do.
-    const found = trackers(accountId).get(trackerId);
-    if (found) catchUp(accountId, found);
+  // The account's timer: its trackers catch up (the due ones record their scans) and each one
+  // arms the account's next timer.
+  const timers = createTrackerTimers(clock, store, (accountId) => {
+    for (const tracker of pendingByNextScan(trackers(accountId).values())) catchUp(accountId, tracker);
   });
   const publish = (accountId: string, type: string, tracker: StoredTracker) =>
     events.publish({ topic: 'TRACKER', type, accountId, payload: view(tracker) });
@@ -184,7 +194,6 @@ export function createTrackerService(core: ResourceDeps & Pick<DomainDeps, 'scen
     remove(accountId: string, id: string): Tracker {
       const found = trackers(accountId).get(id);
       if (!found) throw notFound('Tracker', id);
-      timers.disarm(accountId, id);
       trackers(accountId).delete(id);
       const parcel = parcels(accountId).get(found.trackingNumber);
       if (parcel?.trackerId === id) parcels(accountId).update(untracked(parcel));
@@ -193,20 +202,19 @@ export function createTrackerService(core: ResourceDeps & Pick<DomainDeps, 'scen
     },
 
     /**
-     * Re-arms the timer of every tracker with scans still to come (after a durable mock
-     * restarts, or a state import): pending tracker steps resume, and those that fell due while
-     * the mock was stopped are recorded (with their events) at once.
+     * Re-arms the trackers' timers (after a durable mock restarts, or a state import): pending
+     * tracker steps resume, and those that fell due while the mock was stopped are recorded (with
+     * their events) as their timers fire, at once. A restart arms them from the accounts' due
+     * values without reading the accounts (tracker-timers.ts); an import, or a file of an older
+     * build, reads every account once. Returns the number of accounts with a timer.
      */
     resume(): number {
-      let armed = 0;
-      for (const accountId of store.accountIds()) {
-        for (const tracker of trackers(accountId).values()) {
-          if (tracker.events.length >= tracker.plan.length) continue;
-          catchUp(accountId, tracker);
-          armed++;
+      return timers.resume((forget) => {
+        for (const accountId of store.accountIds()) {
+          forget(accountId);
+          for (const tracker of pendingByNextScan(trackers(accountId).values())) catchUp(accountId, tracker);
         }
-      }
-      return armed;
+      });
     },
 
     /** The id of the tracker following a tracking number, if there is one. */
