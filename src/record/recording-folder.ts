@@ -101,32 +101,36 @@ function readFolder(dir: string, partPath: string): { found: Exchange[]; recover
   return { found, recovered: left.length, partStart };
 }
 
+/** Bytes of lines a part appender holds before it writes them whatever the time (a busy recorder's 50 ms). */
+const PART_BATCH_BYTES = 1 << 20;
+
 /**
  * A run's lines in the part file, from `partStart` on: appended in batches, a moment after they
  * come — one write per batch, not per request. A batch is one synchronous write (page cache: tens
  * of µs for a busy recorder's 50 ms), so what was appended is in the file whenever it is read back.
+ * Each line is encoded into the batch's buffer as it comes (reused from batch to batch), so no
+ * line outlives its turn as a string: nothing of a busy recorder's 50 ms is copied from young
+ * to old heap space, and a batch is written without joining its lines first.
  */
-function partAppender(partPath: string, partStart: number, onWriteError: ((error: Error) => void) | undefined) {
+export function partAppender(partPath: string, partStart: number, onWriteError: ((error: Error) => void) | undefined) {
   let fd: number | undefined;
   let written = partStart;
   /** Lines the part file could not take (a full disk): kept here, written with the folder's files. */
   const unwritten: string[] = [];
-  let pending: string[] = [];
+  let batch = Buffer.allocUnsafe(64 * 1024);
+  let used = 0;
   let timer: NodeJS.Timeout | undefined;
   const drain = () => {
     if (timer) clearTimeout(timer);
     timer = undefined;
-    const batch = pending;
-    pending = [];
-    if (!batch.length) return;
-    if (unwritten.length) return void unwritten.push(...batch);
+    if (used === 0) return;
+    const length = used;
+    used = 0;
     try {
       // Opened here, not at open: a folder that records nothing gets no part file.
       fd ??= openSync(partPath, 'a', 0o600);
-      const bytes = Buffer.from(batch.join(''));
-      let at = 0;
-      while (at < bytes.length) at += writeSync(fd, bytes, at);
-      written += bytes.length;
+      for (let at = 0; at < length; ) at += writeSync(fd, batch, at, length - at);
+      written += length;
     } catch (error) {
       // The part keeps its whole batches only; from now on lines stay in memory.
       try {
@@ -134,13 +138,24 @@ function partAppender(partPath: string, partStart: number, onWriteError: ((error
       } catch {
         // Left as it is: the reads stop at `written` anyway.
       }
-      unwritten.push(...batch);
+      for (const line of batch.toString('utf8', 0, length).split('\n')) if (line) unwritten.push(`${line}\n`);
       onWriteError?.(error as Error);
     }
   };
   return {
     push(line: string) {
-      pending.push(line);
+      if (unwritten.length) return void unwritten.push(line);
+      const most = line.length * 3;
+      if (used + most > batch.length) {
+        if (used > 0 && used + most > PART_BATCH_BYTES) drain();
+        if (unwritten.length) return void unwritten.push(line);
+        if (used + most > batch.length) {
+          const larger = Buffer.allocUnsafe(Math.max(batch.length * 2, used + most));
+          batch.copy(larger, 0, 0, used);
+          batch = larger;
+        }
+      }
+      used += batch.write(line, used);
       if (!timer) {
         timer = setTimeout(drain, JOURNAL_DELAY_MS);
         timer.unref?.();
