@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { CapturedExchange } from '../proxy/validation-proxy.js';
 import { redactExchange } from '../recording/index.js';
 import { exchangeKey } from './exchange-key.js';
-import { partLine } from './part-line.js';
+import { partLineText } from './part-line.js';
 import { exchangeKeeper, recordedExchangeOf, recordedRequestOf } from './recorder.js';
 import { HAR_FILE, SCENARIO_FILE, writeRecording } from './recording-files.js';
 import { openRecordingFolder, type RecordingFolder } from './recording-folder.js';
@@ -121,10 +121,10 @@ describe('the keeper’s key and line, made without the converter’s objects in
   /** The same by the converter: the exchange recorded, its key, and its line redacted whole. */
   const converted = (exchange: CapturedExchange) => {
     const recorded = recordedExchangeOf(exchange, ORIGIN);
-    return { key: exchangeKey(recorded), line: partLine(redactExchange(recorded)) };
+    return { key: exchangeKey(recorded), line: partLineText(redactExchange(recorded)) };
   };
 
-  it('are exchangeKey of the recorded exchange and partLine of it redacted, for every exchange of the keeper test', () => {
+  it('are exchangeKey of the recorded exchange and partLineText of it redacted, for every exchange of the keeper test', () => {
     expect(kept(captured())).toEqual(captured().map(converted));
   });
 

@@ -5,7 +5,7 @@ import { startValidationProxy, type CapturedExchange, type ProxySummary, type Pr
 import { headerOf, type Exchange, type ExchangeRequest, type ExchangeResponse } from '../recording/index.js';
 import { createHeaderRedactor, redactBody, redactUrl } from '../util/redact.js';
 import { redactedRequestKey } from './exchange-key.js';
-import { partLine } from './part-line.js';
+import { partLineText } from './part-line.js';
 import { MAX_ANSWERS_PER_REQUEST, openRecordingFolder, type RecordingFolder } from './recording-folder.js';
 
 export interface RecorderOptions {
@@ -114,7 +114,7 @@ export function recordedRequestOf(captured: CapturedExchange, origin: string, ur
  * it: the converter shortens them before anything is written (src/record/recording-files.ts).
  */
 export function recordedExchangeOf(captured: CapturedExchange, origin: string, request: ExchangeRequest = recordedRequestOf(captured, origin)): Exchange {
-  return { request, response: recordedResponseOf(captured), ...recordedMarksOf(captured) };
+  return withMarks({ request, response: recordedResponseOf(captured) }, captured);
 }
 
 /** The answer of recordedExchangeOf. */
@@ -132,14 +132,13 @@ function recordedResponseOf(captured: CapturedExchange): ExchangeResponse {
   return { status: captured.status, headers, body: bodyOf(body) };
 }
 
-/** The verdict, times and operation of recordedExchangeOf. */
-function recordedMarksOf(captured: CapturedExchange): Pick<Exchange, 'verdict' | 'startedAt' | 'durationMs' | 'operationId'> {
-  return {
-    verdict: { conforms: captured.violations.length === 0, violations: captured.violations.map((v) => ({ field: `${v.in}/${v.field}`, message: v.message })) },
-    startedAt: captured.startedAt.toISOString(),
-    durationMs: Math.round(captured.durationMs * 10) / 10,
-    ...(captured.operationId ? { operationId: captured.operationId } : {}),
-  };
+/** The exchange given its verdict, times and operation, as recordedExchangeOf gives them (set on it, in that order). */
+function withMarks(exchange: Exchange, captured: CapturedExchange): Exchange {
+  exchange.verdict = { conforms: captured.violations.length === 0, violations: captured.violations.map((v) => ({ field: `${v.in}/${v.field}`, message: v.message })) };
+  exchange.startedAt = captured.startedAt.toISOString();
+  exchange.durationMs = Math.round(captured.durationMs * 10) / 10;
+  if (captured.operationId) exchange.operationId = captured.operationId;
+  return exchange;
 }
 
 /** A message's headers with the credentials shortened (redactExchange's, with a header redactor that remembers). */
@@ -155,7 +154,7 @@ function redactedHeaders(headers: Record<string, string>, redactHeaderValue: (na
  * secrets shortened (a client sends the same credentials with every request: a header redactor
  * shortens each once). True when the folder kept it.
  *
- * The line is partLine(redactExchange(recordedExchangeOf(captured))) and the key exchangeKey of
+ * The line is partLineText(redactExchange(recordedExchangeOf(captured))) and the key exchangeKey of
  * its request, made without the objects in between; the request's body is redacted once, for
  * its line and for its key's digest.
  *
@@ -174,11 +173,15 @@ export function exchangeKeeper(folder: RecordingFolder, origin: string): (captur
     return folder.addLine(key, () => {
       const response = recordedResponseOf(captured);
       const responseBody = typeof response.body === 'string' ? redactBody(response.body, headerOf(response.headers, 'content-type')) : response.body;
-      return partLine({
-        request: { method: captured.method, url: redactUrl(url.href), headers: redactedHeaders(headers, redactHeaderValue), body },
-        response: { status: response.status, headers: redactedHeaders(response.headers, redactHeaderValue), body: responseBody },
-        ...recordedMarksOf(captured),
-      });
+      return partLineText(
+        withMarks(
+          {
+            request: { method: captured.method, url: redactUrl(url.href), headers: redactedHeaders(headers, redactHeaderValue), body },
+            response: { status: response.status, headers: redactedHeaders(response.headers, redactHeaderValue), body: responseBody },
+          },
+          captured,
+        ),
+      );
     });
   };
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { exchangeToHarEntry, redactExchange, type Exchange } from '../recording/index.js';
-import { parsePartLine, partLine } from './part-line.js';
+import { parsePartLine, partLine, partLineText } from './part-line.js';
 import { HAR_FILE, SCENARIO_FILE, writeRecording } from './recording-files.js';
 import { openRecordingFolder, partAppender, PART_FILE } from './recording-folder.js';
 
@@ -158,7 +158,7 @@ describe('the part appender', () => {
     response: { status: 200, headers: { 'Content-Type': 'text/plain' }, body: `${i % 2 ? 'Straße ' : ''}${String(i).padEnd(size, 'x')}` },
   });
 
-  it('writes every line in order, in whole batches: a turn of more than a batch holds, a line larger than its buffer, lines after that', async () => {
+  it('writes every line in order, in whole batches, each ending in a newline: a turn of more than a batch holds, a line larger than its buffer, lines after that', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'shipmock-appender-'));
     dirs.push(dir);
     const path = join(dir, PART_FILE);
@@ -169,7 +169,8 @@ describe('the part appender', () => {
     });
     const exchanges = [...Array.from({ length: 3000 }, (_, i) => numbered(i, 500)), numbered(3000, 3_000_000), numbered(3001)];
     // One turn: past the batch's bound, so some are written before the 50 ms are up.
-    for (const exchange of exchanges) part.push(partLine(exchange));
+    // Lines with their newline and without (partLineText: the appender adds it).
+    exchanges.forEach((exchange, i) => part.push(i % 2 ? partLine(exchange) : partLineText(exchange)));
     expect(readFileSync(path).length).toBeGreaterThan(start);
     await new Promise((resolve) => setTimeout(resolve, 120));
     const text = readFileSync(path, 'utf8');
@@ -184,7 +185,7 @@ describe('the part appender', () => {
     const errors: Error[] = [];
     const part = partAppender('/dev/full', 0, (error) => errors.push(error));
     const exchanges = Array.from({ length: 10 }, (_, i) => numbered(i));
-    for (const exchange of exchanges.slice(0, 5)) part.push(partLine(exchange));
+    for (const exchange of exchanges.slice(0, 5)) part.push(partLineText(exchange));
     expect(part.readBack()).toEqual(exchanges.slice(0, 5));
     expect(errors).toHaveLength(1);
     expect((errors[0] as NodeJS.ErrnoException).code).toBe('ENOSPC');

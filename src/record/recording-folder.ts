@@ -36,8 +36,8 @@ export interface RecordingFolder {
   addKeyed(key: string, build: () => Exchange): boolean;
   /**
    * As addKeyed, for an exchange given as its part-file line, built only when it is kept:
-   * partLine of the exchange with its secrets shortened (redactExchange). A recorder's way: the
-   * line is all that is made of an exchange while it runs.
+   * partLine (or partLineText) of the exchange with its secrets shortened (redactExchange). A
+   * recorder's way: the line is all that is made of an exchange while it runs.
    */
   addLine(key: string, line: () => string): boolean;
   /** Keeps the exchange whatever the folder has (a replay's miss: a position not recorded yet). */
@@ -103,6 +103,7 @@ function readFolder(dir: string, partPath: string): { found: Exchange[]; recover
 
 /** Bytes of lines a part appender holds before it writes them whatever the time (a busy recorder's 50 ms). */
 const PART_BATCH_BYTES = 1 << 20;
+const NEWLINE = 0x0a;
 
 /**
  * A run's lines in the part file, from `partStart` on: appended in batches, a moment after they
@@ -143,9 +144,10 @@ export function partAppender(partPath: string, partStart: number, onWriteError: 
     }
   };
   return {
+    /** A part line (partLine, or partLineText: the newline is added). */
     push(line: string) {
       if (unwritten.length) return void unwritten.push(line);
-      const most = line.length * 3;
+      const most = line.length * 3 + 1;
       if (used + most > batch.length) {
         if (used > 0 && used + most > PART_BATCH_BYTES) drain();
         if (unwritten.length) return void unwritten.push(line);
@@ -156,6 +158,7 @@ export function partAppender(partPath: string, partStart: number, onWriteError: 
         }
       }
       used += batch.write(line, used);
+      if (line.charCodeAt(line.length - 1) !== NEWLINE) batch[used++] = NEWLINE;
       if (!timer) {
         timer = setTimeout(drain, JOURNAL_DELAY_MS);
         timer.unref?.();
