@@ -11,7 +11,8 @@
 //
 // Usage: node bench/record-profile.mjs [--against DIR] — DIR: another built checkout, whose recorder
 // runs in the same rounds as `record@DIR`. Env: BENCH_DURATION (s, default 3), BENCH_ROUNDS (3),
-// BENCH_KINDS (get,post), BENCH_PROFILE=DIR (profiles written there; slows every process alike).
+// BENCH_KINDS (get,post), BENCH_PROFILE=DIR (profiles written there; slows every process alike),
+// BENCH_RATE=N (proxy and recorders measured at once, N req/s each: a changing load falls on all alike).
 import { fork, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -122,35 +123,76 @@ async function parent() {
     get: (url) => [`${url}/v1/addresses/${created.id}`, {}],
     post: (url) => [`${url}/v1/addresses`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(address) }],
   };
-  const autocannon = (url, { method = 'GET', headers = {}, body }, length) => {
+  const autocannonArgs = (url, { method = 'GET', headers = {}, body }, length) => {
     const args = ['-c', String(CONNECTIONS), ...length, '-j', '-m', method, '-H', `Authorization=${auth}`];
     for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}=${v}`);
     if (body) args.push('-b', body);
-    const report = JSON.parse(spawnSync(`${root}node_modules/.bin/autocannon`, [...args, url], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).stdout);
+    return [...args, url];
+  };
+  const reportOf = (stdout) => {
+    const report = JSON.parse(stdout);
     return { requests: report.requests.total, mean: report.latency.average, non2xx: report.non2xx + report.errors };
   };
-
-  const run = async (name, kind) => {
+  const autocannon = (url, init, length) => reportOf(spawnSync(`${root}node_modules/.bin/autocannon`, autocannonArgs(url, init, length), { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).stdout);
+  /** autocannon without blocking this process: several run at once. */
+  const autocannonAsync = (url, init, length) =>
+    new Promise((resolve) => {
+      const proc = spawn(`${root}node_modules/.bin/autocannon`, autocannonArgs(url, init, length), { stdio: ['ignore', 'pipe', 'ignore'] });
+      let out = '';
+      proc.stdout.on('data', (chunk) => (out += chunk));
+      proc.on('exit', () => resolve(reportOf(out)));
+    });
+  const start = async (name) => {
     const proc = fork(fileURLToPath(import.meta.url), ['--child', name, name === 'record@against' ? against : root, upstream], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     children.push(proc);
     const next = () => new Promise((resolve) => proc.once('message', resolve));
     const { url } = await next();
-    const [target, init] = requests[kind](url);
-    autocannon(target, init, ['-a', String(WARMUP)]);
-    proc.send('start');
-    await next();
-    const load = autocannon(target, init, ['-d', String(duration)]);
-    proc.send('stop');
-    const result = await next();
+    return { proc, next, url };
+  };
+  const finish = async ({ proc }) => {
     proc.disconnect();
     await new Promise((resolve) => proc.once('exit', resolve));
+  };
+
+  /** One measured run through a fresh proxy or recorder, alone on the machine's share of this bench: as many requests as c=10 gets answered. */
+  const run = async (name, kind) => {
+    const child = await start(name);
+    const [target, init] = requests[kind](child.url);
+    autocannon(target, init, ['-a', String(WARMUP)]);
+    child.proc.send('start');
+    await child.next();
+    const load = autocannon(target, init, ['-d', String(duration)]);
+    child.proc.send('stop');
+    const result = await child.next();
+    await finish(child);
     return { ...result, ...load };
+  };
+
+  /**
+   * BENCH_RATE=N: the proxy and the recorders at once, each sent N requests a second (c=10) in the
+   * same window, so that a machine whose load changes from second to second loads them alike:
+   * their CPU per request is compared within one window.
+   */
+  const rate = Number(process.env.BENCH_RATE ?? 0);
+  const runTogether = async (kind) => {
+    const started = await Promise.all(names.map((name) => start(name)));
+    for (const child of started) autocannon(...requests[kind](child.url), ['-a', String(WARMUP)]);
+    for (const child of started) child.proc.send('start');
+    await Promise.all(started.map((child) => child.next()));
+    const loads = await Promise.all(started.map((child) => autocannonAsync(...requests[kind](child.url), ['-d', String(duration), '-R', String(rate)])));
+    for (const child of started) child.proc.send('stop');
+    const results = await Promise.all(started.map((child) => child.next()));
+    await Promise.all(started.map(finish));
+    return Object.fromEntries(names.map((name, i) => [name, { ...results[i], ...loads[i] }]));
   };
 
   const rows = Object.fromEntries(names.map((name) => [name, Object.fromEntries(kinds.map((kind) => [kind, []]))]));
   for (let round = 0; round < rounds; round++) {
     for (const kind of kinds) {
-      for (const name of names.map((_, i) => names[(i + round) % names.length])) rows[name][kind].push(await run(name, kind));
+      if (rate) {
+        const together = await runTogether(kind);
+        for (const name of names) rows[name][kind].push(together[name]);
+      } else for (const name of names.map((_, i) => names[(i + round) % names.length])) rows[name][kind].push(await run(name, kind));
     }
     process.stderr.write(`round ${round + 1} of ${rounds} done (load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})\n`);
   }
@@ -159,7 +201,7 @@ async function parent() {
   const perRequest = (r, f) => f(r) / Math.max(1, r.requests);
   const gcUs = (r, kind) => ((r.gc[kind]?.ms ?? 0) * 1000) / Math.max(1, r.requests);
   const gcKinds = ['scavenge', 'mark-compact', 'incremental'];
-  console.log(`\n### CPU per request in the measured window, c=${CONNECTIONS}, ${rounds} rounds of ${duration} s (medians; per round in brackets)${against ? `; record@against: ${against}` : ''}\n`);
+  console.log(`\n### CPU per request in the measured window, c=${CONNECTIONS}${rate ? `, all at once at ${rate} req/s each` : ''}, ${rounds} rounds of ${duration} s (medians; per round in brackets)${against ? `; record@against: ${against}` : ''}\n`);
   console.log(`| request | through | CPU µs/req | added to proxy | GC µs/req (${gcKinds.join(' / ')}) | GCs per 1,000 req (${gcKinds.join(' / ')}) | mean latency ms | kept / sent |\n|---|---|---|---|---|---|---|---|`);
   for (const kind of kinds) {
     const proxyCpu = rows.proxy[kind].map((r) => perRequest(r, (x) => x.cpuUs));
