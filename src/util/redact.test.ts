@@ -201,6 +201,9 @@ describe('query strings and URLs', () => {
   it('keeps a URL without secrets as it is', () => {
     expect(redactUrl('https://example.com/a?b=c#d')).toBe('https://example.com/a?b=c#d');
     expect(redactUrl('https://user@example.com/')).toBe('https://user@example.com/');
+    expect(redactUrl('https://example.com/a/b#c')).toBe('https://example.com/a/b#c');
+    expect(redactUrl('https://u:s3cr3t-pass@example.com/a#b')).toBe('https://u:s3…@example.com/a#b');
+    expect(redactUrl('/v1/x#?token=abcdefghijkl')).toBe('/v1/x#?token=abcdefghijkl');
   });
 });
 

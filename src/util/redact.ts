@@ -259,6 +259,8 @@ export function redactQuery(query: string): string {
  * @example redactUrl('https://hook:s3cr3t-pass@example.com/in?token=abcdefgh') // 'https://hook:s3…@example.com/in?token=ab…'
  */
 export function redactUrl(url: string): string {
+  // Without a query or userinfo there is nothing to shorten (every request a recorder keeps is looked at).
+  if (!url.includes('?') && !url.includes('@')) return url;
   const match = /^(?:([a-z][a-z0-9+.-]*:\/\/)([^/?#@]*@)?)?([^?#]*)(\?[^#]*)?(#.*)?$/is.exec(url);
   if (!match) return url;
   const [, scheme = '', userinfo = '', rest, query = '', fragment = ''] = match;
