@@ -164,7 +164,7 @@ describe('the keeper’s key and line, made without the converter’s objects in
     });
     fc.assert(
       fc.property(fc.array(exchange, { minLength: 1, maxLength: 4 }), (drawn) => {
-        const exchanges = drawn.map(({ answer: a, ...rest }): CapturedExchange => ({ ...rest, startedAt: new Date('2026-11-26T08:00:00.123Z'), durationMs: 1.26, responseHeaders: [...a.headers], responseBody: a.body }));
+        const exchanges = drawn.map(({ answer: a, ...rest }): CapturedExchange => ({ ...rest, startedAt: new Date('2026-11-26T08:00:00.123Z'), durationMs: 1.26, responseHeaders: [...a.headers], responseBody: a.body, violations: [...rest.violations] }));
         expect(kept(exchanges)).toEqual(exchanges.map(converted));
       }),
       { numRuns: 300, seed: 26 },
