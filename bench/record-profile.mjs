@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, waitFor } from './http.mjs';
+import { newAccount } from './scale-out.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -107,20 +108,11 @@ async function parent() {
   const upstreamPort = await freePort();
   children.push(spawn(process.execPath, [`${root}bin/shipmock.js`, 'serve', '--port', String(upstreamPort), '--log-level', 'warn', '--rate-limit', 'off'], { stdio: 'ignore' }));
   const upstream = `http://127.0.0.1:${upstreamPort}`;
-  const creds = JSON.parse(readFileSync(`${root}fixtures/credentials.json`, 'utf8')).companies[0];
-  const basic = `Basic ${Buffer.from(`${creds.clientId}:${creds.clientSecret}`).toString('base64')}`;
-  await waitFor(`${upstream}/v1/carriers`, { headers: { Authorization: basic } });
-  const post = async (path, auth, body) => (await fetch(upstream + path, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: auth }, body: JSON.stringify(body) })).json();
-  const company = await post(`/v1/companies/${creds.companyId}/tokens`, basic, { grantType: 'client_credentials' });
-  const account = await post('/v1/accounts', `Bearer ${company.accessToken}`, {
-    company: { name: 'Bench GmbH', vatNumber: 'DE1', countryCode: 'DE', city: 'Berlin', postalCode: '10115', address: 'Hauptstrasse 5' },
-    contact: { name: 'Bench', email: 'bench@example.com', phone: '+49301234567' },
-  });
-  const auth = `Bearer ${(await post(`/v1/accounts/${account.id}/tokens`, basic, { grantType: 'client_credentials' })).accessToken}`;
+  await waitFor(`${upstream}/__admin/health`);
+  const { auth, getPath } = await newAccount(upstream, 'Bench GmbH');
   const address = { name: 'Erika Mustermann', street: 'Hauptstrasse 5', city: 'Berlin', postalCode: '10115', countryCode: 'DE' };
-  const created = await post('/v1/addresses', auth, address);
   const requests = {
-    get: (url) => [`${url}/v1/addresses/${created.id}`, {}],
+    get: (url) => [`${url}${getPath}`, {}],
     post: (url) => [`${url}/v1/addresses`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(address) }],
   };
   const autocannonArgs = (url, { method = 'GET', headers = {}, body }, length) => {

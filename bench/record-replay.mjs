@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, waitFor } from './http.mjs';
+import { newAccount } from './scale-out.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const recording = process.argv.includes('--record');
@@ -64,17 +65,8 @@ async function recordRun() {
   const upstreamPort = await freePort();
   shipmock(['serve', '--port', String(upstreamPort), '--log-level', 'warn', '--rate-limit', 'off']);
   const upstream = `http://127.0.0.1:${upstreamPort}`;
-  const creds = JSON.parse(readFileSync(`${root}fixtures/credentials.json`, 'utf8')).companies[0];
-  const basic = `Basic ${Buffer.from(`${creds.clientId}:${creds.clientSecret}`).toString('base64')}`;
-  await waitFor(`${upstream}/v1/carriers`, { headers: { Authorization: basic } });
-  const post = async (path, auth, body) => (await fetch(upstream + path, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: auth }, body: JSON.stringify(body) })).json();
-  const company = await post(`/v1/companies/${creds.companyId}/tokens`, basic, { grantType: 'client_credentials' });
-  const account = await post('/v1/accounts', `Bearer ${company.accessToken}`, {
-    company: { name: 'Bench GmbH', vatNumber: 'DE1', countryCode: 'DE', city: 'Berlin', postalCode: '10115', address: 'Hauptstrasse 5' },
-    contact: { name: 'Bench', email: 'bench@example.com', phone: '+49301234567' },
-  });
-  const auth = `Bearer ${(await post(`/v1/accounts/${account.id}/tokens`, basic, { grantType: 'client_credentials' })).accessToken}`;
-  const created = await post('/v1/addresses', auth, address);
+  await waitFor(`${upstream}/__admin/health`);
+  const { auth, getPath } = await newAccount(upstream, 'Bench GmbH');
 
   // Each measured run is a fresh process (a fresh folder for record), warmed by WARMUP requests
   // first: a request is kept with at most 10,000 answers, so one long-lived recorder would
@@ -86,7 +78,7 @@ async function recordRun() {
   const names = ['proxy', 'record', ...(against ? ['record@against'] : [])];
   const profiled = (name) => (cpuProf ? ['--cpu-prof', '--cpu-prof-dir', cpuProf, '--cpu-prof-name', `${name}-${process.hrtime.bigint()}.cpuprofile`] : []);
   const requests = {
-    get: (url) => [`${url}/v1/addresses/${created.id}`, { headers: { Authorization: auth } }],
+    get: (url) => [`${url}${getPath}`, { headers: { Authorization: auth } }],
     post: (url) => [`${url}/v1/addresses`, { method: 'POST', headers: { Authorization: auth, 'Content-Type': 'application/json' }, body: JSON.stringify(address) }],
   };
   /** One measured run through a fresh `proxy` or `record`: latency, and the CPU the proxying process spent per request (less sensitive to a loaded machine than latency). */
@@ -98,7 +90,7 @@ async function recordRun() {
     let printed = '';
     child.stdout.on('data', (chunk) => (printed += chunk));
     const url = `http://127.0.0.1:${port}`;
-    await waitFor(`${url}/v1/carriers`, { headers: { Authorization: basic } });
+    await waitFor(`${url}/v1/carriers`);
     const [target, init] = requests[kind](url);
     autocannon(target, init, ['-a', String(WARMUP)]);
     const before = cpuMs(child.pid);
