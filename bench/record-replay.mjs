@@ -3,7 +3,8 @@
 // (needs a build: npm run build). Every server and autocannon run as separate processes on
 // 127.0.0.1. Options (env): BENCH_DURATION seconds per run (replay 5, record 2), BENCH_ROUNDS
 // (replay 3, record 5), BENCH_KINDS (`get,post`: which requests --record sends), BENCH_CPU_PROF=DIR
-// (proxy and record run with --cpu-prof, a profile per run written to DIR when it stops).
+// (proxy and record run with --cpu-prof, a profile per run written to DIR when it stops), BENCH_NODE_FLAGS
+// (node flags for every shipmock process, e.g. --min-semi-space-size=16).
 // `--record --against DIR`: also `record` of another built checkout (its bin/ and dist/), in the same rounds.
 //   --record  the latency `record` adds to `proxy` at c=10 (budget ≤ 10 %): the same GET and POST
 //             through each, rounds alternating so a noisy machine's drift falls on both; each run
@@ -43,8 +44,11 @@ function autocannon(url, { method = 'GET', headers = {}, body } = {}, length = [
   return { requests: report.requests.total, rps: Math.round(report.requests.average), mean: report.latency.average, p50: report.latency.p50, p99: report.latency.p99, non2xx: report.non2xx + report.errors };
 }
 
+/** BENCH_NODE_FLAGS: node flags for every shipmock process (e.g. --min-semi-space-size=16, which NODE_OPTIONS refuses). */
+const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+
 function shipmock(args, nodeArgs = [], stdout = 'ignore', checkout = root) {
-  const child = spawn(process.execPath, [...nodeArgs, `${checkout}bin/shipmock.js`, ...args], { stdio: ['ignore', stdout, 'inherit'] });
+  const child = spawn(process.execPath, [...nodeFlags, ...nodeArgs, `${checkout}bin/shipmock.js`, ...args], { stdio: ['ignore', stdout, 'inherit'] });
   children.push(child);
   return child;
 }
