@@ -14,7 +14,9 @@
 // (unset: the default), BENCH_TRACE_GC (a file: the measured mock runs with --trace-gc into it), BENCH_SETTLE_MS (10000: RSS again after that long idle), BENCH_HOT (50 accounts in the list load), BENCH_COLD (20 cold loads),
 // BENCH_WORK (a folder kept between runs: the template and each grown file are made once there,
 // and every run serves a fresh copy of the grown file, so A/B runs and sizes run separately
-// measure the same files).
+// measure the same files), BENCH_LONG (0: rounds of a longer load after the settled RSS, each
+// listing BENCH_LONG_ACCOUNTS (400) accounts once at c=10 — more than the cache holds, so every
+// round reads and evicts accounts — with RSS after each round: does the growth level off?).
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -31,6 +33,8 @@ const hot = Number(process.env.BENCH_HOT ?? 50);
 const coldCount = Number(process.env.BENCH_COLD ?? 20);
 const delivered = process.env.BENCH_DELIVERED === '1';
 const settleMs = Number(process.env.BENCH_SETTLE_MS ?? 10_000);
+const longRounds = Number(process.env.BENCH_LONG ?? 0);
+const longAccounts = Number(process.env.BENCH_LONG_ACCOUNTS ?? 400);
 const cacheFlags = process.env.BENCH_CACHE ? ['--cache-size', process.env.BENCH_CACHE] : [];
 const work = process.env.BENCH_WORK ?? mkdtempSync(join(tmpdir(), 'shipmock-cache-rss-'));
 mkdirSync(work, { recursive: true });
@@ -208,7 +212,20 @@ async function load(mock, size, accounts, grown) {
   // the load's churn (accounts read from the file and evicted) has been collected.
   await new Promise((resolve) => setTimeout(resolve, settleMs));
   const settled = rssMb(mock.child.pid);
-  return { size, accounts, fileMb: statSync(grown.file).size / 1e6, startMs: mock.startMs, afterStart, rss, settled, p50: percentile(list, 50), p99: percentile(list, 99), coldP50: percentile(cold, 50), coldMax: Math.max(...cold), warmP50: percentile(warm, 50) };
+  // A longer load: rounds over more accounts than the cache holds (each round reads and evicts).
+  const long = [];
+  const longIds = grown.ids.slice(0, Math.min(longAccounts, grown.ids.length));
+  for (const id of longIds) if (!auths.has(id)) auths.set(id, await accountAuth(mock, id));
+  for (let round = 0; round < longRounds; round++) {
+    const times = [];
+    await inParallel(longIds.length, 10, async (i) => {
+      const started = performance.now();
+      await call(mock, 'GET', '/v1/shipment-bookings?limit=20', { auth: auths.get(longIds[(i * 7919) % longIds.length]) });
+      times.push(performance.now() - started);
+    });
+    long.push({ rss: rssMb(mock.child.pid), p50: percentile(times, 50), p99: percentile(times, 99) });
+  }
+  return { long, size, accounts, fileMb: statSync(grown.file).size / 1e6, startMs: mock.startMs, afterStart, rss, settled, p50: percentile(list, 50), p99: percentile(list, 99), coldP50: percentile(cold, 50), coldMax: Math.max(...cold), warmP50: percentile(warm, 50) };
 }
 
 const template = await seedTemplate();
@@ -219,5 +236,8 @@ console.log(`| bookings | accounts | file MB | start s | RSS after start MB | RS
 console.log('|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
   console.log(`| ${r.size.toLocaleString('en')} | ${r.accounts} | ${r.fileMb.toFixed(0)} | ${(r.startMs / 1000).toFixed(1)} | ${r.afterStart.toFixed(0)} | ${r.rss.toFixed(0)} | ${r.settled.toFixed(0)} | ${r.p50.toFixed(1)} / ${r.p99.toFixed(1)} | ${r.coldP50.toFixed(1)} / ${r.coldMax.toFixed(1)} | ${r.warmP50.toFixed(1)} |`);
+}
+for (const r of rows.filter((row) => row.long.length)) {
+  console.log(`\nlonger load at ${r.size.toLocaleString('en')} bookings, ${Math.min(longAccounts, r.accounts)} accounts listed once per round at c=10: RSS MB after each round (list p50 / p99 ms): ${r.long.map((l) => `${l.rss.toFixed(0)} (${l.p50.toFixed(0)} / ${l.p99.toFixed(0)})`).join(', ')}`);
 }
 if (rows.length > 1) console.log(`\nRSS growth ${rows[0].size.toLocaleString('en')} → ${rows.at(-1).size.toLocaleString('en')}: ${(((rows.at(-1).rss - rows[0].rss) / rows[0].rss) * 100).toFixed(1)} %`);

@@ -3,7 +3,8 @@
 // (needs a build: npm run build). Every server and autocannon run as separate processes on
 // 127.0.0.1. Options (env): BENCH_DURATION seconds per run (replay 5, record 2), BENCH_ROUNDS
 // (replay 3, record 5), BENCH_KINDS (`get,post`: which requests --record sends), BENCH_CPU_PROF=DIR
-// (proxy and record run with --cpu-prof, a profile per run written to DIR when it stops).
+// (proxy and record run with --cpu-prof, a profile per run written to DIR when it stops), BENCH_NODE_FLAGS
+// (node flags for every shipmock process, e.g. --min-semi-space-size=16).
 // `--record --against DIR`: also `record` of another built checkout (its bin/ and dist/), in the same rounds.
 //   --record  the latency `record` adds to `proxy` at c=10 (budget ≤ 10 %): the same GET and POST
 //             through each, rounds alternating so a noisy machine's drift falls on both; each run
@@ -18,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, waitFor } from './http.mjs';
+import { newAccount } from './scale-out.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const recording = process.argv.includes('--record');
@@ -42,8 +44,11 @@ function autocannon(url, { method = 'GET', headers = {}, body } = {}, length = [
   return { requests: report.requests.total, rps: Math.round(report.requests.average), mean: report.latency.average, p50: report.latency.p50, p99: report.latency.p99, non2xx: report.non2xx + report.errors };
 }
 
+/** BENCH_NODE_FLAGS: node flags for every shipmock process (e.g. --min-semi-space-size=16, which NODE_OPTIONS refuses). */
+const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+
 function shipmock(args, nodeArgs = [], stdout = 'ignore', checkout = root) {
-  const child = spawn(process.execPath, [...nodeArgs, `${checkout}bin/shipmock.js`, ...args], { stdio: ['ignore', stdout, 'inherit'] });
+  const child = spawn(process.execPath, [...nodeFlags, ...nodeArgs, `${checkout}bin/shipmock.js`, ...args], { stdio: ['ignore', stdout, 'inherit'] });
   children.push(child);
   return child;
 }
@@ -64,17 +69,8 @@ async function recordRun() {
   const upstreamPort = await freePort();
   shipmock(['serve', '--port', String(upstreamPort), '--log-level', 'warn', '--rate-limit', 'off']);
   const upstream = `http://127.0.0.1:${upstreamPort}`;
-  const creds = JSON.parse(readFileSync(`${root}fixtures/credentials.json`, 'utf8')).companies[0];
-  const basic = `Basic ${Buffer.from(`${creds.clientId}:${creds.clientSecret}`).toString('base64')}`;
-  await waitFor(`${upstream}/v1/carriers`, { headers: { Authorization: basic } });
-  const post = async (path, auth, body) => (await fetch(upstream + path, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: auth }, body: JSON.stringify(body) })).json();
-  const company = await post(`/v1/companies/${creds.companyId}/tokens`, basic, { grantType: 'client_credentials' });
-  const account = await post('/v1/accounts', `Bearer ${company.accessToken}`, {
-    company: { name: 'Bench GmbH', vatNumber: 'DE1', countryCode: 'DE', city: 'Berlin', postalCode: '10115', address: 'Hauptstrasse 5' },
-    contact: { name: 'Bench', email: 'bench@example.com', phone: '+49301234567' },
-  });
-  const auth = `Bearer ${(await post(`/v1/accounts/${account.id}/tokens`, basic, { grantType: 'client_credentials' })).accessToken}`;
-  const created = await post('/v1/addresses', auth, address);
+  await waitFor(`${upstream}/__admin/health`);
+  const { auth, getPath } = await newAccount(upstream, 'Bench GmbH');
 
   // Each measured run is a fresh process (a fresh folder for record), warmed by WARMUP requests
   // first: a request is kept with at most 10,000 answers, so one long-lived recorder would
@@ -86,7 +82,7 @@ async function recordRun() {
   const names = ['proxy', 'record', ...(against ? ['record@against'] : [])];
   const profiled = (name) => (cpuProf ? ['--cpu-prof', '--cpu-prof-dir', cpuProf, '--cpu-prof-name', `${name}-${process.hrtime.bigint()}.cpuprofile`] : []);
   const requests = {
-    get: (url) => [`${url}/v1/addresses/${created.id}`, { headers: { Authorization: auth } }],
+    get: (url) => [`${url}${getPath}`, { headers: { Authorization: auth } }],
     post: (url) => [`${url}/v1/addresses`, { method: 'POST', headers: { Authorization: auth, 'Content-Type': 'application/json' }, body: JSON.stringify(address) }],
   };
   /** One measured run through a fresh `proxy` or `record`: latency, and the CPU the proxying process spent per request (less sensitive to a loaded machine than latency). */
@@ -98,7 +94,7 @@ async function recordRun() {
     let printed = '';
     child.stdout.on('data', (chunk) => (printed += chunk));
     const url = `http://127.0.0.1:${port}`;
-    await waitFor(`${url}/v1/carriers`, { headers: { Authorization: basic } });
+    await waitFor(`${url}/v1/carriers`);
     const [target, init] = requests[kind](url);
     autocannon(target, init, ['-a', String(WARMUP)]);
     const before = cpuMs(child.pid);

@@ -4,7 +4,8 @@
 // GET and POST, with the database reached directly and through bench/delay-proxy.mjs (a delay
 // each way, like a database in another zone). Per run: req/s, p50/p99, and the batch counters of
 // every process (GET /__admin/store/batches): requests per batch, lock wait and hold, and the
-// serial fraction with its Amdahl projection (docs/scaling.md).
+// serial fraction with its Amdahl projection (docs/scaling.md). BENCH_RATE_LIMIT: the processes'
+// --rate-limit (default 1000000000/60s: counted, never reached; `off` counts nothing).
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +18,7 @@ const address = { name: 'Erika Mustermann', street: 'Hauptstrasse 5', city: 'Ber
 /** A `shipmock serve` process on its own port, answering its health check (within `timeoutMs`). */
 export async function startServe(extra, timeoutMs = 60_000) {
   const port = await freePort();
-  const child = spawn(process.execPath, [`${root}bin/shipmock.js`, 'serve', '--port', String(port), '--log-level', 'warn', '--rate-limit', '1000000000/60s', ...extra], { stdio: 'ignore' });
+  const child = spawn(process.execPath, [`${root}bin/shipmock.js`, 'serve', '--port', String(port), '--log-level', 'warn', '--rate-limit', process.env.BENCH_RATE_LIMIT ?? '1000000000/60s', ...extra], { stdio: 'ignore' });
   const url = `http://127.0.0.1:${port}`;
   for (const started = performance.now(); ; ) {
     const ok = await fetch(`${url}/__admin/health`).then((res) => res.ok, () => false);

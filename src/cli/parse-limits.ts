@@ -1,5 +1,6 @@
 import { parseDuration } from '../clock/duration.js';
 import type { MockOptions } from '../config/options.js';
+import { UNLIMITED } from '../rate-limit/rate-limiter.js';
 
 type TokenLevelName = keyof NonNullable<MockOptions['tokenLifetimes']>;
 const LEVELS: TokenLevelName[] = ['company', 'account', 'affiliate', 'admin'];
@@ -27,9 +28,6 @@ export function parseByteSize(text: string, flag: string): number {
   if (!(bytes >= 1 && bytes <= UNIT_BYTES.gb)) throw new Error(`${flag} "${text}" must be a size from 1 byte to 1gb, e.g. 512kb or 32mb`);
   return bytes;
 }
-
-/** The largest limit a window takes: what `--rate-limit off` sets (X-RateLimit-* are still sent). */
-export const UNLIMITED = 2_147_483_647;
 
 /**
  * `--rate-limit N/<duration>`: N requests per window per credential; `off` for load tests.

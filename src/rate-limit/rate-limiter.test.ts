@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createClock } from '../clock/clock.js';
 import { createLoginLockout } from './login-lockout.js';
-import { createRateLimiter } from './rate-limiter.js';
+import { createRateLimiter, UNLIMITED } from './rate-limiter.js';
 import { createRequestLimits } from './request-limits.js';
 import { windowsInValues } from './windows-in-values.js';
 
@@ -17,6 +17,18 @@ describe('createRateLimiter', () => {
     expect(limiter.consume('a')).toMatchObject({ remaining: 0, limited: true });
     clock.advance(7_500);
     expect(limiter.consume('a')).toEqual({ limit: 2, remaining: 1, resetSeconds: 10, limited: false });
+  });
+
+  it('off (the UNLIMITED limit) counts nothing and keeps no window, whether set at start or by configure', () => {
+    const clock = manualClock();
+    const limiter = createRateLimiter({ clock, limit: UNLIMITED, windowMs: 60_000 });
+    for (let i = 0; i < 5; i++) expect(limiter.consume('a')).toEqual({ limit: UNLIMITED, remaining: UNLIMITED, resetSeconds: 60, limited: false });
+    expect(limiter.size).toBe(0);
+    const limited = createRateLimiter({ clock, limit: 1, windowMs: 60_000 });
+    limited.consume('a');
+    limited.configure({ limit: UNLIMITED, windowMs: 60_000 });
+    expect(limited.consume('a')).toMatchObject({ remaining: UNLIMITED, limited: false });
+    expect(limited.size).toBe(0);
   });
 
   it('peek stores nothing for a key it has not seen', () => {

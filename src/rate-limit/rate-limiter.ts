@@ -67,6 +67,14 @@ export interface Window {
   count: number;
 }
 
+/**
+ * The limit of `--rate-limit off`: no window is counted or kept, and the headers report the whole
+ * limit left. Why not count: the counts only fed X-RateLimit-Remaining, and with a shared store
+ * each counted request writes its window row, so every GET of a load test committed (a second
+ * round trip to the database and a turn at its head row, docs/scaling.md).
+ */
+export const UNLIMITED = 2_147_483_647;
+
 /** A default that holds every principal of a busy mock: ~100 bytes a window, ~10 MB at most. */
 export const DEFAULT_MAX_KEYS = 100_000;
 
@@ -107,6 +115,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   return {
     consume(key) {
       const now = options.clock.now();
+      if (config.limit >= UNLIMITED) return report(undefined, now);
       sweep(now);
       let window = current(key, now);
       if (!window) {

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { headerOf, type Exchange } from '../recording/index.js';
-import { canonicalBody, canonicalQuery, requestQuery } from '../scenarios/body-digest.js';
+import { canonicalBody, canonicalQuery, canonicalRedactedText, requestQuery } from '../scenarios/body-digest.js';
 import type { RequestMatch } from '../scenarios/model.js';
 
 /** A request as matching sees it. */
@@ -24,8 +24,23 @@ export interface KeyedRequest {
  * @example requestKey({ method: 'get', path: '/v1/carriers', search: '?b=2&a=1' }) // 'GET /v1/carriers?a=1&b=2#'
  */
 export function requestKey(request: KeyedRequest): string {
-  return `${request.method.toUpperCase()} ${request.path}?${canonicalQuery(requestQuery(request.search))}#${bodyDigest(request.body, request.contentType)}`;
+  return keyOf(request.method, request.path, request.search, bodyDigest(request.body, request.contentType));
 }
+
+/**
+ * requestKey of a request whose body is given as a recording keeps it — text with its secrets
+ * shortened (redactBody of the text as sent), or bytes — for one who has that at hand: its
+ * canonical form starts from there instead of redacting the body again.
+ *
+ * @example redactedRequestKey({ method: 'POST', path: '/v1/x', search: '', contentType, body: redactBody(text, contentType) }) === requestKey({ …, body: text })
+ */
+export function redactedRequestKey(request: KeyedRequest): string {
+  const { body } = request;
+  const digest = typeof body === 'string' && body.length > 0 ? hash('sha256', canonicalRedactedText(body, request.contentType), 'hex') : bodyDigest(body, request.contentType);
+  return keyOf(request.method, request.path, request.search, digest);
+}
+
+const keyOf = (method: string, path: string, search: string, digest: string) => `${method.toUpperCase()} ${path}?${search === '' || search === '?' ? '' : canonicalQuery(requestQuery(search))}#${digest}`;
 
 /**
  * bodySha256 (src/scenarios/body-digest.ts: the digest a recorded rule's `match.bodySha256` holds)

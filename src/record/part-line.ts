@@ -71,10 +71,16 @@ function holdsLineMark(headers: Record<string, string>): boolean {
  *
  * @example appendFileSync(part, partLine(redactExchange(exchange)));
  */
-export function partLine(exchange: Exchange): string {
+export const partLine = (exchange: Exchange): string => `${partLineText(exchange)}\n`;
+
+/**
+ * partLine without its newline: for a writer that adds the newline itself (the line is then one
+ * flat string, not a pair of strings to join before it is encoded).
+ */
+export function partLineText(exchange: Exchange): string {
   const { request, response, verdict } = exchange;
   const mark = !request.url.includes(LINE_MARK) && !holdsLineMark(request.headers) && !holdsLineMark(response.headers);
-  return `${JSON.stringify([
+  return JSON.stringify([
     mark ? MARKED : VERSION,
     exchange.startedAt ?? null,
     exchange.durationMs ?? null,
@@ -88,7 +94,7 @@ export function partLine(exchange: Exchange): string {
     response.statusText ?? null,
     pairs(response.headers, mark),
     bodyOut(response.body),
-  ])}\n`;
+  ]);
 }
 
 /** Whether a line of a part file is a partLine (else a HAR entry of an older shipmock). */

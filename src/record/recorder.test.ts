@@ -2,12 +2,15 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CapturedExchange } from '../proxy/validation-proxy.js';
 import { redactExchange } from '../recording/index.js';
+import { exchangeKey } from './exchange-key.js';
+import { partLineText } from './part-line.js';
 import { exchangeKeeper, recordedExchangeOf, recordedRequestOf } from './recorder.js';
 import { HAR_FILE, SCENARIO_FILE, writeRecording } from './recording-files.js';
-import { openRecordingFolder } from './recording-folder.js';
+import { openRecordingFolder, type RecordingFolder } from './recording-folder.js';
 
 const ORIGIN = 'http://real.invalid';
 const TOKEN_1 = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhY2NvdW50LTEifQ.c2lnbmF0dXJlLW9uZQ';
@@ -103,5 +106,68 @@ describe('what record keeps of each exchange (exchangeKeeper)', () => {
     }
     const answer = recordedExchangeOf({ ...captured()[1], responseHeaders: ['Set-Cookie', 'a=1', 'set-cookie', 'b=2', 'SET-COOKIE', 'c=3'] }, ORIGIN);
     expect(answer.response.headers).toEqual({ 'Set-Cookie': 'a=1\nb=2\nc=3' });
+  });
+});
+
+describe('the keeper’s key and line, made without the converter’s objects in between', () => {
+  /** What the keeper hands a folder for each exchange: its key and its line. */
+  function kept(exchanges: CapturedExchange[]): { key: string; line: string }[] {
+    const out: { key: string; line: string }[] = [];
+    const folder = { addLine: (key: string, line: () => string) => out.push({ key, line: line() }) > 0 } as unknown as RecordingFolder;
+    const keep = exchangeKeeper(folder, ORIGIN);
+    for (const exchange of exchanges) keep(exchange);
+    return out;
+  }
+  /** The same by the converter: the exchange recorded, its key, and its line redacted whole. */
+  const converted = (exchange: CapturedExchange) => {
+    const recorded = recordedExchangeOf(exchange, ORIGIN);
+    return { key: exchangeKey(recorded), line: partLineText(redactExchange(recorded)) };
+  };
+
+  it('are exchangeKey of the recorded exchange and partLineText of it redacted, for every exchange of the keeper test', () => {
+    expect(kept(captured())).toEqual(captured().map(converted));
+  });
+
+  it('are the same for any exchange: secrets, bodies of every kind, repeated headers, compressed answers, queries', () => {
+    const token = fc.constantFrom(TOKEN_1, TOKEN_2, CLIENT_SECRET, 'short');
+    const header = fc.oneof(
+      token.map((t) => ['Authorization', `Bearer ${t}`]),
+      token.map((t) => ['X-Api-Key', t]),
+      token.map((t) => ['cookie', `sid=${t}; theme=dark`]),
+      fc.constantFrom(['Content-Type', 'application/json'], ['content-type', 'application/x-www-form-urlencoded'], ['Content-Type', 'text/plain; charset=utf-8'], ['CONTENT-TYPE', 'application/json']),
+      fc.constantFrom(['Accept', 'a'], ['accept', 'b'], ['X-Odd', 'a\u0001b'], ['Referer', `/v1/x?token=${ISSUED}`]),
+    );
+    const body = fc.oneof(
+      fc.constant(Buffer.alloc(0)),
+      token.map((t) => Buffer.from(`{"b":1,"clientSecret":"${t}","a":[1,2]}`)),
+      token.map((t) => Buffer.from(`grant_type=client_credentials&client_secret=${t}&a=1`)),
+      token.map((t) => Buffer.from(`password=${t} and more`)),
+      fc.constantFrom(Buffer.from('{"name":"Erika","street":"Hauptstraße 5"}'), Buffer.from([0xff, 0xfe, 0x00, 0x01]), Buffer.from('{"n":1e400,"s":"x"}')),
+    );
+    const target = fc.constantFrom('/v1/addresses', '/v1/addresses/a1?b=2&a=1', `/v1/x?access_token=${ISSUED}&page=2`, '/v1/a/../b/%7e?x=%E2%80%A6', '/v1/files?');
+    const answer = fc.oneof(
+      token.map((t) => ({ headers: ['Content-Type', 'application/json', 'Set-Cookie', `sid=${t}`, 'set-cookie', 'b=2'], body: Buffer.from(`{"accessToken":"${t}","id":"1"}`) })),
+      token.map((t) => ({ headers: ['Content-Type', 'application/json', 'Content-Encoding', 'gzip', 'Content-Length', '10'], body: gzipSync(`{"accessToken":"${t}"}`) })),
+      fc.constant({ headers: ['Content-Type', 'application/json', 'Content-Encoding', 'gzip'], body: Buffer.from('not gzip') }),
+      fc.constant({ headers: ['Content-Type', 'image/png', 'X-Signature', 'sig_00112233445566778899'], body: Buffer.from([0x89, 0x50, 0xff]) }),
+      fc.constant({ headers: ['Location', `https://real.invalid/v1/a?token=${ISSUED}`], body: Buffer.alloc(0) }),
+    );
+    const exchange = fc.record({
+      method: fc.constantFrom('GET', 'POST', 'put'),
+      target,
+      requestHeaders: fc.array(header, { maxLength: 6 }).map((pairs) => pairs.flat()),
+      requestBody: body,
+      answer,
+      status: fc.constantFrom(200, 201, 404),
+      operationId: fc.constantFrom(undefined, 'createAddress'),
+      violations: fc.constantFrom([], [{ in: 'response' as const, field: 'body/name', message: 'must match pattern' }]),
+    });
+    fc.assert(
+      fc.property(fc.array(exchange, { minLength: 1, maxLength: 4 }), (drawn) => {
+        const exchanges = drawn.map(({ answer: a, ...rest }): CapturedExchange => ({ ...rest, startedAt: new Date('2026-11-26T08:00:00.123Z'), durationMs: 1.26, responseHeaders: [...a.headers], responseBody: a.body, violations: [...rest.violations] }));
+        expect(kept(exchanges)).toEqual(exchanges.map(converted));
+      }),
+      { numRuns: 300, seed: 26 },
+    );
   });
 });

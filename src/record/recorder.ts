@@ -2,10 +2,10 @@ import type { OpenApiDocument } from '../contract/load-contract.js';
 import type { Logger } from '../logging/logger.js';
 import { decodeBody } from '../proxy/upstream.js';
 import { startValidationProxy, type CapturedExchange, type ProxySummary, type ProxyViolation } from '../proxy/validation-proxy.js';
-import { redactExchange, type Exchange, type ExchangeRequest } from '../recording/index.js';
-import { createHeaderRedactor } from '../util/redact.js';
-import { exchangeKey } from './exchange-key.js';
-import { partLine } from './part-line.js';
+import { headerOf, type Exchange, type ExchangeRequest, type ExchangeResponse } from '../recording/index.js';
+import { createHeaderRedactor, redactBody, redactUrl } from '../util/redact.js';
+import { redactedRequestKey } from './exchange-key.js';
+import { partLineText } from './part-line.js';
 import { MAX_ANSWERS_PER_REQUEST, openRecordingFolder, type RecordingFolder } from './recording-folder.js';
 
 export interface RecorderOptions {
@@ -114,24 +114,38 @@ export function recordedRequestOf(captured: CapturedExchange, origin: string, ur
  * it: the converter shortens them before anything is written (src/record/recording-files.ts).
  */
 export function recordedExchangeOf(captured: CapturedExchange, origin: string, request: ExchangeRequest = recordedRequestOf(captured, origin)): Exchange {
+  return withMarks({ request, response: recordedResponseOf(captured) }, captured);
+}
+
+/** The answer of recordedExchangeOf. */
+function recordedResponseOf(captured: CapturedExchange): ExchangeResponse {
   let body = captured.responseBody;
   try {
     body = decodeBody(body, headerIn(captured.responseHeaders, 'content-encoding'));
   } catch {
     // Not what its Content-Encoding says: kept as it came.
   }
-  const responseHeaders = headerRecord(captured.responseHeaders);
+  const headers = headerRecord(captured.responseHeaders);
   if (body !== captured.responseBody) {
-    for (const name of Object.keys(responseHeaders)) if (/^content-(encoding|length)$/i.test(name)) delete responseHeaders[name];
+    for (const name of Object.keys(headers)) if (/^content-(encoding|length)$/i.test(name)) delete headers[name];
   }
-  return {
-    request,
-    response: { status: captured.status, headers: responseHeaders, body: bodyOf(body) },
-    verdict: { conforms: captured.violations.length === 0, violations: captured.violations.map((v) => ({ field: `${v.in}/${v.field}`, message: v.message })) },
-    startedAt: captured.startedAt.toISOString(),
-    durationMs: Math.round(captured.durationMs * 10) / 10,
-    ...(captured.operationId ? { operationId: captured.operationId } : {}),
-  };
+  return { status: captured.status, headers, body: bodyOf(body) };
+}
+
+/** The exchange given its verdict, times and operation, as recordedExchangeOf gives them (set on it, in that order). */
+function withMarks(exchange: Exchange, captured: CapturedExchange): Exchange {
+  exchange.verdict = { conforms: captured.violations.length === 0, violations: captured.violations.map((v) => ({ field: `${v.in}/${v.field}`, message: v.message })) };
+  exchange.startedAt = captured.startedAt.toISOString();
+  exchange.durationMs = Math.round(captured.durationMs * 10) / 10;
+  if (captured.operationId) exchange.operationId = captured.operationId;
+  return exchange;
+}
+
+/** A message's headers with the credentials shortened (redactExchange's, with a header redactor that remembers). */
+function redactedHeaders(headers: Record<string, string>, redactHeaderValue: (name: string, value: string) => string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name in headers) out[name] = redactHeaderValue(name, headers[name]);
+  return out;
 }
 
 /**
@@ -140,14 +154,35 @@ export function recordedExchangeOf(captured: CapturedExchange, origin: string, r
  * secrets shortened (a client sends the same credentials with every request: a header redactor
  * shortens each once). True when the folder kept it.
  *
+ * The line is partLineText(redactExchange(recordedExchangeOf(captured))) and the key exchangeKey of
+ * its request, made without the objects in between; the request's body is redacted once, for
+ * its line and for its key's digest.
+ *
  * @example const keep = exchangeKeeper(folder, 'https://staging.example.com'); keep(captured);
  */
 export function exchangeKeeper(folder: RecordingFolder, origin: string): (captured: CapturedExchange) => boolean {
   const redactHeaderValue = createHeaderRedactor();
   return (captured) => {
     const url = new URL(captured.target, origin);
-    const request = recordedRequestOf(captured, origin, url);
-    return folder.addLine(exchangeKey({ request }, url), () => partLine(redactExchange(recordedExchangeOf(captured, origin, request), redactHeaderValue)));
+    const headers = headerRecord(captured.requestHeaders);
+    const contentType = headerOf(headers, 'content-type');
+    const sent = bodyOf(captured.requestBody);
+    // As redactExchange shortens it: a body's secrets, read with its Content-Type.
+    const body = typeof sent === 'string' ? redactBody(sent, contentType) : sent;
+    const key = redactedRequestKey({ method: captured.method, path: url.pathname, search: url.search, contentType, body });
+    return folder.addLine(key, () => {
+      const response = recordedResponseOf(captured);
+      const responseBody = typeof response.body === 'string' ? redactBody(response.body, headerOf(response.headers, 'content-type')) : response.body;
+      return partLineText(
+        withMarks(
+          {
+            request: { method: captured.method, url: redactUrl(url.href), headers: redactedHeaders(headers, redactHeaderValue), body },
+            response: { status: response.status, headers: redactedHeaders(response.headers, redactHeaderValue), body: responseBody },
+          },
+          captured,
+        ),
+      );
+    });
   };
 }
 

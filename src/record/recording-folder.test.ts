@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { exchangeToHarEntry, redactExchange, type Exchange } from '../recording/index.js';
-import { parsePartLine, partLine } from './part-line.js';
+import { parsePartLine, partLine, partLineText } from './part-line.js';
 import { HAR_FILE, SCENARIO_FILE, writeRecording } from './recording-files.js';
-import { openRecordingFolder, PART_FILE } from './recording-folder.js';
+import { openRecordingFolder, partAppender, PART_FILE } from './recording-folder.js';
 
 const TOKEN = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJzZWNyZXQtYWNjb3VudC0xMjM0NSJ9.c2lnbmF0dXJlLXNlY3JldA';
 const CLIENT_SECRET = 'cs_live_9f86d081884c7d659a2feaa0c55ad015';
@@ -148,3 +148,50 @@ describe('a recording folder writes what the converter writes', () => {
   });
 });
 
+
+describe('the part appender', () => {
+  const dirs: string[] = [];
+  afterEach(() => dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+  /** A distinct exchange per number, its answer `size` characters long (a wide character in every other). */
+  const numbered = (i: number, size = 200): Exchange => ({
+    request: { method: 'GET', url: `http://real.invalid/v1/addresses/${i}`, headers: { Authorization: 'Bearer eyJhbG…' } },
+    response: { status: 200, headers: { 'Content-Type': 'text/plain' }, body: `${i % 2 ? 'Straße ' : ''}${String(i).padEnd(size, 'x')}` },
+  });
+
+  it('writes every line in order, in whole batches, each ending in a newline: a turn of more than a batch holds, a line larger than its buffer, lines after that', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'shipmock-appender-'));
+    dirs.push(dir);
+    const path = join(dir, PART_FILE);
+    writeFileSync(path, 'what an earlier run left\n');
+    const start = 'what an earlier run left\n'.length;
+    const part = partAppender(path, start, (error) => {
+      throw error;
+    });
+    const exchanges = [...Array.from({ length: 3000 }, (_, i) => numbered(i, 500)), numbered(3000, 3_000_000), numbered(3001)];
+    // One turn: past the batch's bound, so some are written before the 50 ms are up.
+    // Lines with their newline and without (partLineText: the appender adds it).
+    exchanges.forEach((exchange, i) => part.push(i % 2 ? partLine(exchange) : partLineText(exchange)));
+    expect(readFileSync(path).length).toBeGreaterThan(start);
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    const text = readFileSync(path, 'utf8');
+    expect(text.startsWith('what an earlier run left\n')).toBe(true);
+    expect(text.slice(start)).toBe(exchanges.map((exchange) => partLine(exchange)).join(''));
+    part.push(partLine(numbered(3002)));
+    expect(part.readBack()).toEqual([...exchanges, numbered(3002)]);
+    part.close();
+  });
+
+  it('keeps in memory what the part file cannot take (a full disk), in order, and says so once per batch', () => {
+    const errors: Error[] = [];
+    const part = partAppender('/dev/full', 0, (error) => errors.push(error));
+    const exchanges = Array.from({ length: 10 }, (_, i) => numbered(i));
+    for (const exchange of exchanges.slice(0, 5)) part.push(partLineText(exchange));
+    expect(part.readBack()).toEqual(exchanges.slice(0, 5));
+    expect(errors).toHaveLength(1);
+    expect((errors[0] as NodeJS.ErrnoException).code).toBe('ENOSPC');
+    for (const exchange of exchanges.slice(5)) part.push(partLine(exchange));
+    expect(part.readBack()).toEqual(exchanges);
+    expect(errors).toHaveLength(1);
+    part.close();
+  });
+});

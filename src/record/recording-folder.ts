@@ -36,8 +36,8 @@ export interface RecordingFolder {
   addKeyed(key: string, build: () => Exchange): boolean;
   /**
    * As addKeyed, for an exchange given as its part-file line, built only when it is kept:
-   * partLine of the exchange with its secrets shortened (redactExchange). A recorder's way: the
-   * line is all that is made of an exchange while it runs.
+   * partLine (or partLineText) of the exchange with its secrets shortened (redactExchange). A
+   * recorder's way: the line is all that is made of an exchange while it runs.
    */
   addLine(key: string, line: () => string): boolean;
   /** Keeps the exchange whatever the folder has (a replay's miss: a position not recorded yet). */
@@ -101,32 +101,37 @@ function readFolder(dir: string, partPath: string): { found: Exchange[]; recover
   return { found, recovered: left.length, partStart };
 }
 
+/** Bytes of lines a part appender holds before it writes them whatever the time (a busy recorder's 50 ms). */
+const PART_BATCH_BYTES = 1 << 20;
+const NEWLINE = 0x0a;
+
 /**
  * A run's lines in the part file, from `partStart` on: appended in batches, a moment after they
  * come — one write per batch, not per request. A batch is one synchronous write (page cache: tens
  * of µs for a busy recorder's 50 ms), so what was appended is in the file whenever it is read back.
+ * Each line is encoded into the batch's buffer as it comes (reused from batch to batch), so no
+ * line outlives its turn as a string: nothing of a busy recorder's 50 ms is copied from young
+ * to old heap space, and a batch is written without joining its lines first.
  */
-function partAppender(partPath: string, partStart: number, onWriteError: ((error: Error) => void) | undefined) {
+export function partAppender(partPath: string, partStart: number, onWriteError: ((error: Error) => void) | undefined) {
   let fd: number | undefined;
   let written = partStart;
   /** Lines the part file could not take (a full disk): kept here, written with the folder's files. */
   const unwritten: string[] = [];
-  let pending: string[] = [];
+  let batch = Buffer.allocUnsafe(64 * 1024);
+  let used = 0;
   let timer: NodeJS.Timeout | undefined;
   const drain = () => {
     if (timer) clearTimeout(timer);
     timer = undefined;
-    const batch = pending;
-    pending = [];
-    if (!batch.length) return;
-    if (unwritten.length) return void unwritten.push(...batch);
+    if (used === 0) return;
+    const length = used;
+    used = 0;
     try {
       // Opened here, not at open: a folder that records nothing gets no part file.
       fd ??= openSync(partPath, 'a', 0o600);
-      const bytes = Buffer.from(batch.join(''));
-      let at = 0;
-      while (at < bytes.length) at += writeSync(fd, bytes, at);
-      written += bytes.length;
+      for (let at = 0; at < length; ) at += writeSync(fd, batch, at, length - at);
+      written += length;
     } catch (error) {
       // The part keeps its whole batches only; from now on lines stay in memory.
       try {
@@ -134,13 +139,26 @@ function partAppender(partPath: string, partStart: number, onWriteError: ((error
       } catch {
         // Left as it is: the reads stop at `written` anyway.
       }
-      unwritten.push(...batch);
+      for (const line of batch.toString('utf8', 0, length).split('\n')) if (line) unwritten.push(`${line}\n`);
       onWriteError?.(error as Error);
     }
   };
   return {
+    /** A part line (partLine, or partLineText: the newline is added). */
     push(line: string) {
-      pending.push(line);
+      if (unwritten.length) return void unwritten.push(line);
+      const most = line.length * 3 + 1;
+      if (used + most > batch.length) {
+        if (used > 0 && used + most > PART_BATCH_BYTES) drain();
+        if (unwritten.length) return void unwritten.push(line);
+        if (used + most > batch.length) {
+          const larger = Buffer.allocUnsafe(Math.max(batch.length * 2, used + most));
+          batch.copy(larger, 0, 0, used);
+          batch = larger;
+        }
+      }
+      used += batch.write(line, used);
+      if (line.charCodeAt(line.length - 1) !== NEWLINE) batch[used++] = NEWLINE;
       if (!timer) {
         timer = setTimeout(drain, JOURNAL_DELAY_MS);
         timer.unref?.();

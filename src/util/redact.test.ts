@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createHeaderRedactor, isSecretName, redactBody, redactHeader, redactJson, redactQuery, redactUrl, shortenSecret } from './redact.js';
+import { createHeaderRedactor, holdsSecretWord, isSecretName, redactBody, redactHeader, redactJson, redactQuery, redactUrl, shortenSecret } from './redact.js';
 
 // Credentials in every shape the contracts have (openapi.yaml securitySchemes CompanyToken,
 // AccountToken, AffiliateToken, AdminToken: bearer JWT; ClientCredentials: basic; admin.yaml
@@ -133,6 +133,50 @@ describe('bodies', () => {
   });
 });
 
+describe('the look for a secret word in a whole text (holdsSecretWord)', () => {
+  // The definition: the text lower-cased and stripped to letters and digits, as names are compared, holds one of the words.
+  const WORDS = ['secret', 'passw', 'passphrase', 'apikey', 'accesskey', 'privatekey', 'signingkey', 'adminkey', 'authorization', 'credential', 'session', 'cookie', 'signature', 'token', 'auth', 'pwd', 'pin', 'otp', 'headers'];
+  const byDefinition = (text: string) => {
+    const plain = text.toLowerCase().replace(/[^a-z0-9]/g, '');
+    return WORDS.some((word) => plain.includes(word));
+  };
+
+  it.each([
+    ['{"name":"Erika","street":"Hauptstrasse 5"}', false],
+    ['{"Client-Se_cret":"x"}', true],
+    ['S.E.C.R.E.T', true],
+    ['a pi-n', true],
+    ['shipping', true],
+    ['passpassw', true],
+    ['authoriz', true],
+    ['toke', false],
+    ['tok\\u0065n', false],
+    ['töken', false],
+    ['Key', false],
+    ['apiKey', true],
+    ['café token', true],
+    ['', false],
+  ])('%s → %s', (text, holds) => {
+    expect(holdsSecretWord(text)).toBe(holds);
+    expect(byDefinition(text)).toBe(holds);
+  });
+
+  it('is the definition for any text: pieces of the words, capitals, separators, digits and characters beyond ASCII', () => {
+    const piece = fc.oneof(
+      fc.constantFrom(...WORDS).chain((word) => fc.nat({ max: word.length }).chain((cut) => fc.constantFrom(word.slice(0, cut), word.slice(cut), word.toUpperCase().slice(cut)))),
+      fc.constantFrom('-', '_', '.', ' ', '"', ':', '{', '}', '0', '9', 'A', 'z', '`', '@', '[', '\u00e9', '\u212a', '\u0130', '\u00df'),
+      fc.string({ maxLength: 2 }),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+        const text = pieces.join('');
+        expect(holdsSecretWord(text)).toBe(byDefinition(text));
+      }),
+      { numRuns: 3000, seed: 26 },
+    );
+  });
+});
+
 describe('query strings and URLs', () => {
   it.each([
     [`access_token=${JWT}&page=2`, 'access_token=eyJhbG…&page=2'],
@@ -157,6 +201,9 @@ describe('query strings and URLs', () => {
   it('keeps a URL without secrets as it is', () => {
     expect(redactUrl('https://example.com/a?b=c#d')).toBe('https://example.com/a?b=c#d');
     expect(redactUrl('https://user@example.com/')).toBe('https://user@example.com/');
+    expect(redactUrl('https://example.com/a/b#c')).toBe('https://example.com/a/b#c');
+    expect(redactUrl('https://u:s3cr3t-pass@example.com/a#b')).toBe('https://u:s3…@example.com/a#b');
+    expect(redactUrl('/v1/x#?token=abcdefghijkl')).toBe('/v1/x#?token=abcdefghijkl');
   });
 });
 

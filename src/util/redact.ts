@@ -39,14 +39,86 @@ const normalized = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, ''
  */
 const CANDIDATE_WORDS = [SECRET_WORDS.source, SECRET_ENDINGS.source.replace(/\$$/, ''), ...HEADER_MAPS].flatMap((words) => words.replace(/[()]/g, '').split('|'));
 const SECRET_CANDIDATE = new RegExp(CANDIDATE_WORDS.join('|'));
-/**
- * The same words in an ASCII text as it is: their letters in order, in any case, with anything
- * but letters and digits between them — what matches SECRET_CANDIDATE once normalized, found
- * without building the normalized copy.
- */
-const SPELLED_CANDIDATE = new RegExp(CANDIDATE_WORDS.map((word) => [...word].join('[^a-z0-9]*')).join('|'), 'i');
 
-const NOT_ASCII = /[^\0-\x7f]/;
+/** Letters and digits, the symbols names are compared by: '0'–'9' are 0–9, 'a'–'z' (either case) 10–35, anything else -1 (a separator). */
+function symbolOf(code: number): number {
+  if (code >= 48 && code <= 57) return code - 48;
+  const lower = code | 0x20;
+  return lower >= 97 && lower <= 122 ? lower - 87 : -1;
+}
+
+/**
+ * The words of CANDIDATE_WORDS as one automaton over letters and digits (Aho–Corasick, its
+ * failure links folded into a full transition table): fed a text's letters and digits in order,
+ * it is in an accepting state exactly when the normalized text so far ends with one of the words.
+ */
+const CANDIDATES = (() => {
+  const SYMBOLS = 36;
+  const trie: number[][] = [[]];
+  const accepting: boolean[] = [false];
+  for (const word of CANDIDATE_WORDS) {
+    let state = 0;
+    for (const c of word) {
+      const symbol = symbolOf(c.charCodeAt(0));
+      if (trie[state][symbol] === undefined) {
+        trie[state][symbol] = trie.length;
+        trie.push([]);
+        accepting.push(false);
+      }
+      state = trie[state][symbol];
+    }
+    accepting[state] = true;
+  }
+  const next = new Int32Array(trie.length * SYMBOLS);
+  const fail = new Int32Array(trie.length);
+  const queue: number[] = [];
+  for (let symbol = 0; symbol < SYMBOLS; symbol++) {
+    const child = trie[0][symbol];
+    if (child !== undefined) {
+      next[symbol] = child;
+      queue.push(child);
+    }
+  }
+  // Breadth first: a state's failure state is shallower, so its row and its accepting are final.
+  for (let at = 0; at < queue.length; at++) {
+    const state = queue[at];
+    accepting[state] ||= accepting[fail[state]];
+    for (let symbol = 0; symbol < SYMBOLS; symbol++) {
+      const child = trie[state][symbol];
+      if (child === undefined) next[state * SYMBOLS + symbol] = next[fail[state] * SYMBOLS + symbol];
+      else {
+        fail[child] = next[fail[state] * SYMBOLS + symbol];
+        next[state * SYMBOLS + symbol] = child;
+        queue.push(child);
+      }
+    }
+  }
+  return { next, accepting: Uint8Array.from(accepting, Number), SYMBOLS };
+})();
+
+/**
+ * Whether a text holds a word of a secret name or a header map once lower-cased and stripped to
+ * letters and digits (as names are compared: `Client-Se_cret` holds `secret`). One pass over an
+ * ASCII text, no copy of it; beyond ASCII, lower-casing may turn a character into letters
+ * (`K` → `k`), so such a text is normalized first.
+ *
+ * @example holdsSecretWord('{"api-KEY":1}') // true
+ * @example holdsSecretWord('{"name":"Erika"}') // false
+ */
+export function holdsSecretWord(text: string): boolean {
+  const { next, accepting, SYMBOLS } = CANDIDATES;
+  let state = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code > 0x7f) return SECRET_CANDIDATE.test(normalized(text));
+    const symbol = symbolOf(code);
+    if (symbol < 0) continue;
+    state = next[state * SYMBOLS + symbol];
+    // Whatever follows, a word among the ASCII characters so far is a word of the normalized text.
+    if (accepting[state]) return true;
+  }
+  return false;
+}
 
 /**
  * Whether redactBody could change a text; false only when it surely returns it as it is: no
@@ -57,8 +129,7 @@ const NOT_ASCII = /[^\0-\x7f]/;
  */
 function mayHoldSecret(text: string): boolean {
   if (text.includes('\\') || text.includes('?') || (text.includes('@') && text.includes('://'))) return true;
-  // Beyond ASCII, lower-casing may turn a character into letters (`K` → `k`): normalized as names are.
-  return NOT_ASCII.test(text) ? SECRET_CANDIDATE.test(normalized(text)) : SPELLED_CANDIDATE.test(text);
+  return holdsSecretWord(text);
 }
 
 /**
@@ -188,6 +259,8 @@ export function redactQuery(query: string): string {
  * @example redactUrl('https://hook:s3cr3t-pass@example.com/in?token=abcdefgh') // 'https://hook:s3…@example.com/in?token=ab…'
  */
 export function redactUrl(url: string): string {
+  // Without a query or userinfo there is nothing to shorten (every request a recorder keeps is looked at).
+  if (!url.includes('?') && !url.includes('@')) return url;
   const match = /^(?:([a-z][a-z0-9+.-]*:\/\/)([^/?#@]*@)?)?([^?#]*)(\?[^#]*)?(#.*)?$/is.exec(url);
   if (!match) return url;
   const [, scheme = '', userinfo = '', rest, query = '', fragment = ''] = match;

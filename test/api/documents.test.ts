@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { LabelDocumentRequest } from '../../src/resources/documents/model.js';
 import { createHarness, newAccount, harnessInternals, suiteAccounts } from '../support/harness.js';
 import { captureEvents } from '../support/shipping-fixtures.js';
+import { binary } from '../support/booking-fixtures.js';
 
 const bookingId = '9e5b6a7c-8f9d-4e0f-8a1b-3c4d5e6f7a8b';
 const parcelId = '5a1d2c3e-4b5f-4a6b-8c7d-9e0f1a2b3c4d';
@@ -22,12 +23,6 @@ const label = (overrides: Partial<LabelDocumentRequest> = {}): LabelDocumentRequ
 });
 
 /** supertest buffers binary bodies with this parser. */
-const binary = (res: NodeJS.ReadableStream & { setEncoding(e: string): void }, done: (err: Error | null, body: Buffer) => void) => {
-  const chunks: Buffer[] = [];
-  res.on('data', (c: Buffer) => chunks.push(Buffer.from(c)));
-  res.on('end', () => done(null, Buffer.concat(chunks)));
-};
-
 describe('documents', () => {
   const h = createHarness();
   const events = captureEvents(h);

@@ -8,7 +8,7 @@ function call(url: string, options: { method?: string; headers?: Record<string, 
   return new Promise<{ status: number; body: any; certificate: string }>((resolve, reject) => {
     const req = request(url, { method: options.method ?? 'GET', headers: options.headers, rejectUnauthorized: false }, (res) => {
       const chunks: Buffer[] = [];
-      const certificate = (res.socket as import('node:tls').TLSSocket).getPeerCertificate().subject?.CN ?? '';
+      const certificate = String((res.socket as import('node:tls').TLSSocket).getPeerCertificate().subject?.CN ?? '');
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString('utf8')), certificate }));
     });

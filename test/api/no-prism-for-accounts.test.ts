@@ -33,7 +33,7 @@ describe('no Prism fallback for account-level operations', () => {
 
   it('has a stateful handler for every operation that accepts an Account token', () => {
     const handlers = createOperationHandlers(harnessInternals(h).services);
-    expect(accountOperations.filter((op) => !handlers[op.operationId]).map(label)).toEqual([]);
+    expect(accountOperations.filter((op) => !(handlers as Record<string, unknown>)[op.operationId]).map(label)).toEqual([]);
   });
 
   it.each(accountOperations.map((op) => [label(op), op] as const))('%s is answered by its handler, not by Prism', async (_name, op) => {

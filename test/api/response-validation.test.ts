@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logging/logger.js';
+import type { Entity } from '../../src/store/collection.js';
 import { createHarness, newAccount, type Harness, harnessInternals } from '../support/harness.js';
 
 /**
@@ -12,7 +13,7 @@ import { createHarness, newAccount, type Harness, harnessInternals } from '../su
 async function plantBrokenAddress(h: Harness) {
   const account = await newAccount(h);
   const id = '0b6f5f0e-2a7c-4c43-9a57-3f0d4d6a2b11';
-  harnessInternals(h).runtime.store.account(account.accountId).collection('addresses').insert({
+  harnessInternals(h).runtime.store.account(account.accountId).collection<Entity & Record<string, unknown>>('addresses').insert({
     id, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
     name: 'No City', street: 'Hauptstrasse 5', postalCode: '10115', countryCode: 'DE', secret: 'leaked',
   });

@@ -5,10 +5,9 @@ import { createApp } from '../../src/app/create-app.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { importState } from '../../src/admin/state.js';
 import { createLogger } from '../../src/logging/logger.js';
-import type { EventEnvelope } from '../../src/events/event-bus.js';
 import { createHarness, newAccount, type Harness, type TestAccount } from '../support/harness.js';
 import { book, bookingKit } from '../support/booking-fixtures.js';
-import { captureEvents, renewToken, schemaErrors } from '../support/shipping-fixtures.js';
+import { captureEvents, renewToken, schemaErrors, type CapturedEvent } from '../support/shipping-fixtures.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -24,7 +23,7 @@ async function booked(options: { mode?: 'STAGING' | 'PRODUCTION'; parcels?: numb
   return { h, events, account, kit, booking };
 }
 
-const trackerSteps = (events: EventEnvelope[], trackerId?: string) =>
+const trackerSteps = (events: CapturedEvent[], trackerId?: string) =>
   events.filter((e) => e.topic === 'TRACKER' && e.type === 'UPDATED' && (!trackerId || e.payload.id === trackerId)).map((e) => e.payload.status);
 
 /** Moves the virtual clock and renews the account's token (4 h lifetime) in place. */
@@ -148,7 +147,7 @@ describe('trackers', () => {
     const runtime = createRuntime({ seed: 1, clock: { mode: 'manual' }, responseValidation: 'error' }, silent);
     const { app } = createApp(runtime);
     importState(runtime, h.state.export());
-    const seen: EventEnvelope[] = [];
+    const seen: CapturedEvent[] = [];
     runtime.events.subscribe((e) => seen.push(e));
     runtime.clock.advance(11 * HOUR);
     expect(trackerSteps(seen)).toEqual([]);
@@ -166,7 +165,7 @@ describe('trackers', () => {
     const { h } = await booked();
     const exported = await h.http.get('/__admin/state').expect(200);
     const other = createHarness();
-    const seen: EventEnvelope[] = [];
+    const seen: CapturedEvent[] = [];
     other.events.subscribe((e) => seen.push(e));
     await other.http.put('/__admin/state').set('X-Shipmock-Admin', '1').send(exported.body).expect(204);
     await other.http.post('/__admin/clock/advance').set('X-Shipmock-Admin', '1').send({ duration: 'PT11H' }).expect(200);

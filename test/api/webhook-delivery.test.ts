@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Delivery } from '../../src/events/delivery-log.js';
+import type { PayloadOf } from '../../src/events/event-bus.js';
 import { backoffDelay } from '../../src/events/retry-schedule.js';
 import { startMock } from '../../src/server/start-mock.js';
 import { companyToken, createHarness, harnessWithAccount, newAccount, type Harness, type TestAccount, harnessInternals } from '../support/harness.js';
@@ -378,7 +379,7 @@ describe('webhook delivery', () => {
     const page2 = await h.http.get(`/__admin/deliveries?channel_id=${a}&limit=2&cursor=${byChannel.body.nextCursor}`);
     expect(page2.body.items).toHaveLength(1);
     expect(page2.body.nextCursor).toBeUndefined();
-    const names = [...byChannel.body.items, ...page2.body.items].map((d: Delivery) => h.webhooks.delivery(d.id)!.event.payload.name);
+    const names = [...byChannel.body.items, ...page2.body.items].map((d: Delivery) => (h.webhooks.delivery(d.id)!.event.payload as { name?: string }).name);
     expect(names).toEqual(['n2', 'n1', 'n0']);
 
     expect((await h.http.get(`/__admin/deliveries?account_id=${account.accountId}&topic=ADDRESS&status=DELIVERED`)).body.items).toHaveLength(6);
@@ -431,7 +432,7 @@ describe('webhook delivery under load', () => {
       channelIds.push(res.body.id);
     }
     const events = Array.from({ length: 1000 }, (_, i) =>
-      h.events.publish({ topic: 'PARCEL', type: 'USAGE', accountId: account.accountId, payload: { operation: 'CONSUME', topic: 'PARCEL', tokens: 1, n: i } }),
+      h.events.publish({ topic: 'PARCEL', type: 'USAGE', accountId: account.accountId, payload: { operation: 'CONSUME', topic: 'PARCEL', tokens: 1, n: i } as unknown as PayloadOf<'PARCEL'> }),
     );
     const started = Date.now();
     const cpu0 = process.cpuUsage();

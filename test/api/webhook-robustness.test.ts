@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, harnessWithAccount, type Harness, type TestAccount, harnessInternals } from '../support/harness.js';
 import { closedPortUrl, driveDeliveries, startWebhookReceiver } from '../support/webhook-receiver.js';
 import { recordEscapedErrors } from '../support/escaped-errors.js';
+import type { PayloadOf } from '../../src/events/event-bus.js';
 
 const FINISHED = new Set(['DELIVERED', 'FAILED', 'CANCELLED']);
 
@@ -160,7 +161,7 @@ describe('webhook robustness', () => {
       await setUp({ webhooks: { maxAttempts: 1 } });
       const dead = await createChannel(await closedPortUrl());
       expect(dead.status).toBe(201);
-      for (let i = 0; i < 1100; i++) h.events.publish({ topic: 'ADDRESS', type: 'CREATED', accountId: account.accountId, payload: { i } });
+      for (let i = 0; i < 1100; i++) h.events.publish({ topic: 'ADDRESS', type: 'CREATED', accountId: account.accountId, payload: { i } as unknown as PayloadOf<'ADDRESS'> });
       await driveDeliveries(h, () => h.webhooks.deliveries({ status: 'FAILED', limit: 1 }).counts.FAILED === 1100, 60_000);
 
       const page = await h.http.get(`/__admin/deliveries?channel_id=${dead.body.id}&status=FAILED&limit=1000`);
@@ -186,7 +187,7 @@ describe('webhook robustness', () => {
       const r = await startWebhookReceiver();
       const live = (await createChannel(r.url)).body.id as string;
       const dead = (await createChannel(await closedPortUrl())).body.id as string;
-      for (let i = 0; i < 25; i++) h.events.publish({ topic: 'ADDRESS', type: 'CREATED', accountId: account.accountId, payload: { i } });
+      for (let i = 0; i < 25; i++) h.events.publish({ topic: 'ADDRESS', type: 'CREATED', accountId: account.accountId, payload: { i } as unknown as PayloadOf<'ADDRESS'> });
       await driveDeliveries(h, () => h.webhooks.deliveries({ limit: 1 }).counts.PENDING + h.webhooks.deliveries({ limit: 1 }).counts.IN_FLIGHT === 0 && allFinished(), 20_000);
 
       const page = (await h.http.get('/__admin/deliveries?limit=1000')).body;

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningMock } from '../../src/server/start-mock.js';
+import type { BatchStatsSnapshot } from '../../src/store/lock-stats.js';
 import { call, liveAccount, startLiveMock } from '../support/live-mock.js';
 
 /**
@@ -19,7 +20,7 @@ afterEach(async () => {
 const batches = async (running: RunningMock) => {
   const answer = await call(running, 'GET', '/__admin/store/batches');
   expect(answer.status).toBe(200);
-  return answer.body as { shared: boolean; batches: number; members: number; lockWaitMs: number; lockHoldMs: number };
+  return answer.body as { shared: boolean } & BatchStatsSnapshot;
 };
 
 describe('GET /__admin/store/batches', () => {

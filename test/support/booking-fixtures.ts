@@ -1,4 +1,5 @@
 import { PDFParse } from 'pdf-parse';
+import type { Response as SuperagentResponse } from 'superagent';
 import { catalogueIds, loadCatalogue } from '../../src/carrier-catalogue/load-catalogue.js';
 import type { Catalogue } from '../../src/carrier-catalogue/model.js';
 import { isStagingSerial, isValidSerial } from '../../src/carrier-catalogue/serial-numbers.js';
@@ -112,11 +113,12 @@ export async function book(h: Harness, account: TestAccount, body: Record<string
 }
 
 /** supertest's parser for binary bodies (PDF, PNG, ZPL). */
-export const binary = (res: NodeJS.ReadableStream, done: (err: Error | null, body: Buffer) => void) => {
+// superagent hands a node parser the IncomingMessage stream; its types name it `Response`.
+export const binary = ((res: NodeJS.ReadableStream, done: (err: Error | null, body: Buffer) => void) => {
   const chunks: Buffer[] = [];
   res.on('data', (c: Buffer) => chunks.push(Buffer.from(c)));
   res.on('end', () => done(null, Buffer.concat(chunks)));
-};
+}) as unknown as (res: SuperagentResponse, done: (err: Error | null, body: unknown) => void) => void;
 
 /** GET /v1/documents/{id}/data as bytes with its Content-Type. */
 export async function download(h: Harness, account: TestAccount, documentId: string): Promise<{ bytes: Buffer; contentType: string }> {

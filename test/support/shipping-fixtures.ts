@@ -5,10 +5,14 @@ import type { EventEnvelope } from '../../src/events/event-bus.js';
 import { catalogueIds } from '../../src/carrier-catalogue/load-catalogue.js';
 import type { Harness, TestAccount } from './harness.js';
 
+/** An event as a test reads it: its payload is plain JSON, read by path (`e.payload.id`). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a test reads the payload's fields by name
+export type CapturedEvent = Omit<EventEnvelope, 'payload'> & { payload: Record<string, any> };
+
 /** Every event the mock publishes from now on, for assertions on topics, types and payloads. */
-export function captureEvents(h: Harness): EventEnvelope[] {
-  const seen: EventEnvelope[] = [];
-  h.events.subscribe((event) => seen.push(event));
+export function captureEvents(h: Harness): CapturedEvent[] {
+  const seen: CapturedEvent[] = [];
+  h.events.subscribe((event) => seen.push(event as CapturedEvent));
   return seen;
 }
 

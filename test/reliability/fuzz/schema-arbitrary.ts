@@ -45,12 +45,12 @@ const isAnnotation = (key: string) => ANNOTATIONS.has(key) || key.startsWith('x-
  * Combinators that allOf members may each bring (two members with a oneOf each, a branch with a
  * `not`): mergeAll keeps every one of them here instead of letting the last member's win.
  */
-interface Combinators {
-  choices?: { kind: 'oneOf' | 'anyOf'; branches: Record<string, any>[] }[];
-  nots?: Record<string, any>[];
-}
 const CHOICES = '__choices';
 const NOTS = '__nots';
+interface Combinators {
+  [CHOICES]?: { kind: 'oneOf' | 'anyOf'; branches: Record<string, any>[] }[];
+  [NOTS]?: Record<string, any>[];
+}
 
 const HANDLED = new Set([
   CHOICES, NOTS, 'not',
