@@ -68,3 +68,24 @@ describe('claimDataFile when another process creates the file at the same moment
     expect(fs.readFileSync(elsewhere, 'utf8')).toBe('precious');
   });
 });
+
+describe('claim.inUseByOthers', () => {
+  it('is true while another claim holds the file, false once it is the one holder, and leaves the lock shared', () => {
+    const path = join(newFolder(), 'shared.db');
+    const first = claimDataFile(path, 'workers');
+    const second = claimDataFile(path, 'workers');
+    try {
+      expect(first.inUseByOthers()).toBe(true);
+      expect(second.inUseByOthers()).toBe(true);
+      second.release();
+      expect(first.inUseByOthers()).toBe(false);
+      // Asking did not keep it exclusive: another worker still claims the file.
+      const third = claimDataFile(path, 'workers');
+      expect(first.inUseByOthers()).toBe(true);
+      third.release();
+    } finally {
+      first.release();
+      second.release();
+    }
+  });
+});

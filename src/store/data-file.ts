@@ -57,6 +57,12 @@ export interface ClaimedDataFile {
   links: number;
   /** Makes the lock exclusive (a mock of one process); a ClaimContendedError while another process holds it. */
   upgrade(): void;
+  /**
+   * Another process holds the file (a running worker of the shared layout, or a mock starting
+   * on it): its bytes may be mid-write. Asked by trying the lock exclusive and, when that
+   * succeeds, keeping it as it was (an OFD lock converts in place).
+   */
+  inUseByOthers(): boolean;
   /** Releases the lock (after SQLite has closed the file). */
   release(): void;
   /** After a refusal: releases, and removes what this start created (the file if new, -wal, -shm, -journal). */
@@ -115,6 +121,12 @@ export function claimDataFile(path: string, purpose: 'one-process' | 'workers'):
         );
       }
       exclusive = true;
+    },
+    inUseByOthers() {
+      if (exclusive) return false;
+      if (!locks.tryLock(fd, LOCK_OFFSET, 1)) return true;
+      locks.tryLock(fd, LOCK_OFFSET, 1, { shared: true });
+      return false;
     },
     release,
     abandon() {

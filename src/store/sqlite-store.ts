@@ -482,12 +482,16 @@ function checkHeader(path: string, claim: ClaimedDataFile): void {
     throw new DataFileError(path, 'is not a SQLite database (a JSON --state-file from an older shipmock, or another file)', 'Pass a new file name to --data; to bring a JSON state over, start with the new file and PUT the JSON to /__admin/state.');
   }
   // SQLite file format §1.3: the page count at offset 28 is valid when the change counter (24)
-  // equals the version-valid-for number (92). A file shorter than that count lost its tail.
+  // equals the version-valid-for number (92). A file shorter than that count lost its tail —
+  // when it is at rest. A file other processes run on (the shared layout) may be read in the
+  // middle of their checkpoint, which writes page 1 before the pages that lengthen the file:
+  // that file is left to SQLite, which reads it under its own locks.
   const rawPageSize = header.readUInt16BE(16);
   const pageSize = rawPageSize === 1 ? 65536 : rawPageSize;
   const pages = header.readUInt32BE(28);
   const size = claim.size;
-  if (read < 100 || (header.readUInt32BE(24) === header.readUInt32BE(92) && size < pages * pageSize)) {
+  const shorterThanItsHeader = header.readUInt32BE(24) === header.readUInt32BE(92) && size < pages * pageSize;
+  if (read < 100 || (shorterThanItsHeader && !claim.inUseByOthers())) {
     throw new DataFileError(path, `is truncated (${size} bytes; its header says ${pages} pages of ${pageSize} bytes)`, 'The file is damaged: restore it from a backup, or start with a new --data file.');
   }
 }
