@@ -18,6 +18,14 @@ export interface WireResponse {
   mediaType?: string;
 }
 
+/** A reset of a reused keep-alive socket before any answer (see send). */
+class StaleSocketError extends Error {
+  constructor(cause: NodeJS.ErrnoException) {
+    super(cause.message, { cause });
+    this.name = 'StaleSocketError';
+  }
+}
+
 /**
  * A keep-alive HTTP client on node:http (not fetch: fetch normalises paths such as `/a/../b`
  * and refuses some headers, and the fuzzer must send what it generated).
@@ -27,7 +35,22 @@ export function createWire(baseUrl: string, options: { timeoutMs?: number; maxSo
   const agent = new Agent({ keepAlive: true, maxSockets: options.maxSockets ?? 8 });
   const timeoutMs = options.timeoutMs ?? 30_000;
 
-  function send(req: WireRequest): Promise<WireResponse> {
+  /**
+   * A keep-alive socket the server closed as idle (its Keep-Alive timeout) at the moment the
+   * agent reused it: the request meets the closed socket and is reset before the server read
+   * any of it. Sent once more, as Node's documentation of request.reusedSocket advises; a reset
+   * on a new connection, or a second one, is still the server's and reported.
+   */
+  async function send(req: WireRequest): Promise<WireResponse> {
+    try {
+      return await sendOnce(req);
+    } catch (error) {
+      if (!(error instanceof StaleSocketError)) throw error;
+      return sendOnce(req);
+    }
+  }
+
+  function sendOnce(req: WireRequest): Promise<WireResponse> {
     return new Promise((resolve, reject) => {
       const headers: Record<string, string | number> = { ...req.headers };
       if (req.body) headers['content-length'] = req.body.length;
@@ -50,7 +73,12 @@ export function createWire(baseUrl: string, options: { timeoutMs?: number; maxSo
         });
       });
       outgoing.setTimeout(timeoutMs, () => outgoing.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-      outgoing.on('error', reject);
+      let answered = false;
+      outgoing.on('response', () => (answered = true));
+      outgoing.on('error', (error: NodeJS.ErrnoException) => {
+        const stale = outgoing.reusedSocket && !answered && (error.code === 'ECONNRESET' || error.code === 'EPIPE');
+        reject(stale ? new StaleSocketError(error) : error);
+      });
       outgoing.end(req.body);
     });
   }
