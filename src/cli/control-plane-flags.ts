@@ -39,8 +39,9 @@ export const CONTROL_PLANE_USAGE = `  --clock MODE             real|manual: wall
   --admin-host NAME        a Host name /__admin accepts besides localhost, 127.0.0.0/8 and [::1]
                            (repeatable or comma list; --host NAME counts too) (DNS rebinding)
   --journal-size N         requests kept in the journal (default 1000)
-  --cache-size N           accounts a --data FILE mock keeps in memory, least recently used out;
-                           the others are read from the file when used (default 100)
+  --cache-size N           accounts a --data mock keeps in memory (each process of a PostgreSQL
+                           store), least recently used out; the others are read from the file
+                           or database when used (default 100)
 `;
 
 export interface ControlPlaneFlags {
@@ -103,7 +104,7 @@ export function controlPlaneOptions(flags: ParsedFlags<typeof CONTROL_PLANE_FLAG
   if (flags['cache-size'] !== undefined) {
     const size = flags['cache-size'];
     if (!Number.isInteger(size) || size < 1 || size > 10_000_000) throw new Error(`--cache-size must be an integer from 1 to 10000000 (accounts kept in memory; got ${size})`);
-    if (!out.data || isPostgresUrl(out.data)) throw new Error('--cache-size needs --data FILE (a SQLite file of one process): without --data every account is in memory, and a PostgreSQL store does not take it yet');
+    if (!out.data) throw new Error('--cache-size needs --data FILE (a SQLite file) or --data postgres://…: without --data every account is in memory');
     out.cacheSize = size;
   }
   return out;

@@ -1,7 +1,9 @@
 import pg from 'pg';
 import { maskUrl, redactSecrets } from './data-location.js';
 import { createPostgresFeed, storable } from './postgres-feed.js';
-import { createSharedStore, OUTSIDE_LOCK_CONFLICT, type CommitLock, type PulledRows, type SharedBackend, type SharedStoreOptions, type VerifySet, type WriteSet } from './shared-store.js';
+import { createSharedStore, OUTSIDE_LOCK_CONFLICT, type AccountListing, type CommitLock, type PulledRows, type PullRequest, type SharedBackend, type SharedStoreOptions, type VerifySet, type WriteSet } from './shared-store.js';
+import { loadedRow, type LoadedScopes, type ScopeRows, type StoredScopeReads } from './shared-scopes.js';
+import { createSyncReader } from './postgres-sync-reader.js';
 import { vacuumStatements } from './vacuum.js';
 import type { Store } from './store.js';
 
@@ -189,21 +191,24 @@ function createPostgresBackend(url: string, firstClient: pg.Client, processNumbe
 
   /** When the open wide batch had the wide lock, by the database's clock (ms). */
   let wideSince: number | undefined;
+  const stored = storedScopeReads(url, processNumber, async (sql, params) => (await database()).query(sql, params));
 
   return {
     accountLocks: true,
-    async open(since, lock, skip) {
+    stored,
+    async open(since, lock, skip, pull) {
       const db = await database();
       wideSince = undefined;
+      const statement = pullStatement(since, skip, pull, (value) => db.escapeLiteral(value));
       // A read: the pull alone, one statement in a transaction of its own (one snapshot), no lock.
-      if (lock.kind === 'read') return pulledRows((await db.query<PulledRow>(pullStatement(since, skip))).rows);
+      if (lock.kind === 'read') return pulledRows((await db.query<PulledRow>(statement)).rows);
       // A process batch (its heartbeat) needs no lock of its own: only this process writes its
       // row, and a process runs one batch at a time.
       const locks =
         lock.kind === 'wide'
           ? `SELECT pg_advisory_xact_lock(${WIDE_LOCK}); SELECT ${CLOCK_MS} AS at;`
           : `SELECT pg_advisory_xact_lock_shared(${WIDE_LOCK});${lock.kind === 'account' ? ` SELECT pg_advisory_xact_lock(${ACCOUNT_LOCKS}, hashtext(${db.escapeLiteral(lock.account)}));` : ''}`;
-      const results = resultsOf<PulledRow & { at: string }>(await db.query(`BEGIN; ${locks} ${pullStatement(since, skip)};`));
+      const results = resultsOf<PulledRow & { at: string }>(await db.query(`BEGIN; ${locks} ${statement};`));
       if (lock.kind === 'wide') wideSince = Number(results[2].rows[0].at);
       return pulledRows(results[results.length - 1].rows);
     },
@@ -251,12 +256,67 @@ function createPostgresBackend(url: string, firstClient: pg.Client, processNumbe
       }
     },
     async close() {
+      stored.close();
       await client?.end().catch(() => {});
     },
   };
 }
 
-/** One row of the pull: k says which table (0 head, 1 scopes, 2 items, 3 collections, 4 values, 5 parts). */
+/**
+ * The bounded working set's reads of one scope, and of the keys and small values of every
+ * account (shared-scopes.ts), on a connection of their own read synchronously
+ * (postgres-sync-reader.ts). A scope's rows are a range of each table's primary key, which
+ * starts with the scope: reading one costs its own rows, whatever the size of the sandbox.
+ */
+function storedScopeReads(url: string, processNumber: number, query: (sql: string, params: unknown[]) => Promise<pg.QueryResult<{ scope: string }>>): StoredScopeReads {
+  const reader = createSyncReader(url, sessionName(processNumber));
+  return {
+    load(key) {
+      const rows = reader.query<PulledRow>(
+        `SELECT 0 AS k, change AS c, NULL::text AS a, NULL::bigint AS n, NULL::text AS v FROM shipmock_head
+         UNION ALL SELECT 7, 0, collection, next_seq, NULL FROM shipmock_collections WHERE scope = $1
+         UNION ALL SELECT 6, 0, collection, seq, body FROM shipmock_items WHERE scope = $1 AND body IS NOT NULL
+         UNION ALL SELECT 8, 0, key, NULL, value FROM shipmock_values WHERE scope = $1 AND value IS NOT NULL
+         ORDER BY k, a, n`,
+        [key],
+      );
+      let head = 0;
+      const scopes: LoadedScopes = new Map();
+      for (const row of rows) {
+        if (row.k === 0) head = Number(row.c);
+        else addLoadedRow(scopes, { ...row, s: key });
+      }
+      return { head, rows: scopes.get(key) };
+    },
+    isStored: (key) =>
+      reader.query<{ found: boolean }>('SELECT EXISTS (SELECT 1 FROM shipmock_collections WHERE scope = $1) OR EXISTS (SELECT 1 FROM shipmock_values WHERE scope = $1 AND value IS NOT NULL) AS found', [key])[0].found,
+    accountKeys: () =>
+      reader.query<{ scope: string }>("SELECT scope FROM shipmock_collections WHERE scope LIKE 'account:%' UNION SELECT scope FROM shipmock_values WHERE scope LIKE 'account:%' AND value IS NOT NULL ORDER BY 1").map((row) => row.scope),
+    accountValues: (name) =>
+      reader.query<{ scope: string; value: string }>("SELECT scope, value FROM shipmock_values WHERE key = $1 AND scope LIKE 'account:%' AND value IS NOT NULL", [name]).map((row) => [row.scope, JSON.parse(row.value)]),
+    // On the batch connection, before the first batch (nothing waits for it synchronously).
+    recentAccounts: async (limit) =>
+      (
+        await query(
+          `SELECT scope FROM (SELECT scope, max(change) AS last FROM shipmock_collections WHERE scope LIKE 'account:%' GROUP BY scope
+             UNION ALL SELECT scope, max(change) FROM shipmock_values WHERE scope LIKE 'account:%' GROUP BY scope) AS changed
+           GROUP BY scope ORDER BY max(last) DESC LIMIT $1`,
+          [limit],
+        )
+      ).rows.map((row) => row.scope),
+    close: () => reader.close(),
+  };
+}
+
+/** A row of a scope read whole (k 6 items, 7 collections, 8 values) into its scope's rows. */
+function addLoadedRow(out: LoadedScopes, row: PulledRow): void {
+  const rows: ScopeRows = loadedRow(out, row.s!);
+  if (row.k === 6) rows.items.push([row.a!, Number(row.n), row.v!]);
+  else if (row.k === 7) rows.collections.push([row.a!, Number(row.n)]);
+  else rows.values.push([row.a!, row.v!]);
+}
+
+/** One row of the pull: k says which table (0 head, 1 scopes, 2 items, 3 collections, 4 values, 5 parts; rows of a scope read whole: 6 items, 7 collections, 8 values). */
 interface PulledRow {
   k: number;
   c: string;
@@ -267,41 +327,74 @@ interface PulledRow {
   v: string | null;
 }
 
+/** A pull that loads scopes quotes their keys with the connection's own quoting (pg's escapeLiteral), never one of ours. */
+const NO_LITERAL = (): string => {
+  throw new Error('pullStatement: a pull that loads scopes needs the connection\'s literal quoting');
+};
+
 /**
  * The head and every row committed after `since` except by the commits in `skip`, as ONE
- * statement (one snapshot). Each row is also bounded above by the head it reads, which changes
- * nothing (a visible row's change is never past the visible head) but keeps the plan on the
- * `change` indexes: on a table that grew faster than autovacuum analyses it (a load test's first
- * minute), `change > N` alone is estimated to match a third of the table, and PostgreSQL scanned
- * all of it, in parallel workers, for every pull: ~130 ms per pull at 100k rows instead of 0.1 ms,
- * which showed as seconds of lock wait in the scale-out bench. A range of two bounds is
+ * statement (one snapshot); with `pull`, also every row of the scopes it loads, and no other
+ * account rows unless `accountRows`. Each changed row is also bounded above by the head it reads,
+ * which changes nothing (a visible row's change is never past the visible head) but keeps the plan
+ * on the `change` indexes: on a table that grew faster than autovacuum analyses it (a load test's
+ * first minute), `change > N` alone is estimated to match a third of the table, and PostgreSQL
+ * scanned all of it, in parallel workers, for every pull: ~130 ms per pull at 100k rows instead of
+ * 0.1 ms, which showed as seconds of lock wait in the scale-out bench. A range of two bounds is
  * estimated at 0.5 % until the statistics say better (test/durability/pull-plan.test.ts).
  */
-export function pullStatement(since: number, skip: readonly number[]): string {
+export function pullStatement(since: number, skip: readonly number[], pull?: PullRequest, literal: (value: string) => string = NO_LITERAL): string {
   const after = String(since);
   const mine = skip.length ? `'{${skip.map(Number).join(',')}}'::bigint[]` : undefined;
   const newer = (column: string) => `${column} > ${after} AND ${column} <= (SELECT change FROM shipmock_head)${mine ? ` AND ${column} <> ALL(${mine})` : ''}`;
+  const accounts = pull && !pull.accountRows ? " AND scope NOT LIKE 'account:%'" : '';
+  const load = pull?.load.length ? `scope IN (${pull.load.map(literal).join(', ')})` : undefined;
   return `SELECT 0 AS k, change AS c, NULL::text AS s, NULL::text AS a, NULL::bigint AS n, NULL::text AS i, NULL::text AS v FROM shipmock_head
-    UNION ALL SELECT 1, replaced, scope, NULL, NULL, NULL, NULL FROM shipmock_scopes WHERE ${newer('replaced')}
-    UNION ALL SELECT 2, change, scope, collection, seq, id, body FROM shipmock_items WHERE ${newer('change')}
-    UNION ALL SELECT 3, change, scope, collection, next_seq, NULL, NULL FROM shipmock_collections WHERE ${newer('change')}
-    UNION ALL SELECT 4, change, scope, key, NULL, NULL, value FROM shipmock_values WHERE ${newer('change')}
-    UNION ALL SELECT 5, change, name, NULL, NULL, NULL, value FROM shipmock_parts WHERE ${newer('change')}
+    UNION ALL SELECT 1, replaced, scope, NULL, NULL, NULL, NULL FROM shipmock_scopes WHERE ${newer('replaced')}${accounts}
+    UNION ALL SELECT 2, change, scope, collection, seq, id, body FROM shipmock_items WHERE ${newer('change')}${accounts}
+    UNION ALL SELECT 3, change, scope, collection, next_seq, NULL, NULL FROM shipmock_collections WHERE ${newer('change')}${accounts}
+    UNION ALL SELECT 4, change, scope, key, NULL, NULL, value FROM shipmock_values WHERE ${newer('change')}${accounts}
+    UNION ALL SELECT 5, change, name, NULL, NULL, NULL, value FROM shipmock_parts WHERE ${newer('change')}${
+      load
+        ? `
+    UNION ALL SELECT 6, 0, scope, collection, seq, NULL, body FROM shipmock_items WHERE ${load} AND body IS NOT NULL
+    UNION ALL SELECT 7, 0, scope, collection, next_seq, NULL, NULL FROM shipmock_collections WHERE ${load}
+    UNION ALL SELECT 8, 0, scope, key, NULL, NULL, value FROM shipmock_values WHERE ${load} AND value IS NOT NULL`
+        : ''
+    }${
+      pull && !pull.accountRows
+        ? `
+    UNION ALL SELECT 9, 0, scope, NULL, NULL, NULL, NULL FROM (SELECT DISTINCT scope FROM shipmock_collections WHERE scope LIKE 'account:%') AS stored
+    UNION ALL SELECT 10, 0, scope, key, NULL, NULL, value FROM shipmock_values WHERE scope LIKE 'account:%' AND value IS NOT NULL`
+        : ''
+    }
     ORDER BY k, s, a, n`;
 }
 
-function pulledRows(rows: PulledRow[]): { head: number; rows: PulledRows } {
+function pulledRows(rows: PulledRow[]): { head: number; rows: PulledRows; loaded: LoadedScopes; listing?: AccountListing } {
   const out: PulledRows = { scopes: [], items: [], collections: [], values: [], parts: [] };
+  const loaded: LoadedScopes = new Map();
+  let listing: AccountListing | undefined;
   let head = 0;
   for (const row of rows) {
-    if (row.k === 0) head = Number(row.c);
+    if (row.k >= 9) {
+      listing ??= { keys: new Set(), values: new Map() };
+      listing.keys.add(row.s!);
+      if (row.k === 10) {
+        const values = listing.values!;
+        let named = values.get(row.a!);
+        if (!named) values.set(row.a!, (named = []));
+        named.push([row.s!, JSON.parse(row.v!)]);
+      }
+    } else if (row.k >= 6) addLoadedRow(loaded, row);
+    else if (row.k === 0) head = Number(row.c);
     else if (row.k === 1) out.scopes.push({ scope: row.s! });
     else if (row.k === 2) out.items.push({ scope: row.s!, collection: row.a!, seq: row.n!, id: row.i!, body: row.v });
     else if (row.k === 3) out.collections.push({ scope: row.s!, collection: row.a!, next_seq: row.n! });
     else if (row.k === 4) out.values.push({ scope: row.s!, key: row.a!, value: row.v });
     else out.parts.push({ name: row.s!, value: row.v! });
   }
-  return { head, rows: out };
+  return { head, rows: out, loaded, listing };
 }
 
 /** The database's clock in ms: the serial sections are timed by it, around the exact statements (lock-stats.ts). */

@@ -42,6 +42,16 @@ export interface ScopeCache extends ScopeTable {
   committed(): void;
   /** Forgets every scope in memory (the working set goes back to the file after a failed commit). */
   forget(): void;
+  /** The scope if it is in memory now: nothing is read from the file, and its place in the eviction order stays. */
+  peek(key: string): Scope | undefined;
+  /**
+   * Drops the scope from memory as it is, without marking its stored rows stale (a shared store
+   * whose pull says another process replaced the scope: what is stored is current). Returns
+   * whether it was in memory.
+   */
+  evict(key: string): boolean;
+  /** Keys of the non-resident scopes in memory now, least recently used first. */
+  loadedKeys(): string[];
   /** Account (non-resident) scopes in memory now. */
   readonly loadedCount: number;
   /** Counters: scopes read from the file, and scopes evicted. */
@@ -102,6 +112,8 @@ interface Entry {
 /** A unit of work as the cache follows it: the scopes it used. */
 export interface CacheUnit {
   readonly used: Set<Entry>;
+  /** Set by `end`: work that outlives its unit (a callback it scheduled) holds nothing more. */
+  ended?: boolean;
 }
 
 /** What a cache holds and knows (the functions below share it). */
@@ -189,6 +201,7 @@ export function createScopeCache(options: ScopeCacheOptions): ScopeCache {
     },
     run: (unit, work) => state.current.run(unit, work),
     end(unit) {
+      unit.ended = true;
       state.running--;
       for (const entry of unit.used) entry.holders--;
       unit.used.clear();
@@ -204,6 +217,9 @@ export function createScopeCache(options: ScopeCacheOptions): ScopeCache {
       stale.clear();
       state.allStale = false;
     },
+    peek: (key) => residents.get(key) ?? loaded.get(key)?.scope,
+    evict: (key) => residents.delete(key) || loaded.delete(key),
+    loadedKeys: () => [...loaded.keys()],
     get loadedCount() {
       return loaded.size;
     },
@@ -219,7 +235,7 @@ function use(state: CacheState, key: string, entry: Entry): Scope {
   state.loaded.delete(key);
   state.loaded.set(key, entry);
   const unit = state.current.getStore();
-  if (unit && !unit.used.has(entry)) {
+  if (unit && !unit.ended && !unit.used.has(entry)) {
     unit.used.add(entry);
     entry.holders++;
   }

@@ -3,7 +3,9 @@ import { createDirtyWrites, dirtyRows, type DirtyRows, type DirtyWrites } from '
 import { hashString } from '../random/random.js';
 import { batchStatsOf, emptyLockStats, type LockStats } from './lock-stats.js';
 import { heartbeatKey, watchAbandonedWork } from './process-takeover.js';
-import { createStore, ReadMustLockError, StoreUnavailableError, workingSetOf, type CounterMap, type MemoryStore, type Scope, type SharedFeed, type Store, type StoreProcess, type UnitLock, type WorkingSet } from './store.js';
+import { createStore, ReadMustLockError, Scope, StoreUnavailableError, workingSetOf, type CounterMap, type MemoryStore, type SharedFeed, type Store, type StoreProcess, type UnitLock, type WorkingSet } from './store.js';
+import { createScopeCache, DEFAULT_CACHE_SIZE, type CacheUnit, type ScopeCache } from './scope-cache.js';
+import { scopeOfRows, sharedScopeSource, type LoadedScopes, type LoadStamps, type StoredScopeReads } from './shared-scopes.js';
 import { changedParts, sharedValue, type SavedPart, type StatePart } from './state-registry.js';
 import { valuesUnderPrefix } from './values-under-prefix.js';
 import { SYSTEM_SCOPE } from './store.js';
@@ -44,6 +46,13 @@ import { createVacuum, missedVacuum, type VacuumRange } from './vacuum.js';
  * file (sqlite-shared-store.ts: the workers of one host; its write lock is per file, so every
  * batch there is wide). A deleted item stays as a row without a body, so other processes learn
  * of it, until every process has pulled past it (then the vacuum deletes it, vacuum.ts).
+ *
+ * On a backend that can read scopes by themselves (`SharedBackend.stored`: PostgreSQL) the
+ * working set is bounded (`cacheSize`, scope-cache.ts; shared-scopes.ts): a batch's pull reads
+ * whole the accounts its units said they use that are not in memory, at its head; a pull skips
+ * the rows of accounts not in memory; a unit that uses an account nobody said is read on the
+ * miss; an account with no uncommitted writes and no running unit is evicted, least recently
+ * used first. SQLite's shared layout keeps every scope in every process.
  */
 export interface SharedStoreOptions {
   /** Reports a failed background batch (requests get a 503 instead). */
@@ -52,6 +61,32 @@ export interface SharedStoreOptions {
   memberTimeoutMs?: number;
   /** Wall time of heartbeats and of the vacuum's liveness (default Date.now; tests move it). */
   now?: () => number;
+  /** Account scopes kept in memory on a backend that reads scopes by themselves (`SharedBackend.stored`); default DEFAULT_CACHE_SIZE. */
+  cacheSize?: number;
+}
+
+/**
+ * What a pull reads besides the rows committed since `since`: every row of the scopes in `load`
+ * (at the pull's head; the scope's key is in `LoadedScopes` only when something is stored), and,
+ * when `accountRows` is false, no rows of account scopes otherwise (a copy loading afresh reads
+ * only the accounts it keeps).
+ */
+export interface PullRequest {
+  load: string[];
+  accountRows: boolean;
+}
+
+/**
+ * What a pull from scratch (`accountRows` false) also reads, in its snapshot: the key of every
+ * stored account scope and every account's values (a few small rows each). The keys are kept
+ * up to date by every later pull and commit (a key per account: whether an account is stored
+ * is never a synchronous read, a new account's first use reads nothing); the values answer
+ * start-up work (re-arming tracker timers from their due values) until the next pull.
+ */
+export interface AccountListing {
+  keys: Set<string>;
+  /** Value name → [scope key, value] of every account scope that has it; only until the next pull. */
+  values?: Map<string, [string, unknown][]>;
 }
 
 export type PartRow = [name: string, value: string];
@@ -110,7 +145,13 @@ export interface SharedBackend {
    * (this process's own, which it has). A `read` lock takes no lock and begins no transaction:
    * the pull alone, one statement (one snapshot).
    */
-  open(since: number, lock: BatchLock, skip: readonly number[]): Promise<{ head: number; rows: PulledRows }>;
+  open(since: number, lock: BatchLock, skip: readonly number[], pull?: PullRequest): Promise<{ head: number; rows: PulledRows; loaded?: LoadedScopes; listing?: AccountListing }>;
+  /**
+   * Reads of stored scopes by themselves, synchronous (PostgreSQL: a connection in a worker
+   * thread): with them the store keeps a bounded working set. Absent (SQLite's shared layout):
+   * every process holds every scope.
+   */
+  readonly stored?: StoredScopeReads;
   /**
    * Writes the batch's rows under the next change number and commits (the lock goes with the
    * commit); resolves with that number (undefined when there was nothing to write) and, where
@@ -165,16 +206,38 @@ interface Batch {
   openedAt: number;
   /** What its members asked to run once it commits (Store.afterCommit); dropped if it does not. */
   committed: (() => void)[];
+  /** Accounts its members said they use (read ahead by its pull when not in memory). */
+  accounts: Set<string>;
+  /** Its pull has been asked for: members joining now get no account read ahead. */
+  pulled: boolean;
+  /** Holds what its pull read in memory until the batch ends (a bounded working set). */
+  unit?: CacheUnit;
 }
 
-export function createSharedStore(backend: SharedBackend, processNumber: number, options: SharedStoreOptions = {}): Store & { load(): Promise<void>; lockStats(): LockStats } {
+/** What a bounded working set holds and did (tests and diagnostics). */
+export interface WorkingSetStats {
+  /** Account scopes in memory, least recently used first. */
+  accounts: string[];
+  /** Accounts read on a miss (not ahead by a pull). */
+  misses: number;
+  evictions: number;
+}
+
+/** A shared store, with what its process alone can tell. */
+export type SharedStore = Store & { load(): Promise<void>; lockStats(): LockStats; workingSet(): WorkingSetStats | undefined };
+
+export function createSharedStore(backend: SharedBackend, processNumber: number, options: SharedStoreOptions = {}): SharedStore {
   const memberTimeoutMs = options.memberTimeoutMs ?? 2000;
   const dirty = createDirtyWrites(() => {
     // A write outside any batch (a delivery's outcome arriving from the network) is pushed by a batch soon.
     if (!batches.current && !batches.closed) scheduleBackgroundBatch();
   });
-  const memory: MemoryStore = createStore(dirty.watcher);
-  const copy: SharedCopy = { backend, dirty, memory, parts: new Map(), pulledParts: new Map(), lastSeen: 0, own: [], reloadNeeded: false, stats: emptyLockStats() };
+  const capacity = options.cacheSize ?? DEFAULT_CACHE_SIZE;
+  const stamps: LoadStamps = new Map();
+  const absent = new Set<string>();
+  const cache = backend.stored && createAccountCache(backend.stored, capacity, dirty, stamps, absent, () => copy.listing);
+  const memory: MemoryStore = createStore(dirty.watcher, cache);
+  const copy: SharedCopy = { backend, dirty, memory, cache, stamps, absent, readAhead: [], parts: new Map(), pulledParts: new Map(), lastSeen: 0, own: [], reloadNeeded: false, stats: emptyLockStats() };
   keepSharedParts(copy);
   const now = options.now ?? Date.now;
   const vacuum = createVacuum();
@@ -210,17 +273,17 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
     return true;
   };
   const lockOf = (lock: UnitLock): BatchLock => {
-    if (!lock || !backend.accountLocks) return WIDE;
+    if (!lock || lock.wide || !backend.accountLocks) return WIDE;
     return lock.read && readable(lock.account) ? READ : { kind: 'account', account: lock.account };
   };
-  const transaction = <T>(work: () => T | PromiseLike<T>, _kind?: unknown, lock?: UnitLock) => unitInBatch({ enter, settle }, work, lockOf(lock));
+  const transaction = <T>(work: () => T | PromiseLike<T>, _kind?: unknown, lock?: UnitLock) => unitInBatch({ enter, settle }, holding(cache, work), lockOf(lock), lock?.account);
   const feeds: { close(): void }[] = [];
   // The heartbeat and the claims of a stopped process's work: not wide (a wide batch every second per process would stop every account's).
   const ownLock: BatchLock = backend.accountLocks ? { kind: 'process', process: processNumber } : WIDE;
   const ownWork = (work: () => void): Promise<void> => unitInBatch({ enter, settle }, work, ownLock);
   const process = sharedProcess(processNumber, () => memory.system, ownWork, { now, onBeat: beat, live: backend.liveProcesses && (() => backend.liveProcesses!()) });
 
-  const store: Store & { load(): Promise<void>; lockStats(): LockStats } = Object.assign(workingSetOf(memory), {
+  const store: SharedStore = Object.assign(workingSetOf(memory), {
     durable: true,
     // Requests commit through their batch (settle); work outside one gets a batch of its own.
     commit() {
@@ -250,8 +313,16 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
     },
     locksAccounts: backend.accountLocks,
     batchStats: () => batchStatsOf(copy.stats),
-    /** Loads what the database holds (an empty batch); rejects with the database's own error. */
-    load: () => run(() => beat(now())),
+    /**
+     * Loads what the database holds (an empty batch); rejects with the database's own error. A
+     * bounded working set reads ahead the accounts changed most recently, as many as it keeps.
+     */
+    load: async () => {
+      if (backend.stored) copy.readAhead = await backend.stored.recentAccounts(capacity);
+      return run(() => beat(now()));
+    },
+    // Whether unit-lock.ts may look at an account without reading it (an account not in memory is not read for a guess).
+    accountInMemory: cache && ((accountId: string) => cache.peek(`${ACCOUNT_SCOPE}${accountId}`)),
     process,
     // Each window is a row of the system scope: every process counts in the same windows.
     counters: <V>(name: string, isValue: (value: unknown) => value is V) =>
@@ -262,7 +333,8 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
       return Object.assign(feed, { origin: processNumber });
     },
     lockStats: () => structuredClone(copy.stats),
-  } satisfies Omit<Store, keyof WorkingSet> & { load(): Promise<void>; lockStats(): LockStats });
+    workingSet: () => cache && { accounts: cache.loadedKeys(), misses: cache.stats.loads, evictions: cache.stats.evictions },
+  } satisfies Omit<SharedStore, keyof WorkingSet>);
   return store;
 }
 
@@ -285,6 +357,57 @@ interface SharedCopy {
   stats: LockStats;
   /** A read batch's commit was refused: the accounts it wrote (their reads lock for a while). */
   onReadConflict?: (accounts: string[]) => void;
+  /** The bounded working set's account scopes (absent: every scope is in memory). */
+  cache?: ScopeCache;
+  /** Heads of the scopes read on a miss (shared-scopes.ts). */
+  stamps: LoadStamps;
+  /** Accounts the running batch's pull asked for and found nothing stored: not asked again until the batch ends. */
+  absent: Set<string>;
+  /** Account scopes the next pull reads whole (at start: the most recently changed; after a reload: those that were in memory). */
+  readAhead: string[];
+  /** The accounts as the last pull from scratch read them, until the next pull. */
+  listing?: AccountListing;
+}
+
+/**
+ * The account scopes of a bounded working set (scope-cache.ts): at most `capacity` in memory
+ * once committed, the others read from the database on a miss. Other scopes are always in memory.
+ */
+function createAccountCache(reads: StoredScopeReads, capacity: number, dirty: DirtyWrites, stamps: LoadStamps, absent: Set<string>, listing: () => AccountListing | undefined): ScopeCache {
+  const cache = createScopeCache({
+    capacity,
+    resident: (key) => !key.startsWith(ACCOUNT_SCOPE),
+    busy: (key) => dirty.replaced.has(key) || dirty.items.has(key) || dirty.values.has(key),
+  });
+  const source = sharedScopeSource(reads, dirty, stamps);
+  cache.attach({
+    ...source,
+    load: (key) => (absent.has(key) || listing()?.keys.has(key) === false ? undefined : source.load(key)),
+    isStored: (key) => !absent.has(key) && (listing()?.keys.has(key) ?? source.isStored(key)),
+    storedKeys: () => listing()?.keys ?? source.storedKeys(),
+    accountValues: (name) => {
+      const known = listing()?.values;
+      return known ? (known.get(name) ?? []) : source.accountValues(name);
+    },
+  });
+  return cache;
+}
+
+/** A unit's work, with what it uses kept in memory until it settles (it may hold a scope across an await). */
+function holding<T>(cache: ScopeCache | undefined, work: () => T | PromiseLike<T>): () => T | PromiseLike<T> {
+  if (!cache) return work;
+  return () => {
+    const unit = cache.begin();
+    const end = () => cache.end(unit);
+    try {
+      const result = cache.run(unit, work);
+      Promise.resolve(result).then(end, end);
+      return result;
+    } catch (error) {
+      end();
+      throw error;
+    }
+  };
 }
 
 const WIDE: BatchLock = { kind: 'wide' };
@@ -345,24 +468,45 @@ function dropConnection(copy: SharedCopy): void {
   copy.reloadNeeded = true;
 }
 
+/** Keeps the keys of the stored accounts up to date with rows committed (pulled, or this process's own). */
+function storedAccounts(keys: Set<string>, rows: { scopes: { scope: string }[]; collections: { scope: string }[]; values: { scope: string; value: string | null }[] }): void {
+  for (const { scope } of rows.scopes) if (scope.startsWith(ACCOUNT_SCOPE)) keys.delete(scope);
+  for (const { scope } of rows.collections) if (scope.startsWith(ACCOUNT_SCOPE)) keys.add(scope);
+  for (const { scope, value } of rows.values) if (value !== null && scope.startsWith(ACCOUNT_SCOPE)) keys.add(scope);
+}
+
 /** Opens the batch (its lock) and pulls what other processes committed. */
 async function openBatch(copy: SharedCopy, batch: Batch): Promise<void> {
-  const { dirty, memory } = copy;
+  const { dirty, memory, cache } = copy;
   if (copy.reloadNeeded) {
     copy.lastSeen = 0;
     copy.own = [];
     dirty.clear();
-    dirty.muted(() => {
-      for (const [key] of [...memory.scopeEntries()]) memory.dropScope(key);
-    });
+    if (cache) {
+      // The accounts in memory are read again by this pull; the others when they are next used.
+      copy.readAhead = [...new Set([...copy.readAhead, ...cache.loadedKeys()])];
+      cache.forget();
+      copy.stamps.clear();
+    } else {
+      dirty.muted(() => {
+        for (const [key] of [...memory.scopeEntries()]) memory.dropScope(key);
+      });
+    }
     for (const entry of copy.parts.values()) entry.saved = undefined;
   }
   batch.askedAt = performance.now();
-  const { head, rows } = await copy.backend.open(copy.lastSeen, batch.lock, copy.own);
+  batch.pulled = true;
+  // The values listed are as of the last pull: this one may change them.
+  if (copy.listing) copy.listing = { keys: copy.listing.keys };
+  const load = cache ? [...new Set([...copy.readAhead, ...[...batch.accounts].map((account) => `${ACCOUNT_SCOPE}${account}`)])].filter((key) => !cache.peek(key)) : [];
+  copy.readAhead = [];
+  const fresh = copy.lastSeen === 0;
+  const { head, rows, loaded, listing } = await copy.backend.open(copy.lastSeen, batch.lock, copy.own, cache && { load, accountRows: !fresh });
   if (missedVacuum(rows, copy.lastSeen)) {
     // Taken for stopped, this process missed rows vacuumed meanwhile: it loads everything again.
     copy.backend.abandon();
     copy.reloadNeeded = true;
+    copy.readAhead = load;
     return openBatch(copy, batch);
   }
   copy.stats.batches[batch.lock.kind]++;
@@ -371,28 +515,82 @@ async function openBatch(copy: SharedCopy, batch: Batch): Promise<void> {
   if (batch.lock.kind === 'read') copy.stats.readPullMs += batch.openedAt - batch.askedAt;
   else copy.stats.openMs += batch.openedAt - batch.askedAt;
   batch.head = head;
-  applyPulled(copy, rows);
+  if (cache) {
+    batch.unit ??= cache.begin();
+    cache.run(batch.unit, () => applyPulled(copy, rows, head, load, loaded, fresh));
+  } else applyPulled(copy, rows, head);
   copy.reloadNeeded = false;
+  if (cache && fresh) copy.listing = listing ?? { keys: new Set(), values: new Map() };
+  else if (copy.listing) storedAccounts(copy.listing.keys, rows);
   // Every commit numbered up to the head is applied now (ours were skipped: we have them).
   copy.lastSeen = Math.max(copy.lastSeen, head);
   copy.own = copy.own.filter((change) => change > copy.lastSeen);
 }
 
-/** Puts what other processes committed into the working set; none of it is a write of ours. */
-function applyPulled(copy: SharedCopy, rows: PulledRows): void {
-  const { dirty, memory, parts, pulledParts } = copy;
-  dirty.muted(() => {
-    for (const { scope } of rows.scopes) memory.dropScope(scope);
-    for (const row of rows.items) {
-      memory.scopeAt(row.scope).collection<Entity>(row.collection).applyRemote(Number(row.seq), row.id, row.body === null ? undefined : JSON.parse(row.body));
+/**
+ * Puts what other processes committed into the working set; none of it is a write of ours. With
+ * a bounded working set: the scopes the pull read whole (`load`, found in `loaded`) go in as
+ * read; rows of other accounts apply only to those in memory, unless one was read on a miss at
+ * or after this pull's head (it has them, or newer).
+ */
+function applyPulled(copy: SharedCopy, rows: PulledRows, head = 0, load: string[] = [], loaded?: LoadedScopes, fresh = false): void {
+  const { dirty, memory, parts, pulledParts, cache, stamps, absent } = copy;
+  /** Account scopes this pull applies rows to, decided when each is first met (before a replacement drops it). */
+  const present = new Map<string, boolean>();
+  const presentNow = (scope: string) => {
+    let found = present.get(scope);
+    if (found === undefined) {
+      const stamp = stamps.get(scope);
+      found = Boolean(cache!.peek(scope)) && !(stamp !== undefined && stamp >= head);
+      if (found) stamps.delete(scope);
+      present.set(scope, found);
     }
-    for (const row of rows.collections) memory.scopeAt(row.scope).collection<Entity>(row.collection).advanceSequence(Number(row.next_seq));
+    return found;
+  };
+  const install = (scope: string) => {
+    const created = new Scope(dirty.watcher.scope(scope));
+    cache!.set(scope, created);
+    return created;
+  };
+  const into = (scope: string): Scope | undefined => {
+    if (!cache || !scope.startsWith(ACCOUNT_SCOPE)) return memory.scopeAt(scope);
+    if (!presentNow(scope)) return undefined;
+    return cache.peek(scope) ?? install(scope);
+  };
+  dirty.muted(() => {
+    if (cache) {
+      absent.clear();
+      for (const key of load) {
+        // Read on a miss meanwhile (by a unit left behind by its batch): kept as it is, the rows below decide.
+        if (cache.peek(key)) continue;
+        const read = loaded?.get(key);
+        // Read at this pull's head: its rows below are already in it.
+        present.set(key, false);
+        stamps.delete(key);
+        if (read) cache.set(key, scopeOfRows(key, read, dirty));
+        else absent.add(key);
+      }
+      // A pull from scratch read no other account's rows: one read on a miss meanwhile, before its head, goes.
+      if (fresh) for (const key of cache.loadedKeys()) if (!load.includes(key) && !((stamps.get(key) ?? -1) >= head)) cache.evict(key);
+    }
+    for (const { scope } of rows.scopes) {
+      if (!cache) memory.dropScope(scope);
+      // Its rows below are the whole scope (all were written after the replacement, which is after our last pull).
+      else if (!scope.startsWith(ACCOUNT_SCOPE) || presentNow(scope)) cache.evict(scope);
+    }
+    for (const row of rows.items) {
+      into(row.scope)?.collection<Entity>(row.collection).applyRemote(Number(row.seq), row.id, row.body === null ? undefined : JSON.parse(row.body));
+    }
+    for (const row of rows.collections) into(row.scope)?.collection<Entity>(row.collection).advanceSequence(Number(row.next_seq));
     for (const row of rows.values) {
-      const values = memory.scopeAt(row.scope).values;
+      const values = into(row.scope)?.values;
+      if (!values) continue;
       if (row.value === null) values.delete(row.key);
       else values.set(row.key, JSON.parse(row.value));
     }
   });
+  // A scope read on a miss before this head is at it now (or gone from memory): its mark ends.
+  for (const [key, stamp] of stamps) if (stamp < head || !cache?.peek(key)) stamps.delete(key);
   // Parts last and not muted: a clock set forward fires the timers now due, and what they
   // write (a tracker's next scan) is this batch's write.
   for (const { name, value } of rows.parts) {
@@ -509,6 +707,7 @@ async function commitBatch(copy: SharedCopy, batch: Batch): Promise<void> {
   }
   dirty.clear();
   for (const [name, json] of touchedParts) parts.get(name)!.saved = json;
+  if (copy.listing) storedAccounts(copy.listing.keys, { scopes: rows.replaced.map((scope) => ({ scope })), collections: rows.collections.map(([scope]) => ({ scope })), values: rows.values.map(([scope, , value]) => ({ scope, value })) });
   if (change === undefined) return;
   // Nobody committed between our pull and our commit: we have everything up to it. Otherwise the
   // commits in between are pulled next time, and ours skipped.
@@ -524,7 +723,7 @@ function unopenedBatch(lock: BatchLock): Batch {
   });
   // Members wait on `done`; a batch nobody waits on must not be an unhandled rejection.
   done.catch(() => {});
-  return { lock, key: keyOf(lock), pending: new Set(), admitting: true, opened: Promise.resolve(), done, finish, committing: false, head: 0, askedAt: 0, openedAt: 0, committed: [] };
+  return { lock, key: keyOf(lock), pending: new Set(), admitting: true, opened: Promise.resolve(), done, finish, committing: false, head: 0, askedAt: 0, openedAt: 0, committed: [], accounts: new Set(), pulled: false };
 }
 
 /** A batch committed: what its members asked to run then runs, and they are told. */
@@ -613,6 +812,7 @@ function createBatches(copy: SharedCopy, memberTimeoutMs: number) {
         stopAdmitting(admitting, batch);
         batch.committed = [];
         for (const member of batch.pending) members.delete(member);
+        release(batch);
         dropConnection(copy);
         batch.finish(error);
       },
@@ -620,18 +820,42 @@ function createBatches(copy: SharedCopy, memberTimeoutMs: number) {
     return batch;
   }
 
+  /** The batch no longer holds what its pull read; after a commit the working set trims back to its capacity. */
+  function release(batch: Batch, committed = false): void {
+    const { cache } = copy;
+    if (!cache) return;
+    if (batch.unit) cache.end(batch.unit);
+    batch.unit = undefined;
+    copy.absent.clear();
+    if (committed) cache.committed();
+  }
+
   function maybeCommit(batch: Batch): void {
     if (batch.admitting || batch.committing || batch.pending.size) return;
     batch.committing = true;
     commitBatch(copy, batch).then(
-      () => committed(batch),
-      (error: Error) => notCommitted(copy, batch, error),
+      () => {
+        release(batch, true);
+        committed(batch);
+      },
+      (error: Error) => {
+        release(batch);
+        notCommitted(copy, batch, error);
+      },
     );
   }
 
-  function enter(member: object, lock: BatchLock = WIDE): Promise<void> {
+  function enter(member: object, lock: BatchLock = WIDE, account?: string): Promise<void> {
     if (closed) return Promise.reject(new Error('the store is closed'));
-    const batch = admitting.get(keyOf(lock)) ?? newBatch(lock);
+    let batch = admitting.get(keyOf(lock));
+    // A batch whose pull is under way reads no more accounts ahead: a unit of an account not in
+    // memory waits for the next batch, whose pull reads it, rather than read it on a miss.
+    if (batch?.pulled && account !== undefined && !batch.accounts.has(account) && copy.cache && !copy.cache.peek(`${ACCOUNT_SCOPE}${account}`)) {
+      stopAdmitting(admitting, batch);
+      batch = undefined;
+    }
+    batch ??= newBatch(lock);
+    if (account !== undefined) batch.accounts.add(account);
     batch.pending.add(member);
     members.set(member, batch);
     copy.stats.members++;
@@ -697,7 +921,7 @@ function createBatches(copy: SharedCopy, memberTimeoutMs: number) {
  * batch committed. Requests and background work alike: nobody holds a batch for long (a member
  * that does not settle within memberTimeoutMs is left behind, and its writes go with a later batch).
  */
-function unitInBatch<T>(batches: { enter(member: object, lock: BatchLock): Promise<void>; settle(member: object): Promise<void> }, work: () => T | PromiseLike<T>, lock: BatchLock): Promise<T> {
+function unitInBatch<T>(batches: { enter(member: object, lock: BatchLock, account?: string): Promise<void>; settle(member: object): Promise<void> }, work: () => T | PromiseLike<T>, lock: BatchLock, account?: string): Promise<T> {
   const member = {};
   const unreachable = (error: Error) => {
     void batches.settle(member).catch(() => {});
@@ -708,7 +932,7 @@ function unitInBatch<T>(batches: { enter(member: object, lock: BatchLock): Promi
     if (error.message.includes(OUTSIDE_LOCK_CONFLICT)) throw new StoreUnavailableError(OUTSIDE_LOCK_CONFLICT);
     throw new StoreUnavailableError(error instanceof StoreUnavailableError ? error.reason : error.message, 'the write was not confirmed and may not have been saved');
   };
-  return batches.enter(member, lock).then(
+  return batches.enter(member, lock, account).then(
     () =>
       new Promise<T>((resolve) => resolve(work())).then(
         (value) => batches.settle(member).then(() => value, unconfirmed),

@@ -122,6 +122,12 @@ export interface Store {
   account(accountId: string): Scope;
   /** Whether the account's scope exists, without creating it (readers of deleted accounts). */
   hasAccount(accountId: string): boolean;
+  /**
+   * The account's scope if it is in memory now, without reading it from the database (a shared
+   * store's bounded working set: a guess made before a unit, such as unit-lock.ts's, does not
+   * read an account); undefined when it is not. Absent: every account is in memory.
+   */
+  accountInMemory?(accountId: string): Scope | undefined;
   /** Ids of every account scope (start-up work such as re-arming tracker timers). */
   accountIds(): string[];
   /**
@@ -220,8 +226,11 @@ export interface Store {
  * `read`: the unit is expected to write nothing (a GET): a shared store that locks per account
  * runs it without the lock, on state at least as new as every commit acknowledged before it
  * started, and has it run again under the lock if it wrote after all (ReadMustLockError).
+ * `wide`: the unit locks everything, as if absent, but names the account it works on (a
+ * booking, a request of an account with event channels): a store that keeps a bounded working
+ * set reads that account ahead instead of on the unit's first use of it.
  */
-export type UnitLock = { account: string; read?: boolean } | undefined;
+export type UnitLock = { account: string; read?: boolean; wide?: boolean } | undefined;
 
 /**
  * A unit locked as a read (`UnitLock.read`: a GET of one account) ran without its account's lock

@@ -40,14 +40,15 @@ export interface UnitLockOptions {
   routes: RouteMatcher;
   tokens: Pick<TokenService, 'verify'>;
   scenarios: Pick<ScenarioEngine, 'hasRequestRules' | 'hasDomainRules'>;
-  store: Pick<Store, 'hasAccount' | 'account'>;
+  store: Pick<Store, 'hasAccount' | 'account' | 'accountInMemory'>;
 }
 
 /**
  * What a request's unit of work locks in a store that locks per account (`Store.locksAccounts`),
  * decided before the unit starts and without a lock: the account of a verified Account token
  * (signature and expiry; whether the account still stands is checked inside the unit), for an
- * operation that stays inside that account. Everything else is wide: the control plane and pages,
+ * operation that stays inside that account. Everything else is wide (`wide: true` with the account
+ * when it is known, so that a bounded working set reads it ahead): the control plane and pages,
  * requests without a valid Account token (their rate-limit window is the client address's, and a
  * token endpoint counts login failures), operations of WIDE_OPERATIONS, any request while a
  * scenario has rules (scenario counters are shared state) or that names one in X-Shipmock-Scenario,
@@ -71,8 +72,11 @@ export function unitLockOf(options: UnitLockOptions): (req: ApiRequest) => UnitL
     if (!verified.ok || verified.claims.lvl !== 'ACCOUNT' || !verified.claims.aid) return undefined;
     const account = verified.claims.aid;
     const route = routes.match(method, pathname);
-    if (route.kind === 'operation' && WIDE_OPERATIONS.has(route.operation.operationId)) return undefined;
-    if (store.hasAccount(account) && (store.account(account).existing(EVENT_CHANNELS)?.size ?? 0) > 0) return undefined;
+    // Wide, naming the account: a store with a bounded working set reads it ahead.
+    if (route.kind === 'operation' && WIDE_OPERATIONS.has(route.operation.operationId)) return { account, wide: true };
+    // A shared store's account not in memory is not read for this guess: taken as without channels (its deliveries' rows are checked at commit).
+    const scope = store.accountInMemory ? store.accountInMemory(account) : store.hasAccount(account) ? store.account(account) : undefined;
+    if ((scope?.existing(EVENT_CHANNELS)?.size ?? 0) > 0) return { account, wide: true };
     // A GET or HEAD writes nothing of the account as a rule (a tracker catching up, its rate-limit
     // window do): the shared store runs it without the lock and again under it if it wrote.
     return method === 'GET' || method === 'HEAD' ? { account, read: true } : { account };

@@ -1,0 +1,244 @@
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { catalogueIds } from '../../src/carrier-catalogue/load-catalogue.js';
+import { openPostgresStore } from '../../src/store/postgres-store.js';
+import type { SharedStore } from '../../src/store/shared-store.js';
+import { throwawayPostgresForFile, type ThrowawayPostgres } from '../support/postgres.js';
+import { startWebhookReceiver } from '../support/webhook-receiver.js';
+import { call, expectStatus, newAccount, startChild, until, type ChildMock } from './child-mock.js';
+
+/**
+ * Issue 27, a bounded working set on PostgreSQL: each process keeps at most `--cache-size`
+ * accounts in memory (shared-scopes.ts). Proved with a cache of ONE account and two processes,
+ * so that every other account a process touches has been evicted: a batch reads the account its
+ * units name whole in its pull, a unit that names none reads it on the miss, pulls skip the rows
+ * of accounts not in memory — and what any process acknowledged is what every other reads.
+ */
+const berlin = { name: 'Erika Mustermann', street: 'Hauptstraße 5', city: 'Berlin', postalCode: '10115', countryCode: 'DE' };
+const munich = { name: 'Max Muster', street: 'Marienplatz 1', city: 'München', postalCode: '80331', countryCode: 'DE' };
+const dhl = catalogueIds.carrier('DHL_PARCEL');
+const dhlPaket = catalogueIds.service('DHL_PARCEL', 'DHL_PAKET');
+
+let cluster: ThrowawayPostgres;
+const running: { kill(): Promise<unknown> }[] = [];
+throwawayPostgresForFile(running, (started) => (cluster = started));
+
+/** Two stores (as two processes would hold them) on one new database, each keeping one account. */
+async function twoStores(): Promise<{ url: string; one: SharedStore; two: SharedStore }> {
+  const url = await cluster.createDatabase();
+  const one = (await openPostgresStore(url, { cacheSize: 1 })).store as SharedStore;
+  const two = (await openPostgresStore(url, { cacheSize: 1 })).store as SharedStore;
+  running.push({ kill: async () => [one, two].forEach((store) => store.close()) });
+  return { url, one, two };
+}
+
+type Thing = { id: string; n: number };
+const things = (store: SharedStore, account: string) => store.account(account).collection<Thing>('things');
+const LOCK = (account: string) => ({ account });
+const READ = (account: string) => ({ account, read: true });
+const inMemory = (store: SharedStore) => store.workingSet()!.accounts;
+
+/** Writes `n` things into each account through `store`, each account in a locked unit. */
+async function fill(store: SharedStore, accounts: string[], n: number): Promise<void> {
+  for (const account of accounts) {
+    await store.transaction(() => {
+      for (let i = 1; i <= n; i++) things(store, account).insert({ id: `${account}-${i}`, n: i });
+    }, 'request', LOCK(account));
+  }
+}
+
+async function storedCount(url: string, scope: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM shipmock_items WHERE scope = $1 AND body IS NOT NULL', [scope])).rows[0].n);
+  } finally {
+    await client.end();
+  }
+}
+
+describe('a shared PostgreSQL store keeps a bounded working set (two stores, a cache of one account)', () => {
+  it('evicts what it does not use; another process changes an evicted account; the next unit of that account reads it whole in its pull, with the change, without a miss', async () => {
+    const { url, one, two } = await twoStores();
+    await fill(one, ['a1', 'a2', 'a3'], 3);
+    // Committed, the working set trims back to one account: the last one used.
+    expect(inMemory(one)).toEqual(['account:a3']);
+    expect(await storedCount(url, 'account:a1')).toBe(3);
+
+    // Two (which never held a1) changes it: its account batch reads a1 ahead, in its pull.
+    await two.transaction(() => {
+      const found = things(two, 'a1').get('a1-2')!;
+      things(two, 'a1').update({ ...found, n: found.n * 10 });
+      things(two, 'a1').delete('a1-3');
+      things(two, 'a1').insert({ id: 'a1-4', n: 4 });
+    }, 'request', LOCK('a1'));
+    expect(two.workingSet()!.misses, 'two read a1 in its pull, not on a miss').toBe(0);
+
+    // One's next batch (another account's) pulls two's rows of a1 and skips them: a1 is not in memory.
+    await one.transaction(() => things(one, 'a2').size, 'request', LOCK('a2'));
+    expect(inMemory(one)).toEqual(['account:a2']);
+    // A read of a1 on one: read whole at its pull's head, with everything two acknowledged.
+    const read = await one.transaction(() => things(one, 'a1').values(), 'request', READ('a1'));
+    expect(read).toEqual([
+      { id: 'a1-1', n: 1 },
+      { id: 'a1-2', n: 20 },
+      { id: 'a1-4', n: 4 },
+    ]);
+    // Inserted after the reload, a thing goes after the highest sequence ever used (cursors stay valid).
+    await one.transaction(() => void things(one, 'a1').insert({ id: 'a1-5', n: 5 }), 'request', LOCK('a1'));
+    expect(await one.transaction(() => things(one, 'a1').seqOf('a1-5'), 'request', READ('a1'))).toBe(5);
+    expect(one.workingSet()!.misses, 'one read every account in a pull').toBe(0);
+    expect(one.workingSet()!.evictions).toBeGreaterThanOrEqual(3);
+    expect(inMemory(one)).toEqual(['account:a1']);
+  }, 60_000);
+
+  it('reads an account a wide unit uses on the miss, at the newest commit; keeps a changed account in memory until its commit; exports every account', async () => {
+    const { one, two } = await twoStores();
+    await fill(two, ['b1', 'b2'], 2);
+    await fill(one, ['b3'], 1);
+    // A wide unit (a timer, an admin request) names no account: b1 and b2 are read when it uses them.
+    const sums = await one.transaction(() => ['b1', 'b2'].map((account) => things(one, account).values().reduce((sum, thing) => sum + thing.n, 0)));
+    expect(sums).toEqual([3, 3]);
+    expect(one.workingSet()!.misses).toBe(2);
+    // A wide unit that writes two accounts keeps both (they have uncommitted writes) until its commit.
+    let during: string[] = [];
+    await one.transaction(() => {
+      things(one, 'b1').insert({ id: 'b1-3', n: 3 });
+      things(one, 'b2').insert({ id: 'b2-3', n: 3 });
+      things(one, 'b3').insert({ id: 'b3-2', n: 2 });
+      during = inMemory(one);
+    });
+    expect(during.sort()).toEqual(['account:b1', 'account:b2', 'account:b3']);
+    expect(inMemory(one)).toHaveLength(1);
+    // Two sees all three writes (b1 and b2 through their account batches' pulls, b3 on a miss).
+    expect(await two.transaction(() => things(two, 'b1').size, 'request', READ('b1'))).toBe(3);
+    expect(await two.transaction(() => things(two, 'b2').size, 'request', READ('b2'))).toBe(3);
+    expect(await two.transaction(() => things(two, 'b3').values().map((thing) => thing.id))).toEqual(['b3-1', 'b3-2']);
+    // The export (a wide unit) holds every account, those not in memory read as stored.
+    const exported = await two.transaction(() => two.snapshot());
+    expect(Object.keys(exported.scopes).filter((key) => key.startsWith('account:')).sort()).toEqual(['account:b1', 'account:b2', 'account:b3']);
+    expect(exported.scopes['account:b1'].collections.things.items.map(([, thing]) => (thing as Thing).id)).toEqual(['b1-1', 'b1-2', 'b1-3']);
+    expect(inMemory(two)).toHaveLength(1);
+    expect((await two.transaction(() => two.accountIds())).sort()).toEqual(['b1', 'b2', 'b3']);
+  }, 60_000);
+
+  it('drops an account that another process reset, whether or not it is in memory, and reads what was written after the reset', async () => {
+    const { one, two } = await twoStores();
+    await fill(one, ['c1', 'c2'], 2);
+    // c2 is in one's memory, c1 is not; two resets both (a wide unit) and writes c2 again.
+    await two.transaction(() => {
+      two.reset('c1');
+      two.reset('c2');
+      things(two, 'c2').insert({ id: 'c2-new', n: 9 });
+    });
+    expect(await one.transaction(() => things(one, 'c2').values(), 'request', READ('c2'))).toEqual([{ id: 'c2-new', n: 9 }]);
+    expect(await one.transaction(() => one.hasAccount('c1'))).toBe(false);
+    expect(await one.transaction(() => things(one, 'c1').size, 'request', READ('c1'))).toBe(0);
+  }, 60_000);
+});
+
+/** Two `shipmock serve` processes on one new database. */
+async function twoProcesses(args: string[]): Promise<[ChildMock, ChildMock]> {
+  const url = await cluster.createDatabase();
+  const mocks = (await Promise.all([startChild(['--data', url, ...args]), startChild(['--data', url, ...args])])) as [ChildMock, ChildMock];
+  running.push(...mocks);
+  return mocks;
+}
+
+/** Every item of a list, `limit` at a time, calling `between` after each page. */
+async function pages(url: string, path: string, auth: string, limit: number, between: () => Promise<unknown>): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await expectStatus(call(url, 'GET', `${path}?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { auth }), 200, `list ${path}`);
+    ids.push(...page.items.map((item: { id: string }) => item.id));
+    cursor = page.nextCursor;
+    await between();
+  } while (cursor);
+  return ids;
+}
+
+describe('two processes on PostgreSQL with --cache-size 1, through HTTP', () => {
+  it('pages through an account list with cursors while other accounts evict it on either process, and sees writes of the other process between pages', async () => {
+    const [p, q] = await twoProcesses(['--cache-size', '1', '--rate-limit', 'off']);
+    const accounts = await Promise.all([newAccount(p), newAccount(q), newAccount(p)]);
+    const created = new Map<string, string[]>();
+    for (const [a, account] of accounts.entries()) {
+      const ids: string[] = [];
+      for (let i = 0; i < 7; i++) {
+        const mock = [p, q][(a + i) % 2];
+        ids.push((await expectStatus(call(mock.url, 'POST', '/v1/addresses', { auth: account.auth, body: { ...berlin, name: `Person ${a}-${i}` } }), 201, 'address')).id);
+      }
+      created.set(account.id, ids);
+    }
+    const [first, second, third] = accounts;
+    // Between pages of the first account on q: the other two accounts are used on q (evicting the
+    // first), and the first gets a new address on p.
+    let n = 0;
+    const evictAndWrite = async () => {
+      await expectStatus(call(q.url, 'GET', '/v1/addresses?limit=1', { auth: second.auth }), 200, 'other account');
+      await expectStatus(call(q.url, 'GET', '/v1/addresses?limit=1', { auth: third.auth }), 200, 'other account');
+      const added = await expectStatus(call(p.url, 'POST', '/v1/addresses', { auth: first.auth, body: { ...munich, name: `Added ${n++}` } }), 201, 'address');
+      created.get(first.id)!.push(added.id);
+    };
+    const listed = await pages(q.url, '/v1/addresses', first.auth, 2, evictAndWrite);
+    // Each address once, in creation order, the ones added while paging included (they sort last).
+    expect(listed).toEqual(created.get(first.id)!.slice(0, listed.length));
+    expect(new Set(listed).size).toBe(listed.length);
+    expect(listed.length).toBeGreaterThanOrEqual(8);
+    // Both processes list every account's addresses alike.
+    for (const account of accounts) {
+      const onP = await pages(p.url, '/v1/addresses', account.auth, 100, async () => {});
+      const onQ = await pages(q.url, '/v1/addresses', account.auth, 100, async () => {});
+      expect(onP).toEqual(created.get(account.id));
+      expect(onQ).toEqual(onP);
+    }
+  }, 120_000);
+
+  it('advances the clock from either process: the tracker steps of accounts evicted everywhere are each recorded, published and delivered once', async () => {
+    const receiver = await startWebhookReceiver();
+    const [p, q] = await twoProcesses(['--cache-size', '1', '--rate-limit', 'off', '--clock', 'manual', '--clock-start', '2026-03-02T08:00:00Z', '--token-ttl', 'account=P30D']);
+    const mocks = [p, q];
+    const trackers: { auth: string; id: string }[] = [];
+    for (let a = 0; a < 3; a++) {
+      const home = mocks[a % 2];
+      const other = mocks[(a + 1) % 2];
+      const { auth } = await newAccount(home);
+      const as = (mock: ChildMock, method: string, path: string, body?: unknown) => call(mock.url, method, path, { auth, body });
+      await expectStatus(as(home, 'POST', '/v1/event-channels', { name: 'trackers', topics: ['TRACKER'], webhook: { url: receiver.url } }), 201, 'event channel');
+      const carrierDefinitionId = (await expectStatus(as(other, 'POST', '/v1/carrier-definitions', { carrierId: dhl, name: 'DHL' }), 201, 'carrier')).id;
+      const serviceDefinitionId = (await expectStatus(as(home, 'POST', '/v1/service-definitions', { carrierDefinitionId, serviceId: dhlPaket, name: 'DHL Paket' }), 201, 'service')).id;
+      const shipmentChannelId = (await expectStatus(as(other, 'POST', '/v1/shipment-channels', { name: 'ZPL', documentRendering: { labelFormat: 'ZPL', labelSize: 'LABEL_4X6' } }), 201, 'channel')).id;
+      const booked = await expectStatus(as(home, 'POST', '/v1/shipment-bookings/inline', { serviceDefinitionId, shipmentChannelId, sender: berlin, receiver: munich, parcels: [{ weight: 2 }], reference: `A${a}` }), 201, 'booking');
+      const booking = await expectStatus(as(other, 'GET', `/v1/shipment-bookings/${booked.id}`), 200, 'booking');
+      for (const id of booking.trackerIds as string[]) trackers.push({ auth, id });
+    }
+    expect(trackers).toHaveLength(3);
+    // With one account in memory, each process holds at most the last account it used: every
+    // timer fires for an account read on the miss. The clock moves a week from either process.
+    for (let step = 0; step < 28; step++) {
+      await expectStatus(call(mocks[step % 2].url, 'POST', '/__admin/clock/advance', { admin: true, body: { duration: 'PT6H' } }), 200, 'advance clock');
+    }
+    const journey = ['CREATED', 'PICKED_UP', 'IN_TRANSIT', 'OUT_FOR_DELIVERY', 'DELIVERED'];
+    for (const tracker of trackers) {
+      const seen = await Promise.all(mocks.map((mock) => expectStatus(call(mock.url, 'GET', `/v1/trackers/${tracker.id}`, { auth: tracker.auth }), 200, 'tracker')));
+      expect(seen[0].events.map((event: { status: string }) => event.status)).toEqual(journey);
+      expect(seen[1]).toEqual(seen[0]);
+    }
+    const expected = trackers.length * journey.length;
+    await until('every tracker event reached the receiver', () => receiver.received.length, (count) => count >= expected, 30_000);
+    for (const mock of mocks) {
+      await until(
+        'no process has a delivery left to send',
+        async () => (await expectStatus(call(mock.url, 'GET', '/__admin/deliveries?limit=1', { admin: true }), 200, 'deliveries')).counts,
+        (counts: any) => counts.PENDING + counts.IN_FLIGHT + counts.RETRYING === 0,
+        30_000,
+      );
+    }
+    expect(receiver.received).toHaveLength(expected);
+    expect(receiver.received.filter((request) => request.nth > 0), 'an event delivered twice').toEqual([]);
+    const steps = receiver.received.map((request) => `${request.body.payload.id} ${request.body.type} ${request.body.payload.events.length}`).sort();
+    expect(steps).toEqual(trackers.flatMap(({ id }) => [`${id} CREATED 1`, ...[2, 3, 4, 5].map((n) => `${id} UPDATED ${n}`)]).sort());
+    await receiver.close();
+  }, 120_000);
+});
