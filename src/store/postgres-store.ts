@@ -304,6 +304,7 @@ function storedScopeReads(url: string, processNumber: number, query: (sql: strin
           [limit],
         )
       ).rows.map((row) => row.scope),
+    ready: () => reader.ready(),
     close: () => reader.close(),
   };
 }

@@ -18,6 +18,14 @@ import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from '
 export interface SyncReader {
   /** The rows of one statement (one snapshot); throws the database's error, or a timeout. */
   query<Row extends object>(sql: string, params?: unknown[]): Row[];
+  /**
+   * Starts the thread and its connection, and settles when it is connected (or could not be:
+   * a read then reports why). Awaited before the first read: a read blocks this thread, and a
+   * thread blocked while another thread starts and connects (seconds on a loaded machine) lets
+   * this thread's own connection attempts time out — their timers fire before their sockets
+   * are seen.
+   */
+  ready(): Promise<void>;
   close(): void;
 }
 
@@ -28,6 +36,8 @@ const Client = require(workerData.pg);
 const { port, flag, url, name } = workerData;
 const signal = new Int32Array(flag);
 let client;
+/** signal[1]: 0 connecting, 1 connected, 2 not (the first read tries again). */
+const connectedOrNot = (state) => { Atomics.store(signal, 1, state); Atomics.notify(signal, 1); };
 function database() {
   if (!client) {
     const next = new Client({ connectionString: url, application_name: name, connectionTimeoutMillis: 5000 });
@@ -38,6 +48,7 @@ function database() {
   }
   return client;
 }
+database().then(() => connectedOrNot(1), () => connectedOrNot(2));
 port.on('message', async ({ id, sql, params }) => {
   let answer;
   try {
@@ -52,6 +63,9 @@ port.on('message', async ({ id, sql, params }) => {
 });
 `;
 
+/** Atomics.waitAsync (Node ≥ 16; ES2024, past this build's `lib`). */
+const waitAsync = (Atomics as unknown as { waitAsync(array: Int32Array, index: number, value: number, timeout: number): { async: boolean; value: unknown } }).waitAsync;
+
 export function createSyncReader(url: string, applicationName: string, timeoutMs = 10_000): SyncReader {
   let worker: { thread: Worker; port: MessagePort; signal: Int32Array } | undefined;
   let nextId = 0;
@@ -59,7 +73,7 @@ export function createSyncReader(url: string, applicationName: string, timeoutMs
   function started() {
     if (worker) return worker;
     const channel = new MessageChannel();
-    const flag = new SharedArrayBuffer(4);
+    const flag = new SharedArrayBuffer(8);
     // pg's client alone (not its pool): the thread starts in ~2/3 of the time.
     const pgPath = createRequire(import.meta.url).resolve('pg/lib/client');
     const thread = new Worker(WORKER, { eval: true, workerData: { port: channel.port2, flag, url, name: applicationName, pg: pgPath }, transferList: [channel.port2] });
@@ -73,6 +87,11 @@ export function createSyncReader(url: string, applicationName: string, timeoutMs
   }
 
   return {
+    async ready() {
+      const { signal } = started();
+      const waited = waitAsync(signal, 1, 0, timeoutMs);
+      if (waited.async) await waited.value;
+    },
     query<Row extends object>(sql: string, params: unknown[] = []): Row[] {
       const { port, signal } = started();
       const id = ++nextId;

@@ -30,6 +30,8 @@ export interface StoredScopeReads {
   accountValues(name: string): [string, unknown][];
   /** The account scopes changed most recently, newest first, at most `limit` (read ahead at start). */
   recentAccounts(limit: number): Promise<string[]>;
+  /** Settles when the synchronous reads can start without waiting for their connection (awaited before the store loads). */
+  ready(): Promise<void>;
   close(): void;
 }
 

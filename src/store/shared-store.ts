@@ -318,7 +318,7 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
      * bounded working set reads ahead the accounts changed most recently, as many as it keeps.
      */
     load: async () => {
-      if (backend.stored) copy.readAhead = await backend.stored.recentAccounts(capacity);
+      if (backend.stored) [copy.readAhead] = await Promise.all([backend.stored.recentAccounts(capacity), backend.stored.ready()]);
       return run(() => beat(now()));
     },
     // Whether unit-lock.ts may look at an account without reading it (an account not in memory is not read for a guess).
@@ -775,6 +775,24 @@ async function runInBatch(batches: { enter(member: object): Promise<void>; settl
   }
 }
 
+/** The batch no longer holds what its pull read; after a commit the working set trims back to its capacity. */
+function releaseHeld(copy: SharedCopy, batch: Batch, committed = false): void {
+  const { cache } = copy;
+  if (!cache) return;
+  if (batch.unit) cache.end(batch.unit);
+  batch.unit = undefined;
+  copy.absent.clear();
+  if (committed) cache.committed();
+}
+
+/** A batch that could not open (its connection or pull failed): nothing ran, every member is told. */
+function notOpened(copy: SharedCopy, batch: Batch, error: Error): void {
+  batch.committed = [];
+  releaseHeld(copy, batch);
+  dropConnection(copy);
+  batch.finish(error);
+}
+
 /**
  * The batch machinery: members enter the batch of their lock that is admitting (or a new one,
  * opened after the one before it), and the batch commits once it stopped admitting and every
@@ -810,24 +828,11 @@ function createBatches(copy: SharedCopy, memberTimeoutMs: number) {
         }),
       (error: Error) => {
         stopAdmitting(admitting, batch);
-        batch.committed = [];
         for (const member of batch.pending) members.delete(member);
-        release(batch);
-        dropConnection(copy);
-        batch.finish(error);
+        notOpened(copy, batch, error);
       },
     );
     return batch;
-  }
-
-  /** The batch no longer holds what its pull read; after a commit the working set trims back to its capacity. */
-  function release(batch: Batch, committed = false): void {
-    const { cache } = copy;
-    if (!cache) return;
-    if (batch.unit) cache.end(batch.unit);
-    batch.unit = undefined;
-    copy.absent.clear();
-    if (committed) cache.committed();
   }
 
   function maybeCommit(batch: Batch): void {
@@ -835,11 +840,11 @@ function createBatches(copy: SharedCopy, memberTimeoutMs: number) {
     batch.committing = true;
     commitBatch(copy, batch).then(
       () => {
-        release(batch, true);
+        releaseHeld(copy, batch, true);
         committed(batch);
       },
       (error: Error) => {
-        release(batch);
+        releaseHeld(copy, batch);
         notCommitted(copy, batch, error);
       },
     );

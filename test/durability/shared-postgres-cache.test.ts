@@ -158,6 +158,23 @@ async function pages(url: string, path: string, auth: string, limit: number, bet
   return ids;
 }
 
+describe('the synchronous reader of a bounded working set', () => {
+  it('is connected once the store has opened: the first miss does not block the process while a thread starts and connects', async () => {
+    const url = await cluster.createDatabase();
+    const { store, processNumber } = await openPostgresStore(url, { cacheSize: 1 });
+    running.push({ kill: async () => store.close() });
+    // Two sessions of this process before any read: its batch connection and the reader's.
+    const observer = new pg.Client({ connectionString: url });
+    await observer.connect();
+    try {
+      const { rows } = await observer.query<{ sessions: string }>('SELECT count(*) AS sessions FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1', [`shipmock:${processNumber}`]);
+      expect(Number(rows[0].sessions)).toBe(2);
+    } finally {
+      await observer.end();
+    }
+  });
+});
+
 describe('two processes on PostgreSQL with --cache-size 1, through HTTP', () => {
   it('pages through an account list with cursors while other accounts evict it on either process, and sees writes of the other process between pages', async () => {
     const [p, q] = await twoProcesses(['--cache-size', '1', '--rate-limit', 'off']);
