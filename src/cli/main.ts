@@ -10,7 +10,7 @@ import { normalizeCorsOrigin } from '../app/steps/cors.js';
 import { CONTROL_PLANE_FLAGS, CONTROL_PLANE_USAGE, controlPlaneBanner, controlPlaneOptions } from './control-plane-flags.js';
 import { blameEnvironment, withEnvironment } from './environment.js';
 import { resolveAdminKey } from './generated-admin-key.js';
-import { flagsTakenByNpm, oneOf, parseArgs, type FlagSpec, type ParsedFlags } from './parse-args.js';
+import { flagsTakenByNpm, oneOf, parseArgs, portOf, type FlagSpec, type ParsedFlags } from './parse-args.js';
 import { checkWorkers, runPrimary, workerNumber } from './workers.js';
 import { isPostgresUrl } from '../store/data-location.js';
 import { ON_MISS, type ReplaySetup } from '../replay/on-miss.js';
@@ -213,7 +213,7 @@ async function serveWith(parsed: ParsedFlags<typeof SERVE_FLAGS>, warnings: stri
     process.exit(await runPrimary(workers, (line) => logger.warn(line)));
   }
   const worker = workerNumber();
-  const port = flags.port ?? 4010;
+  const port = portOf('--port', flags.port, 4010);
   const { startMock } = await import('../server/start-mock.js');
   const mock = await startMock({
     port,

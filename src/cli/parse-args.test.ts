@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { oneOf, parseArgs, type FlagSpec } from './parse-args.js';
+import { oneOf, parseArgs, portOf, type FlagSpec } from './parse-args.js';
 
 const SPEC = {
   port: { type: 'number' },
@@ -35,6 +35,24 @@ describe('parseArgs', () => {
     expect(() => parseArgs(['--port'], SPEC)).toThrow('--port needs a value');
     expect(() => parseArgs(['--port', 'ten'], SPEC)).toThrow('--port needs a number, got ten');
     expect(() => parseArgs(['--retries', '1', '--retries', 'x'], SPEC)).toThrow('--retries needs a number, got x');
+  });
+
+  it('takes a negative number after a number flag as its value (for the flag’s own range check), and nothing else that starts with -', () => {
+    expect(parseArgs(['--port', '-1'], SPEC).flags).toEqual({ port: -1 });
+    expect(parseArgs(['--retries', '-0.5', '--retries', '2'], SPEC).flags).toEqual({ retries: [-0.5, 2] });
+    expect(() => parseArgs(['--port', '-Infinity'], SPEC)).toThrow('--port needs a number, got -Infinity');
+    expect(() => parseArgs(['--port', '--host', 'x'], SPEC)).toThrow('--port needs a value');
+    expect(() => parseArgs(['--host', '-1'], SPEC)).toThrow('--host needs a value');
+  });
+});
+
+describe('portOf', () => {
+  it('passes 0 to 65535 and the default when absent, and names the flag otherwise', () => {
+    expect(portOf('--port', undefined, 4010)).toBe(4010);
+    expect(portOf('--port', 0, 4010)).toBe(0);
+    expect(portOf('--webhook-port', 65535)).toBe(65535);
+    expect(portOf('--webhook-port', undefined)).toBeUndefined();
+    for (const bad of [-1, 65536, 1.5]) expect(() => portOf('--mock-port', bad, 0)).toThrow(`--mock-port must be a whole number from 0 (any free port) to 65535 (got ${bad})`);
   });
 });
 

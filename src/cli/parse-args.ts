@@ -25,15 +25,26 @@ export function parseArgs<S extends Record<string, FlagSpec>>(argv: string[], sp
   for (const [name, flag] of Object.entries(spec)) options[name] = { type: flag.type === 'boolean' ? 'boolean' : 'string', multiple: flag.repeatable ?? false };
   // util.parseArgs takes no value on a boolean option; `--flag=false` is a documented spelling here.
   const negated = new Set<string>();
-  const args = argv.flatMap((arg) => {
+  const args: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
     // -h is what people type first; every command that has --help takes it too.
-    if (arg === '-h' && spec.help?.type === 'boolean') return ['--help'];
+    if (arg === '-h' && spec.help?.type === 'boolean') {
+      args.push('--help');
+      continue;
+    }
+    // util.parseArgs reads `-1` after `--cache-size` as a flag and says the value is missing: a
+    // negative number there is the value, and the flag's own check says what it takes.
+    const bare = /^--([^=]+)$/.exec(arg)?.[1];
+    if (bare !== undefined && spec[bare]?.type === 'number' && /^-(\d|\.\d|Infinity$)/.test(argv[i + 1] ?? '')) {
+      args.push(`--${bare}=${argv[++i]}`);
+      continue;
+    }
     const match = /^--([^=]+)=(.*)$/s.exec(arg);
-    if (!match || spec[match[1]]?.type !== 'boolean') return [arg];
-    if (match[2] !== 'false') return [`--${match[1]}`];
-    negated.add(match[1]);
-    return [];
-  });
+    if (!match || spec[match[1]]?.type !== 'boolean') args.push(arg);
+    else if (match[2] !== 'false') args.push(`--${match[1]}`);
+    else negated.add(match[1]);
+  }
   let parsed: ReturnType<typeof parseNodeArgs>;
   try {
     parsed = parseNodeArgs({ args, options, strict: true, allowPositionals: true });
@@ -89,4 +100,17 @@ export function flagsTakenByNpm(env: NodeJS.ProcessEnv, flags: readonly string[]
     const value = env[`npm_config_${flag.replace(/-/g, '_')}`];
     return value === undefined ? [] : [{ flag, value }];
   });
+}
+
+/**
+ * A port flag's value: a whole number from 0 (any free port) to 65535, else an error naming the
+ * flag (Node's own says `options.port`).
+ * @example portOf('--port', flags.port, 4010) // 4010 when absent
+ */
+export function portOf(flag: string, value: number | undefined, fallback: number): number;
+export function portOf(flag: string, value: number | undefined): number | undefined;
+export function portOf(flag: string, value: number | undefined, fallback?: number): number | undefined {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 0 || value > 65535) throw new Error(`${flag} must be a whole number from 0 (any free port) to 65535 (got ${value})`);
+  return value;
 }

@@ -1,5 +1,5 @@
 import { formatProxySummary, startValidationProxy } from '../proxy/validation-proxy.js';
-import { parseArgs } from './parse-args.js';
+import { parseArgs, portOf } from './parse-args.js';
 import { LOG_FLAG_LINES, startUpstreamCommand, UPSTREAM_FLAGS } from './upstream-command.js';
 
 const PROXY_FLAGS = UPSTREAM_FLAGS;
@@ -29,7 +29,7 @@ export async function proxyCommand(argv: string[]): Promise<void> {
   const { upstream, logger } = startUpstreamCommand('proxy', flags);
   const proxy = await startValidationProxy({
     upstream,
-    port: flags.port ?? 4020,
+    port: portOf('--port', flags.port, 4020),
     host: flags.host,
     contract: flags.contract,
     timeoutMs: flags['timeout-ms'],

@@ -1,5 +1,5 @@
 import { formatRecordSummary, startRecorder } from '../record/recorder.js';
-import { parseArgs, type FlagSpec } from './parse-args.js';
+import { parseArgs, portOf, type FlagSpec } from './parse-args.js';
 import { LOG_FLAG_LINES, startUpstreamCommand, UPSTREAM_FLAGS } from './upstream-command.js';
 
 const RECORD_FLAGS = { ...UPSTREAM_FLAGS, out: { type: 'string' } } satisfies Record<string, FlagSpec>;
@@ -34,7 +34,7 @@ export async function recordCommand(argv: string[]): Promise<void> {
   const recorder = await startRecorder({
     upstream,
     out: flags.out,
-    port: flags.port ?? 4020,
+    port: portOf('--port', flags.port, 4020),
     host: flags.host,
     contract: flags.contract,
     timeoutMs: flags['timeout-ms'],

@@ -4,7 +4,7 @@ import { networkCause } from '../verify/reachability.js';
 import { formatReport } from '../verify/report.js';
 import { DEFAULT_PROVIDER, verifyProvider, type VerifyProviderOptions } from '../verify/run-verification.js';
 import { realTargetControl, shipmockControl } from '../verify/targets.js';
-import { parseArgs, type FlagSpec } from './parse-args.js';
+import { parseArgs, portOf, type FlagSpec } from './parse-args.js';
 
 const VERIFY_FLAGS = {
   'base-url': { type: 'string' },
@@ -105,7 +105,7 @@ export function readVerifyOptions(argv: string[], env: NodeJS.ProcessEnv = proce
         providerVersion: flags['provider-version'],
         providerBranch: flags['provider-branch'],
       },
-      webhook: { port: flags['webhook-port'], publicUrl: webhookPublicUrl },
+      webhook: { port: portOf('--webhook-port', flags['webhook-port']), publicUrl: webhookPublicUrl },
       logLevel: logLevel as VerifyLogLevel,
     },
   };
