@@ -17,13 +17,13 @@
 // measure the same files), BENCH_LONG (0: rounds of a longer load after the settled RSS, each
 // listing BENCH_LONG_ACCOUNTS (400) accounts once at c=10 — more than the cache holds, so every
 // round reads and evicts accounts — with RSS after each round: does the growth level off?).
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import { ACCOUNT_BODY, accountAuth, berlin, call, inParallel, munich, serve as serveChild } from './serve-child.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const sizes = (process.env.BENCH_SIZES ?? '10000,200000').split(',').map(Number);
@@ -38,53 +38,9 @@ const longAccounts = Number(process.env.BENCH_LONG_ACCOUNTS ?? 400);
 const cacheFlags = process.env.BENCH_CACHE ? ['--cache-size', process.env.BENCH_CACHE] : [];
 const work = process.env.BENCH_WORK ?? mkdtempSync(join(tmpdir(), 'shipmock-cache-rss-'));
 mkdirSync(work, { recursive: true });
-const berlin = { name: 'Erika Mustermann', street: 'Hauptstraße 5', city: 'Berlin', postalCode: '10115', countryCode: 'DE' };
-const munich = { name: 'Max Muster', street: 'Marienplatz 1', city: 'München', postalCode: '80331', countryCode: 'DE' };
-const ACCOUNT_BODY = {
-  company: { name: 'Muster GmbH', vatNumber: 'DE123456789', countryCode: 'DE', city: 'Berlin', postalCode: '10115', address: 'Hauptstrasse 5' },
-  contact: { name: 'Erika Mustermann', email: 'erika@example.com', phone: '+49301234567' },
-};
 
-/** `shipmock serve` on a free port; resolves once its banner names the URL and the credentials. */
-function serve(args) {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const traceGc = process.env.BENCH_TRACE_GC && args.includes('--data') && !args.some((a) => String(a).endsWith('template.db'));
-    const child = spawn(process.execPath, [...(traceGc ? ['--trace-gc'] : []), `${root}bin/shipmock.js`, 'serve', '--port', '0', '--log-level', 'warn', '--rate-limit', 'off', '--clock', 'manual', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stderr.on('data', (chunk) => (out += chunk));
-    child.stdout.on('data', (chunk) => {
-      if (traceGc) appendFileSync(process.env.BENCH_TRACE_GC, chunk);
-      out += chunk;
-      const match = /listening on (\S+)[\s\S]*company id\s+(\S+)[\s\S]*client id\s+(\S+)[\s\S]*client secret\s+(\S+)/.exec(out);
-      if (!match) return;
-      const basic = `Basic ${Buffer.from(`${match[3]}:${match[4]}`).toString('base64')}`;
-      const exited = new Promise((done) => child.once('exit', done));
-      resolve({ child, url: match[1], companyId: match[2], basic, startMs: performance.now() - started, stop: () => (child.kill('SIGTERM'), exited) });
-    });
-    child.once('exit', (code) => reject(new Error(`exited ${code} before listening:\n${out}`)));
-  });
-}
-
-async function call(mock, method, path, { auth, body } = {}) {
-  const headers = {};
-  if (auth) headers.Authorization = auth;
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  if (path.startsWith('/__admin')) headers['X-Shipmock-Admin'] = '1';
-  const res = await fetch(`${mock.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
-  return text ? JSON.parse(text) : undefined;
-}
-
-async function inParallel(count, concurrency, task) {
-  let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < count) await task(next++);
-  }));
-}
-
-const accountAuth = async (mock, id) => `Bearer ${(await call(mock, 'POST', `/v1/accounts/${id}/tokens`, { auth: mock.basic, body: { grantType: 'client_credentials' } })).accessToken}`;
+/** serve-child.mjs's serve of this checkout: the measured mock (not the template's) with --trace-gc when BENCH_TRACE_GC names a file. */
+const serve = (args) => serveChild(root, args, { traceGcFile: process.env.BENCH_TRACE_GC && args.includes('--data') && !args.some((a) => String(a).endsWith('template.db')) ? process.env.BENCH_TRACE_GC : undefined });
 
 /** The template file: `templates` accounts of `perAccount` inline bookings, through the API. */
 async function seedTemplate() {

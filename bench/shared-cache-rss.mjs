@@ -13,11 +13,11 @@
 // tracking numbers per booking, as the API would have made them. Sizes grow in order on one
 // database (BENCH_SIZES, default 10000,200000); each is measured on a fresh process.
 // Options (env): BENCH_SIZES, BENCH_PER_ACCOUNT, BENCH_CACHE, BENCH_HOT (50), BENCH_COLD (20), BENCH_SETTLE_MS (10000).
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { startThrowawayPostgres } from '../scripts/throwaway-postgres.mjs';
+import { ACCOUNT_BODY, accountAuth, berlin, call, inParallel, munich, serve as serveChild } from './serve-child.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const sizes = (process.env.BENCH_SIZES ?? '10000,200000').split(',').map(Number);
@@ -27,51 +27,7 @@ const hot = Number(process.env.BENCH_HOT ?? 50);
 const coldCount = Number(process.env.BENCH_COLD ?? 20);
 const settleMs = Number(process.env.BENCH_SETTLE_MS ?? 10_000);
 const cacheFlags = process.env.BENCH_CACHE ? ['--cache-size', process.env.BENCH_CACHE] : [];
-const berlin = { name: 'Erika Mustermann', street: 'Hauptstraße 5', city: 'Berlin', postalCode: '10115', countryCode: 'DE' };
-const munich = { name: 'Max Muster', street: 'Marienplatz 1', city: 'München', postalCode: '80331', countryCode: 'DE' };
-const ACCOUNT_BODY = {
-  company: { name: 'Muster GmbH', vatNumber: 'DE123456789', countryCode: 'DE', city: 'Berlin', postalCode: '10115', address: 'Hauptstrasse 5' },
-  contact: { name: 'Erika Mustermann', email: 'erika@example.com', phone: '+49301234567' },
-};
-
-/** `shipmock serve` on a free port; resolves once its banner names the URL and the credentials. */
-function serve(args) {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(process.execPath, [`${root}bin/shipmock.js`, 'serve', '--port', '0', '--log-level', 'warn', '--rate-limit', 'off', '--clock', 'manual', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stderr.on('data', (chunk) => (out += chunk));
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const match = /listening on (\S+)[\s\S]*company id\s+(\S+)[\s\S]*client id\s+(\S+)[\s\S]*client secret\s+(\S+)/.exec(out);
-      if (!match) return;
-      const basic = `Basic ${Buffer.from(`${match[3]}:${match[4]}`).toString('base64')}`;
-      const exited = new Promise((done) => child.once('exit', done));
-      resolve({ child, url: match[1], companyId: match[2], basic, startMs: performance.now() - started, stop: () => (child.kill('SIGTERM'), exited) });
-    });
-    child.once('exit', (code) => reject(new Error(`exited ${code} before listening:\n${out}`)));
-  });
-}
-
-async function call(mock, method, path, { auth, body } = {}) {
-  const headers = {};
-  if (auth) headers.Authorization = auth;
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  if (path.startsWith('/__admin')) headers['X-Shipmock-Admin'] = '1';
-  const res = await fetch(`${mock.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
-  return text ? JSON.parse(text) : undefined;
-}
-
-async function inParallel(count, concurrency, task) {
-  let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < count) await task(next++);
-  }));
-}
-
-const accountAuth = async (mock, id) => `Bearer ${(await call(mock, 'POST', `/v1/accounts/${id}/tokens`, { auth: mock.basic, body: { grantType: 'client_credentials' } })).accessToken}`;
+const serve = (args) => serveChild(root, args);
 
 /** The template: `templates` accounts of `perAccount` inline bookings, through the API. */
 async function seedTemplate(url) {
