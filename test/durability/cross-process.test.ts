@@ -4,6 +4,7 @@ import { createRandom } from '../../src/random/random.js';
 import { throwawayPostgresForFile, type ThrowawayPostgres } from '../support/postgres.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import { bookingBody, call, expectStatus, newAccount, startChild, until, type Answer, type BookingKit, type ChildMock } from './child-mock.js';
+import { expectEachTrackerStepDeliveredOnce } from './tracker-deliveries.js';
 
 /**
  * Issue 27: cross-process correctness of a shared sandbox. Each test starts real `shipmock serve`
@@ -280,21 +281,7 @@ describe('cross-process correctness of a shared sandbox (three or four processes
       }
     }
     // Each scan was published once (whichever process recorded it) and delivered once.
-    const expected = trackerIds.length * journey.length;
-    await until('every tracker event reached the receiver', () => receiver.received.length, (n) => n >= expected, 30_000);
-    for (const mock of mocks) {
-      await until(
-        'no process has a delivery left to send',
-        async () => (await expectStatus(call(mock.url, 'GET', '/__admin/deliveries?limit=1', { admin: true }), 200, 'deliveries')).counts,
-        (counts: any) => counts.PENDING + counts.IN_FLIGHT + counts.RETRYING === 0,
-        30_000,
-      );
-    }
-    expect(receiver.received).toHaveLength(expected);
-    expect(receiver.received.filter((request) => request.nth > 0), 'an event delivered twice').toEqual([]);
-    const steps = receiver.received.map((request) => `${request.body.payload.id} ${request.body.type} ${request.body.payload.events.length}`).sort();
-    const wanted = trackerIds.flatMap((id) => [`${id} CREATED 1`, ...[2, 3, 4, 5].map((n) => `${id} UPDATED ${n}`)]).sort();
-    expect(steps).toEqual(wanted);
+    await expectEachTrackerStepDeliveredOnce(mocks, receiver, trackerIds, journey.length);
     await receiver.close();
   }, 120_000);
 

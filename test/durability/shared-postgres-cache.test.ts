@@ -4,8 +4,10 @@ import { catalogueIds } from '../../src/carrier-catalogue/load-catalogue.js';
 import { openPostgresStore } from '../../src/store/postgres-store.js';
 import type { SharedStore } from '../../src/store/shared-store.js';
 import { throwawayPostgresForFile, type ThrowawayPostgres } from '../support/postgres.js';
+import { berlin, munich } from '../support/shipping-fixtures.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import { call, expectStatus, newAccount, startChild, until, type ChildMock } from './child-mock.js';
+import { expectEachTrackerStepDeliveredOnce } from './tracker-deliveries.js';
 
 /**
  * Issue 27, a bounded working set on PostgreSQL: each process keeps at most `--cache-size`
@@ -14,8 +16,6 @@ import { call, expectStatus, newAccount, startChild, until, type ChildMock } fro
  * units name whole in its pull, a unit that names none reads it on the miss, pulls skip the rows
  * of accounts not in memory — and what any process acknowledged is what every other reads.
  */
-const berlin = { name: 'Erika Mustermann', street: 'Hauptstraße 5', city: 'Berlin', postalCode: '10115', countryCode: 'DE' };
-const munich = { name: 'Max Muster', street: 'Marienplatz 1', city: 'München', postalCode: '80331', countryCode: 'DE' };
 const dhl = catalogueIds.carrier('DHL_PARCEL');
 const dhlPaket = catalogueIds.service('DHL_PARCEL', 'DHL_PAKET');
 
@@ -242,20 +242,7 @@ describe('two processes on PostgreSQL with --cache-size 1, through HTTP', () => 
       expect(seen[0].events.map((event: { status: string }) => event.status)).toEqual(journey);
       expect(seen[1]).toEqual(seen[0]);
     }
-    const expected = trackers.length * journey.length;
-    await until('every tracker event reached the receiver', () => receiver.received.length, (count) => count >= expected, 30_000);
-    for (const mock of mocks) {
-      await until(
-        'no process has a delivery left to send',
-        async () => (await expectStatus(call(mock.url, 'GET', '/__admin/deliveries?limit=1', { admin: true }), 200, 'deliveries')).counts,
-        (counts: any) => counts.PENDING + counts.IN_FLIGHT + counts.RETRYING === 0,
-        30_000,
-      );
-    }
-    expect(receiver.received).toHaveLength(expected);
-    expect(receiver.received.filter((request) => request.nth > 0), 'an event delivered twice').toEqual([]);
-    const steps = receiver.received.map((request) => `${request.body.payload.id} ${request.body.type} ${request.body.payload.events.length}`).sort();
-    expect(steps).toEqual(trackers.flatMap(({ id }) => [`${id} CREATED 1`, ...[2, 3, 4, 5].map((n) => `${id} UPDATED ${n}`)]).sort());
+    await expectEachTrackerStepDeliveredOnce(mocks, receiver, trackers.map(({ id }) => id), journey.length);
     await receiver.close();
   }, 120_000);
 });
