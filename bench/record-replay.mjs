@@ -6,7 +6,9 @@
 // (proxy and record run with --cpu-prof, a profile per run written to DIR when it stops), BENCH_NODE_FLAGS
 // (node flags for every shipmock process, e.g. --min-semi-space-size=16), BENCH_UPSTREAM_DELAY_MS
 // (--record: the upstream behind bench/delay-proxy.mjs, each chunk held that long each way, as a
-// real service is some distance away; default 0: on loopback, where the machine's CPU is the limit).
+// real service is some distance away; default 0: on loopback, where the machine's CPU is the limit),
+// BENCH_POST_BODIES (same: every POST alike, one request recorded as a sequence; distinct: each
+// POST another name, each kept on its own).
 // `--record --against DIR`: also `record` of another built checkout (its bin/ and dist/), in the same rounds.
 //   --record  the latency `record` adds to `proxy` at c=10 (budget ≤ 10 %): the same GET and POST
 //             through each, rounds alternating so a noisy machine's drift falls on both; each run
@@ -21,7 +23,6 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startDelayProxy } from './delay-proxy.mjs';
 import { freePort, waitFor } from './http.mjs';
 import { newAccount } from './scale-out.mjs';
 
@@ -42,7 +43,7 @@ process.on('exit', () => children.forEach((child) => child.kill('SIGKILL')));
 function autocannon(url, { method = 'GET', headers = {}, body } = {}, length = ['-d', String(duration)]) {
   const args = ['-c', String(CONNECTIONS), ...length, '-j', '-m', method];
   for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}=${v}`);
-  if (body) args.push('-b', body);
+  if (body) args.push('-b', body, ...(body.includes('[<id>]') ? ['-I'] : []));
   args.push(url);
   const report = JSON.parse(spawnSync(bin('autocannon'), args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).stdout);
   return { requests: report.requests.total, rps: Math.round(report.requests.average), mean: report.latency.average, p50: report.latency.p50, p99: report.latency.p99, non2xx: report.non2xx + report.errors };
@@ -55,6 +56,24 @@ function shipmock(args, nodeArgs = [], stdout = 'ignore', checkout = root) {
   const child = spawn(process.execPath, [...nodeFlags, ...nodeArgs, `${checkout}bin/shipmock.js`, ...args], { stdio: ['ignore', stdout, 'inherit'] });
   children.push(child);
   return child;
+}
+
+/**
+ * bench/delay-proxy.mjs in a process of its own (this one blocks in spawnSync while autocannon
+ * runs, so a proxy in it would forward nothing); resolves with its port.
+ */
+function delayProxyTo(port, delayMs) {
+  const child = spawn(process.execPath, [`${root}bench/delay-proxy.mjs`, '--target', `127.0.0.1:${port}`, '--delay', String(delayMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const found = /127\.0\.0\.1:(\d+) →/.exec(out);
+      if (found) resolve(Number(found[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`the delay proxy exited ${code}: ${out}`)));
+  });
 }
 
 /** CPU time (user + system) a process has used so far, in ms (Linux clock ticks of 10 ms). */
@@ -76,8 +95,7 @@ async function recordRun() {
   await waitFor(`${direct}/__admin/health`);
   const { auth, getPath } = await newAccount(direct, 'Bench GmbH');
   const delayMs = Number(process.env.BENCH_UPSTREAM_DELAY_MS ?? 0);
-  const delayed = delayMs > 0 ? await startDelayProxy({ target: { host: '127.0.0.1', port: upstreamPort }, delayMs }) : undefined;
-  const upstream = delayed ? `http://127.0.0.1:${delayed.port}` : direct;
+  const upstream = delayMs > 0 ? `http://127.0.0.1:${await delayProxyTo(upstreamPort, delayMs)}` : direct;
 
   // Each measured run is a fresh process (a fresh folder for record), warmed by WARMUP requests
   // first: a request is kept with at most 10,000 answers, so one long-lived recorder would
@@ -90,7 +108,9 @@ async function recordRun() {
   const profiled = (name) => (cpuProf ? ['--cpu-prof', '--cpu-prof-dir', cpuProf, '--cpu-prof-name', `${name}-${process.hrtime.bigint()}.cpuprofile`] : []);
   const requests = {
     get: (url) => [`${url}${getPath}`, { headers: { Authorization: auth } }],
-    post: (url) => [`${url}/v1/addresses`, { method: 'POST', headers: { Authorization: auth, 'Content-Type': 'application/json' }, body: JSON.stringify(address) }],
+    // BENCH_POST_BODIES=distinct: each POST names another person (autocannon's [<id>]), so each is
+    // a request of its own, kept as one answer: no run reaches the 10,000 answers a request keeps.
+    post: (url) => [`${url}/v1/addresses`, { method: 'POST', headers: { Authorization: auth, 'Content-Type': 'application/json' }, body: JSON.stringify(process.env.BENCH_POST_BODIES === 'distinct' ? { ...address, name: 'Erika [<id>]' } : address) }],
   };
   /** One measured run through a fresh `proxy` or `record`: latency, and the CPU the proxying process spent per request (less sensitive to a loaded machine than latency). */
   const run = async (name, kind) => {
@@ -149,7 +169,6 @@ async function recordRun() {
     }
   }
   for (const child of children.splice(0)) child.kill('SIGKILL');
-  await delayed?.close();
 }
 
 /** A recording folder of `size` exchanges (distinct GETs of addresses), written by the converter record uses. */
