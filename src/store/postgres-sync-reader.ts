@@ -63,8 +63,12 @@ port.on('message', async ({ id, sql, params }) => {
 });
 `;
 
-/** Atomics.waitAsync (Node ≥ 16; ES2024, past this build's `lib`). */
-const waitAsync = (Atomics as unknown as { waitAsync(array: Int32Array, index: number, value: number, timeout: number): { async: boolean; value: unknown } }).waitAsync;
+declare global {
+  /** Atomics.waitAsync: in Node ≥ 16, in TypeScript's ES2024 lib (past this build's `lib`). */
+  interface Atomics {
+    waitAsync(array: Int32Array, index: number, value: number, timeout?: number): { async: false; value: 'not-equal' | 'timed-out' } | { async: true; value: Promise<'ok' | 'timed-out'> };
+  }
+}
 
 export function createSyncReader(url: string, applicationName: string, timeoutMs = 10_000): SyncReader {
   let worker: { thread: Worker; port: MessagePort; signal: Int32Array } | undefined;
@@ -89,7 +93,7 @@ export function createSyncReader(url: string, applicationName: string, timeoutMs
   return {
     async ready() {
       const { signal } = started();
-      const waited = waitAsync(signal, 1, 0, timeoutMs);
+      const waited = Atomics.waitAsync(signal, 1, 0, timeoutMs);
       if (waited.async) await waited.value;
     },
     query<Row extends object>(sql: string, params: unknown[] = []): Row[] {
