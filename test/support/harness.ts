@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { beforeAll } from 'vitest';
-import type { RequestListener } from 'node:http';
+import { createServer, type RequestListener } from 'node:http';
 import { createApp } from '../../src/app/create-app.js';
 import { createRuntime, type MockRuntime } from '../../src/runtime/runtime.js';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -65,11 +65,19 @@ export function createHarness(options: MockOptions = {}, logger: Logger = silent
   const durable = testStore();
   const runtime = createRuntime({ seed: 1, clock: { mode: 'manual' }, responseValidation: 'error', ...options }, logger, { store: durable?.store });
   const { app, services, control } = createApp(runtime);
+  // One server per harness, listening from here on. supertest given the app itself listens on a
+  // new ephemeral port for every request (on `::`, then dials 127.0.0.1): under a loaded CI run
+  // one request in thousands met a refused connection (supertest issues #667, #844). Unref'd: a
+  // harness nobody disposes does not keep the worker alive.
+  const server = createServer(app).listen(0);
+  server.unref();
   const company = runtime.credentials.defaultCompany;
   let disposed = false;
   const dispose = () => {
     if (disposed) return;
     disposed = true;
+    server.closeAllConnections();
+    server.close();
     runtime.dispose();
     if (durable) rmSync(durable.dir, { recursive: true, force: true });
   };
@@ -77,7 +85,7 @@ export function createHarness(options: MockOptions = {}, logger: Logger = silent
   const h: Harness = {
     ...createMockHandles(control, handlePartsOf(runtime, services)),
     app,
-    http: request(app),
+    http: request(server),
     contract: runtime.contract,
     validators: runtime.validators,
     credentials: company,
