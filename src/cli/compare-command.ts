@@ -1,7 +1,7 @@
 import { formatDriftSummary, startCompareProxy } from '../proxy/compare/compare-proxy.js';
 import { parsePathPattern } from '../proxy/compare/json-path.js';
 import { resolveAdminKey } from './generated-admin-key.js';
-import { parseArgs, portOf, type FlagSpec } from './parse-args.js';
+import { parseArgs, portOf, wholeNumberOf, type FlagSpec } from './parse-args.js';
 import { LOG_FLAG_LINES, startUpstreamCommand, UPSTREAM_FLAGS } from './upstream-command.js';
 
 const COMPARE_FLAGS = {
@@ -58,7 +58,7 @@ export async function compareCommand(argv: string[]): Promise<void> {
   const { adminKey } = resolveAdminKey(flags['admin-key']);
 
   const { startMock } = await import('../server/start-mock.js');
-  const mock = await startMock({ port: portOf('--mock-port', flags['mock-port'], 0), host: flags.host, seed: flags.seed, contract: flags.contract, data: flags.data, adminKey, logger });
+  const mock = await startMock({ port: portOf('--mock-port', flags['mock-port'], 0), host: flags.host, seed: wholeNumberOf('--seed', flags.seed), contract: flags.contract, data: flags.data, adminKey, logger });
   const { driftLogOf } = await import('../server/drift-log-of.js');
   const drift = driftLogOf(mock, size);
   const compare = await startCompareProxy({

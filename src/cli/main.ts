@@ -10,7 +10,7 @@ import { normalizeCorsOrigin } from '../app/steps/cors.js';
 import { CONTROL_PLANE_FLAGS, CONTROL_PLANE_USAGE, controlPlaneBanner, controlPlaneOptions } from './control-plane-flags.js';
 import { blameEnvironment, withEnvironment } from './environment.js';
 import { resolveAdminKey } from './generated-admin-key.js';
-import { flagsTakenByNpm, oneOf, parseArgs, portOf, type FlagSpec, type ParsedFlags } from './parse-args.js';
+import { flagsTakenByNpm, oneOf, parseArgs, portOf, wholeNumberOf, type FlagSpec, type ParsedFlags } from './parse-args.js';
 import { checkWorkers, runPrimary, workerNumber } from './workers.js';
 import { isPostgresUrl } from '../store/data-location.js';
 import { ON_MISS, type ReplaySetup } from '../replay/on-miss.js';
@@ -218,7 +218,7 @@ async function serveWith(parsed: ParsedFlags<typeof SERVE_FLAGS>, warnings: stri
   const mock = await startMock({
     port,
     host: flags.host,
-    seed: flags.seed,
+    seed: wholeNumberOf('--seed', flags.seed),
     contract: flags.contract,
     unhandled: oneOf('--unhandled', flags.unhandled, ['prism', 'error']),
     stateful: flags.stateless ? false : undefined,
@@ -236,8 +236,8 @@ async function serveWith(parsed: ParsedFlags<typeof SERVE_FLAGS>, warnings: stri
       headersTimeoutMs: flags['headers-timeout'] ? parsePositiveDuration(flags['headers-timeout']) : undefined,
       requestTimeoutMs: flags['request-timeout'] ? parsePositiveDuration(flags['request-timeout']) : undefined,
       keepAliveTimeoutMs: flags['keep-alive-timeout'] ? parsePositiveDuration(flags['keep-alive-timeout']) : undefined,
-      maxConnections: flags['max-connections'],
-      maxConnectionsPerAddress: flags['max-connections-per-address'],
+      maxConnections: wholeNumberOf('--max-connections', flags['max-connections'], 1),
+      maxConnectionsPerAddress: wholeNumberOf('--max-connections-per-address', flags['max-connections-per-address'], 1),
     },
     bodyLimit: flags['body-limit'] ? parseByteSize(flags['body-limit'], '--body-limit') : undefined,
     webhooks: flags['webhook-hosts'] ? { allowedHosts: splitList(flags['webhook-hosts']) } : undefined,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { oneOf, parseArgs, portOf, type FlagSpec } from './parse-args.js';
+import { oneOf, parseArgs, portOf, wholeNumberOf, type FlagSpec } from './parse-args.js';
 
 const SPEC = {
   port: { type: 'number' },
@@ -53,6 +53,16 @@ describe('portOf', () => {
     expect(portOf('--webhook-port', 65535)).toBe(65535);
     expect(portOf('--webhook-port', undefined)).toBeUndefined();
     for (const bad of [-1, 65536, 1.5]) expect(() => portOf('--mock-port', bad, 0)).toThrow(`--mock-port must be a whole number from 0 (any free port) to 65535 (got ${bad})`);
+  });
+});
+
+describe('wholeNumberOf', () => {
+  it('passes whole numbers from its minimum and nothing when absent, and names the flag otherwise', () => {
+    expect(wholeNumberOf('--seed', -7)).toBe(-7);
+    expect(wholeNumberOf('--seed', undefined)).toBeUndefined();
+    expect(wholeNumberOf('--max-connections', 1, 1)).toBe(1);
+    expect(() => wholeNumberOf('--seed', 1.5)).toThrow('--seed must be a whole number (got 1.5)');
+    expect(() => wholeNumberOf('--max-connections', 0, 1)).toThrow('--max-connections must be a whole number of at least 1 (got 0)');
   });
 });
 

@@ -114,3 +114,15 @@ export function portOf(flag: string, value: number | undefined, fallback?: numbe
   if (!Number.isInteger(value) || value < 0 || value > 65535) throw new Error(`${flag} must be a whole number from 0 (any free port) to 65535 (got ${value})`);
   return value;
 }
+
+/**
+ * A whole-number flag's value (at least `min` when given), else an error naming the flag: a
+ * fractional --seed drew the same data as its whole part, and --max-connections' own check named
+ * the option field, not the flag.
+ * @example wholeNumberOf('--max-connections', flags['max-connections'], 1)
+ */
+export function wholeNumberOf(flag: string, value: number | undefined, min?: number): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isSafeInteger(value) || (min !== undefined && value < min)) throw new Error(`${flag} must be a whole number${min !== undefined ? ` of at least ${min}` : ''} (got ${value})`);
+  return value;
+}
