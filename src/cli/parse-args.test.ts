@@ -60,9 +60,9 @@ describe('wholeNumberOf', () => {
   it('passes whole numbers from its minimum and nothing when absent, and names the flag otherwise', () => {
     expect(wholeNumberOf('--seed', -7)).toBe(-7);
     expect(wholeNumberOf('--seed', undefined)).toBeUndefined();
-    expect(wholeNumberOf('--max-connections', 1, 1)).toBe(1);
+    expect(wholeNumberOf('--max-connections', 1, { min: 1 })).toBe(1);
     expect(() => wholeNumberOf('--seed', 1.5)).toThrow('--seed must be a whole number (got 1.5)');
-    expect(() => wholeNumberOf('--max-connections', 0, 1)).toThrow('--max-connections must be a whole number of at least 1 (got 0)');
+    expect(() => wholeNumberOf('--max-connections', 0, { min: 1 })).toThrow('--max-connections must be a whole number of at least 1 (got 0)');
   });
 });
 

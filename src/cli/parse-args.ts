@@ -103,26 +103,26 @@ export function flagsTakenByNpm(env: NodeJS.ProcessEnv, flags: readonly string[]
 }
 
 /**
- * A port flag's value: a whole number from 0 (any free port) to 65535, else an error naming the
- * flag (Node's own says `options.port`).
+ * A whole-number flag's value, within `range` when one is given, else an error naming the flag
+ * and the range (`lowest` says what the lowest value means): a fractional --seed drew the same
+ * data as its whole part, and --max-connections' and --port's own checks named the option field.
+ * @example wholeNumberOf('--max-connections', flags['max-connections'], { min: 1 })
+ */
+export function wholeNumberOf(flag: string, value: number | undefined, range: { min?: number; max?: number; lowest?: string } = {}): number | undefined {
+  if (value === undefined) return undefined;
+  const { min, max, lowest } = range;
+  if (Number.isSafeInteger(value) && (min === undefined || value >= min) && (max === undefined || value <= max)) return value;
+  const from = min === undefined ? '' : `${min}${lowest ? ` (${lowest})` : ''}`;
+  const within = max !== undefined ? ` from ${from} to ${max}` : min !== undefined ? ` of at least ${from}` : '';
+  throw new Error(`${flag} must be a whole number${within} (got ${value})`);
+}
+
+/**
+ * A port flag's value: a whole number from 0 (any free port) to 65535.
  * @example portOf('--port', flags.port, 4010) // 4010 when absent
  */
 export function portOf(flag: string, value: number | undefined, fallback: number): number;
 export function portOf(flag: string, value: number | undefined): number | undefined;
 export function portOf(flag: string, value: number | undefined, fallback?: number): number | undefined {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 0 || value > 65535) throw new Error(`${flag} must be a whole number from 0 (any free port) to 65535 (got ${value})`);
-  return value;
-}
-
-/**
- * A whole-number flag's value (at least `min` when given), else an error naming the flag: a
- * fractional --seed drew the same data as its whole part, and --max-connections' own check named
- * the option field, not the flag.
- * @example wholeNumberOf('--max-connections', flags['max-connections'], 1)
- */
-export function wholeNumberOf(flag: string, value: number | undefined, min?: number): number | undefined {
-  if (value === undefined) return undefined;
-  if (!Number.isSafeInteger(value) || (min !== undefined && value < min)) throw new Error(`${flag} must be a whole number${min !== undefined ? ` of at least ${min}` : ''} (got ${value})`);
-  return value;
+  return wholeNumberOf(flag, value, { min: 0, max: 65535, lowest: 'any free port' }) ?? fallback;
 }
