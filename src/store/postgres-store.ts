@@ -3,9 +3,10 @@ import { maskUrl, redactSecrets } from './data-location.js';
 import { createPostgresFeed, storable } from './postgres-feed.js';
 import { createSharedStore, OUTSIDE_LOCK_CONFLICT, type AccountListing, type CommitLock, type PulledRows, type PullRequest, type SharedBackend, type SharedStoreOptions, type VerifySet, type WriteSet } from './shared-store.js';
 import { loadedRow, type LoadedScopes, type ScopeRows, type StoredScopeReads } from './shared-scopes.js';
-import { createSyncReader } from './postgres-sync-reader.js';
+import type { IssuedNumberReads } from './offloaded-issued-numbers.js';
+import { createSyncReader, type SyncReader } from './postgres-sync-reader.js';
 import { vacuumStatements } from './vacuum.js';
-import type { Store } from './store.js';
+import { ISSUED_NUMBERS_COLLECTION, type Store } from './store.js';
 
 /**
  * The shared store on PostgreSQL (--data postgres://…): several shipmock processes, on one host
@@ -44,6 +45,9 @@ const MIGRATIONS: string[] = [
   // only through a commit statement) and the number of the last commit (what a pull has seen).
   `CREATE TABLE shipmock_head (one boolean PRIMARY KEY DEFAULT true CHECK (one), change bigint NOT NULL);
    INSERT INTO shipmock_head (change) SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM shipmock_change;`,
+  // 4: "was this carrier number issued?" asked of the database (offloaded-issued-numbers.ts), as
+  // the SQLite store's items_global_ids: an index on the global scope's ids only.
+  `CREATE INDEX shipmock_items_global_ids ON shipmock_items (collection, id) WHERE scope = 'global';`,
 ];
 export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;
 
@@ -191,11 +195,13 @@ function createPostgresBackend(url: string, firstClient: pg.Client, processNumbe
 
   /** When the open wide batch had the wide lock, by the database's clock (ms). */
   let wideSince: number | undefined;
-  const stored = storedScopeReads(url, processNumber, async (sql, params) => (await database()).query(sql, params));
+  const syncReader = createSyncReader(url, sessionName(processNumber));
+  const stored = storedScopeReads(syncReader, async (sql, params) => (await database()).query(sql, params));
 
   return {
     accountLocks: true,
     stored,
+    issuedNumbers: issuedNumberReads(syncReader),
     async open(since, lock, skip, pull) {
       const db = await database();
       wideSince = undefined;
@@ -268,8 +274,7 @@ function createPostgresBackend(url: string, firstClient: pg.Client, processNumbe
  * (postgres-sync-reader.ts). A scope's rows are a range of each table's primary key, which
  * starts with the scope: reading one costs its own rows, whatever the size of the sandbox.
  */
-function storedScopeReads(url: string, processNumber: number, query: (sql: string, params: unknown[]) => Promise<pg.QueryResult<{ scope: string }>>): StoredScopeReads {
-  const reader = createSyncReader(url, sessionName(processNumber));
+function storedScopeReads(reader: SyncReader, query: (sql: string, params: unknown[]) => Promise<pg.QueryResult<{ scope: string }>>): StoredScopeReads {
   return {
     load(key) {
       const rows = reader.query<PulledRow>(
@@ -306,6 +311,20 @@ function storedScopeReads(url: string, processNumber: number, query: (sql: strin
       ).rows.map((row) => row.scope),
     ready: () => reader.ready(),
     close: () => reader.close(),
+  };
+}
+
+/**
+ * The global scope's issued carrier numbers as the database holds them (offloaded-issued-numbers.ts),
+ * on the bounded working set's reader: the fingerprints in one value, a number by the partial
+ * index shipmock_items_global_ids.
+ */
+function issuedNumberReads(reader: SyncReader): IssuedNumberReads {
+  const issued = `scope = 'global' AND collection = '${ISSUED_NUMBERS_COLLECTION}' AND body IS NOT NULL`;
+  return {
+    fingerprints: () => reader.query<{ prints: Uint8Array | null }>(`SELECT string_agg(decode(substr(md5(id), 1, 8), 'hex'), ''::bytea) AS prints FROM shipmock_items WHERE ${issued}`)[0].prints ?? new Uint8Array(0),
+    isIssued: (id) => reader.query<{ found: boolean }>(`SELECT EXISTS (SELECT 1 FROM shipmock_items WHERE ${issued} AND id = $1) AS found`, [id])[0].found,
+    items: () => reader.query<{ seq: string; body: string }>(`SELECT seq, body FROM shipmock_items WHERE ${issued} ORDER BY seq`).map((row) => [Number(row.seq), JSON.parse(row.body)]),
   };
 }
 
@@ -349,10 +368,12 @@ export function pullStatement(since: number, skip: readonly number[], pull?: Pul
   const mine = skip.length ? `'{${skip.map(Number).join(',')}}'::bigint[]` : undefined;
   const newer = (column: string) => `${column} > ${after} AND ${column} <= (SELECT change FROM shipmock_head)${mine ? ` AND ${column} <> ALL(${mine})` : ''}`;
   const accounts = pull && !pull.accountRows ? " AND scope NOT LIKE 'account:%'" : '';
+  // From scratch, the issued carrier numbers are not read as rows: the process keeps their fingerprints (offloaded-issued-numbers.ts).
+  const ledger = pull && !pull.accountRows ? ` AND NOT (scope = 'global' AND collection = '${ISSUED_NUMBERS_COLLECTION}')` : '';
   const load = pull?.load.length ? `scope IN (${pull.load.map(literal).join(', ')})` : undefined;
   return `SELECT 0 AS k, change AS c, NULL::text AS s, NULL::text AS a, NULL::bigint AS n, NULL::text AS i, NULL::text AS v FROM shipmock_head
     UNION ALL SELECT 1, replaced, scope, NULL, NULL, NULL, NULL FROM shipmock_scopes WHERE ${newer('replaced')}${accounts}
-    UNION ALL SELECT 2, change, scope, collection, seq, id, body FROM shipmock_items WHERE ${newer('change')}${accounts}
+    UNION ALL SELECT 2, change, scope, collection, seq, id, body FROM shipmock_items WHERE ${newer('change')}${accounts}${ledger}
     UNION ALL SELECT 3, change, scope, collection, next_seq, NULL, NULL FROM shipmock_collections WHERE ${newer('change')}${accounts}
     UNION ALL SELECT 4, change, scope, key, NULL, NULL, value FROM shipmock_values WHERE ${newer('change')}${accounts}
     UNION ALL SELECT 5, change, name, NULL, NULL, NULL, value FROM shipmock_parts WHERE ${newer('change')}${

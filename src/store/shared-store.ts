@@ -5,6 +5,7 @@ import { batchStatsOf, emptyLockStats, type LockStats } from './lock-stats.js';
 import { heartbeatKey, watchAbandonedWork } from './process-takeover.js';
 import { createStore, ReadMustLockError, Scope, StoreUnavailableError, workingSetOf, type CounterMap, type MemoryStore, type SharedFeed, type Store, type StoreProcess, type UnitLock, type WorkingSet } from './store.js';
 import { createScopeCache, DEFAULT_CACHE_SIZE, type CacheUnit, type ScopeCache } from './scope-cache.js';
+import { offloadedIssuedNumbers, type IssuedNumberReads, type OffloadedIssuedNumbers } from './offloaded-issued-numbers.js';
 import { scopeOfRows, sharedScopeSource, type LoadedScopes, type LoadStamps, type StoredScopeReads } from './shared-scopes.js';
 import { changedParts, sharedValue, type SavedPart, type StatePart } from './state-registry.js';
 import { valuesUnderPrefix } from './values-under-prefix.js';
@@ -153,6 +154,12 @@ export interface SharedBackend {
    */
   readonly stored?: StoredScopeReads;
   /**
+   * The global scope's issued carrier numbers read from the database (PostgreSQL): with them a
+   * process keeps their fingerprints, not the numbers (offloaded-issued-numbers.ts), and a pull
+   * from scratch leaves their rows out. Absent: they are in memory like every row.
+   */
+  readonly issuedNumbers?: IssuedNumberReads;
+  /**
    * Writes the batch's rows under the next change number and commits (the lock goes with the
    * commit); resolves with that number (undefined when there was nothing to write) and, where
    * the database can tell, how long the commit held what every process takes in turn (the head
@@ -237,7 +244,8 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
   const absent = new Set<string>();
   const cache = backend.stored && createAccountCache(backend.stored, capacity, dirty, stamps, absent, () => copy.listing);
   const memory: MemoryStore = createStore(dirty.watcher, cache);
-  const copy: SharedCopy = { backend, dirty, memory, cache, stamps, absent, readAhead: [], parts: new Map(), pulledParts: new Map(), lastSeen: 0, own: [], reloadNeeded: false, stats: emptyLockStats() };
+  const issued = backend.issuedNumbers && offloadedIssuedNumbers(backend.issuedNumbers);
+  const copy: SharedCopy = { backend, dirty, memory, cache, issued, stamps, absent, readAhead: [], parts: new Map(), pulledParts: new Map(), lastSeen: 0, own: [], reloadNeeded: false, stats: emptyLockStats() };
   keepSharedParts(copy);
   const now = options.now ?? Date.now;
   const vacuum = createVacuum();
@@ -359,6 +367,8 @@ interface SharedCopy {
   onReadConflict?: (accounts: string[]) => void;
   /** The bounded working set's account scopes (absent: every scope is in memory). */
   cache?: ScopeCache;
+  /** The issued carrier numbers kept in the database (absent: in memory). */
+  issued?: OffloadedIssuedNumbers;
   /** Heads of the scopes read on a miss (shared-scopes.ts). */
   stamps: LoadStamps;
   /** Accounts the running batch's pull asked for and found nothing stored: not asked again until the batch ends. */
@@ -519,6 +529,7 @@ async function openBatch(copy: SharedCopy, batch: Batch): Promise<void> {
     batch.unit ??= cache.begin();
     cache.run(batch.unit, () => applyPulled(copy, rows, head, load, loaded, fresh));
   } else applyPulled(copy, rows, head);
+  copy.issued?.keep(memory, dirty, fresh);
   copy.reloadNeeded = false;
   if (cache && fresh) copy.listing = listing ?? { keys: new Set(), values: new Map() };
   else if (copy.listing) storedAccounts(copy.listing.keys, rows);
@@ -706,6 +717,7 @@ async function commitBatch(copy: SharedCopy, batch: Batch): Promise<void> {
     stats.wideHeldMs += result.wideMs ?? end - batch.openedAt;
   }
   dirty.clear();
+  copy.issued?.keep(memory, dirty);
   for (const [name, json] of touchedParts) parts.get(name)!.saved = json;
   if (copy.listing) storedAccounts(copy.listing.keys, { scopes: rows.replaced.map((scope) => ({ scope })), collections: rows.collections.map(([scope]) => ({ scope })), values: rows.values.map(([scope, , value]) => ({ scope, value })) });
   if (change === undefined) return;

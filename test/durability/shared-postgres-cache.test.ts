@@ -1,8 +1,10 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { catalogueIds } from '../../src/carrier-catalogue/load-catalogue.js';
+import { fingerprintOf } from '../../src/store/offloaded-issued-numbers.js';
 import { openPostgresStore } from '../../src/store/postgres-store.js';
 import type { SharedStore } from '../../src/store/shared-store.js';
+import { ISSUED_NUMBERS_COLLECTION } from '../../src/store/store.js';
 import { throwawayPostgresForFile, type ThrowawayPostgres } from '../support/postgres.js';
 import { berlin, munich } from '../support/shipping-fixtures.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
@@ -135,6 +137,47 @@ describe('a shared PostgreSQL store keeps a bounded working set (two stores, a c
     expect(await one.transaction(() => one.hasAccount('c1'))).toBe(false);
     expect(await one.transaction(() => things(one, 'c1').size, 'request', READ('c1'))).toBe(0);
   }, 60_000);
+});
+
+describe('the issued carrier numbers of a shared PostgreSQL store', () => {
+  const issued = (store: SharedStore) => store.global.collection<{ id: string }>(ISSUED_NUMBERS_COLLECTION);
+  const numbers = ['DHL:STAGING:00340434161094042557', 'DHL:PRODUCTION:1Z999AA10123456784', 'GLS:STAGING:Zürich-€-1'];
+
+  it('are kept in the database, not in memory: every process answers "was it issued?" for all of them, and a new one starts without reading their rows', async () => {
+    const { url, one, two } = await twoStores();
+    await one.transaction(() => numbers.forEach((id) => issued(one).insert({ id })));
+    expect(await storedCount(url, 'global')).toBe(3);
+    expect(issued(one).size, 'nothing in memory once committed').toBe(0);
+    expect(await one.transaction(() => numbers.map((id) => issued(one).has(id)))).toEqual([true, true, true]);
+    // Two pulled them: it holds their fingerprints, not the numbers.
+    expect(await two.transaction(() => [...numbers, 'DHL:STAGING:never'].map((id) => issued(two).has(id)))).toEqual([true, true, true, false]);
+    expect(issued(two).size).toBe(0);
+    await expect(two.transaction(() => issued(two).insert({ id: numbers[2] }))).rejects.toThrow(/duplicate id/);
+    // Two issues one more; one sees it at its next pull.
+    await two.transaction(() => issued(two).insert({ id: 'UPS:STAGING:42' }));
+    expect(await one.transaction(() => issued(one).has('UPS:STAGING:42'))).toBe(true);
+
+    // A process that starts now reads their fingerprints, not their rows, and exports all of them.
+    const three = (await openPostgresStore(url, { cacheSize: 1 })).store as SharedStore;
+    running.push({ kill: async () => three.close() });
+    expect(issued(three).size).toBe(0);
+    expect(await three.transaction(() => [...numbers, 'UPS:STAGING:42', 'UPS:STAGING:43'].map((id) => issued(three).has(id)))).toEqual([true, true, true, true, false]);
+    const exported = await three.transaction(() => three.snapshot());
+    expect(exported.scopes.global.collections[ISSUED_NUMBERS_COLLECTION].items.map(([, item]) => (item as { id: string }).id)).toEqual([...numbers, 'UPS:STAGING:42']);
+  }, 60_000);
+
+  it('are fingerprinted by PostgreSQL as by the process (the first 4 bytes of the MD5 of the UTF-8 text)', async () => {
+    const client = new pg.Client({ connectionString: await cluster.createDatabase() });
+    await client.connect();
+    try {
+      for (const id of numbers) {
+        const { rows } = await client.query<{ print: Buffer }>("SELECT decode(substr(md5($1), 1, 8), 'hex') AS print", [id]);
+        expect(rows[0].print.readInt32BE(0), id).toBe(fingerprintOf(id));
+      }
+    } finally {
+      await client.end();
+    }
+  });
 });
 
 /** Two `shipmock serve` processes on one new database. */

@@ -1,0 +1,89 @@
+import { hash } from 'node:crypto';
+import type { Entity } from './collection.js';
+import type { DirtyWrites } from './dirty-writes.js';
+import { ISSUED_NUMBERS_COLLECTION, type MemoryStore } from './store.js';
+
+/** The scope that holds the issued numbers. */
+const GLOBAL_SCOPE = 'global';
+
+/**
+ * What a shared store's database answers about the global scope's issued carrier numbers, read
+ * synchronously (PostgreSQL: postgres-sync-reader.ts), each in one snapshot.
+ */
+export interface IssuedNumberReads {
+  /** The fingerprint (fingerprintOf) of every number stored, 4 bytes each, big-endian, in any order. */
+  fingerprints(): Uint8Array;
+  /** Whether the number is stored. */
+  isIssued(id: string): boolean;
+  /** Every stored number's row, by sequence (an export). */
+  items(): [number, Entity][];
+}
+
+/**
+ * A number's fingerprint: the first 32 bits of the MD5 of its UTF-8 text, as a signed integer (a
+ * small integer to V8: a set of them holds no boxed numbers). PostgreSQL computes the same bytes
+ * with `decode(substr(md5(id), 1, 8), 'hex')`, so the database hands over the fingerprints of
+ * 400k numbers as one 1.6 MB value instead of 400k rows.
+ *
+ * @example fingerprintOf('DHL:STAGING:00340434161094042557') // a 32-bit integer
+ */
+export const fingerprintOf = (id: string): number => (hash('md5', id, 'buffer') as unknown as Buffer).readInt32BE(0);
+
+/**
+ * Keeps a shared store's issued carrier numbers (two per booking, only ever asked "was this
+ * issued?") in the database instead of in each process's memory, as the SQLite store keeps them
+ * in its file (issue 27: a ledger that grows with every booking of the sandbox). The process
+ * keeps a set of their 32-bit fingerprints (about 20 bytes a number instead of ~240 for the
+ * items): a number whose fingerprint is not in it was never issued; one whose fingerprint is
+ * asks the database (a false alarm one time in 4 billion per stored number, or a real repeat).
+ *
+ * The set stays complete because every issued number reaches it: those stored when the set is
+ * (re)built — the first use, and after every pull from scratch (which leaves these rows out:
+ * postgres-store.ts's pullStatement) or a replaced global scope — and those that arrive in memory
+ * afterwards (another process's, pulled; this process's, committed), moved in by `keep`. A
+ * number is in the set once it is stored, perhaps earlier (an extra fingerprint only costs a
+ * probe), never later: uncommitted ones stay in memory, where `has` sees them first.
+ */
+export function offloadedIssuedNumbers(reads: IssuedNumberReads) {
+  let prints = new Set<number>();
+  /** The collection offloaded (a replaced global scope brings a new one). */
+  let offloaded: object | undefined;
+  const where = {
+    has: (id: string) => prints.has(fingerprintOf(id)) && reads.isIssued(id),
+    items: () => reads.items(),
+  };
+
+  function rebuild(): void {
+    const bytes = reads.fingerprints();
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    prints = new Set();
+    for (let at = 0; at + 4 <= bytes.byteLength; at += 4) prints.add(view.getInt32(at));
+  }
+
+  return {
+    /**
+     * After a pull is applied and after a commit: offloads the global scope's collection when it
+     * is new (or when `fresh`: a pull from scratch did not bring these rows), and moves the
+     * numbers in memory that are stored to the set. Numbers written and not yet committed (a
+     * straggling unit's) stay in memory until a later call.
+     */
+    keep(memory: MemoryStore, dirty: DirtyWrites, fresh = false): void {
+      const issued = memory.existingScope(GLOBAL_SCOPE)?.existing<Entity>(ISSUED_NUMBERS_COLLECTION);
+      if (!issued) return;
+      if (fresh || issued !== offloaded || !issued.isOffloaded) {
+        rebuild();
+        issued.offload(where);
+        offloaded = issued;
+      }
+      if (!issued.size || dirty.replaced.has(GLOBAL_SCOPE) || dirty.items.get(GLOBAL_SCOPE)?.get(ISSUED_NUMBERS_COLLECTION)?.size) return;
+      for (const { id } of issued.values()) prints.add(fingerprintOf(id));
+      issued.dropResident();
+    },
+    /** How many fingerprints the process holds (tests, the working-set report). */
+    get size(): number {
+      return prints.size;
+    },
+  };
+}
+
+export type OffloadedIssuedNumbers = ReturnType<typeof offloadedIssuedNumbers>;
