@@ -353,6 +353,18 @@ const NO_LITERAL = (): string => {
 };
 
 /**
+ * The items a pull from scratch reads: those of the scopes that are not an account's (the global,
+ * system and company scopes; every scope with items has a collection row), found through the
+ * primary key instead of a scan of every account's rows (1.8 GB at 200k bookings: the start took
+ * 10 s), without the issued carrier numbers (the process keeps their fingerprints:
+ * offloaded-issued-numbers.ts). Every row, at any change: the pull starts from nothing. A scope
+ * at a time (LATERAL, kept from being flattened into a join by OFFSET 0): a planner that has not
+ * analysed the tables yet otherwise hashes the scopes and scans every item.
+ */
+const ITEMS_FROM_SCRATCH = `(SELECT DISTINCT scope AS picked FROM shipmock_collections WHERE scope NOT LIKE 'account:%') AS scopes
+      CROSS JOIN LATERAL (SELECT change, scope, collection, seq, id, body FROM shipmock_items WHERE scope = scopes.picked AND NOT (scope = 'global' AND collection = '${ISSUED_NUMBERS_COLLECTION}') OFFSET 0) AS rows`;
+
+/**
  * The head and every row committed after `since` except by the commits in `skip`, as ONE
  * statement (one snapshot); with `pull`, also every row of the scopes it loads, and no other
  * account rows unless `accountRows`. Each changed row is also bounded above by the head it reads,
@@ -368,12 +380,11 @@ export function pullStatement(since: number, skip: readonly number[], pull?: Pul
   const mine = skip.length ? `'{${skip.map(Number).join(',')}}'::bigint[]` : undefined;
   const newer = (column: string) => `${column} > ${after} AND ${column} <= (SELECT change FROM shipmock_head)${mine ? ` AND ${column} <> ALL(${mine})` : ''}`;
   const accounts = pull && !pull.accountRows ? " AND scope NOT LIKE 'account:%'" : '';
-  // From scratch, the issued carrier numbers are not read as rows: the process keeps their fingerprints (offloaded-issued-numbers.ts).
-  const ledger = pull && !pull.accountRows ? ` AND NOT (scope = 'global' AND collection = '${ISSUED_NUMBERS_COLLECTION}')` : '';
+  const items = pull && !pull.accountRows && since === 0 && !skip.length ? ITEMS_FROM_SCRATCH : `shipmock_items WHERE ${newer('change')}${accounts}`;
   const load = pull?.load.length ? `scope IN (${pull.load.map(literal).join(', ')})` : undefined;
   return `SELECT 0 AS k, change AS c, NULL::text AS s, NULL::text AS a, NULL::bigint AS n, NULL::text AS i, NULL::text AS v FROM shipmock_head
     UNION ALL SELECT 1, replaced, scope, NULL, NULL, NULL, NULL FROM shipmock_scopes WHERE ${newer('replaced')}${accounts}
-    UNION ALL SELECT 2, change, scope, collection, seq, id, body FROM shipmock_items WHERE ${newer('change')}${accounts}${ledger}
+    UNION ALL SELECT 2, change, scope, collection, seq, id, body FROM ${items}
     UNION ALL SELECT 3, change, scope, collection, next_seq, NULL, NULL FROM shipmock_collections WHERE ${newer('change')}${accounts}
     UNION ALL SELECT 4, change, scope, key, NULL, NULL, value FROM shipmock_values WHERE ${newer('change')}${accounts}
     UNION ALL SELECT 5, change, name, NULL, NULL, NULL, value FROM shipmock_parts WHERE ${newer('change')}${

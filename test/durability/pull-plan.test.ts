@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { openPostgresStore, pullStatement } from '../../src/store/postgres-store.js';
+import { ISSUED_NUMBERS_COLLECTION } from '../../src/store/store.js';
 import { throwawayPostgresForFile, type ThrowawayPostgres } from '../support/postgres.js';
 
 /**
@@ -32,6 +33,35 @@ describe('the pull of a shared PostgreSQL store', () => {
       expect(plan).toMatch(/Index .*Scan .*shipmock_items_change/);
       const pulled = await db.query<{ k: number; c: string }>(pullStatement(start + 99_980, [start + 99_990]));
       expect(pulled.rows.filter((row) => row.k === 2).map((row) => Number(row.c) - start).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => 99_981 + i).filter((change) => change !== 99_990));
+    } finally {
+      await db.end();
+      await store.close();
+    }
+  }, 60_000);
+
+  it("from scratch, reads the rows that are not an account's through the primary key, without the issued carrier numbers, however many account rows there are", async () => {
+    const url = await cluster.createDatabase();
+    const { store } = await openPostgresStore(url);
+    const db = new pg.Client({ connectionString: url });
+    await db.connect();
+    try {
+      for (const table of ['shipmock_items', 'shipmock_collections']) await db.query(`ALTER TABLE ${table} SET (autovacuum_enabled = false)`);
+      const change = Number((await db.query<{ change: string }>('UPDATE shipmock_head SET change = change + 1 RETURNING change')).rows[0].change);
+      await db.query(`INSERT INTO shipmock_items (scope, collection, seq, id, body, change)
+        SELECT 'account:' || (i % 1000), 'addresses', i, 'id-' || i, repeat('x', 300), ${change} FROM generate_series(1, 100000) i
+        UNION ALL SELECT 'global', '${ISSUED_NUMBERS_COLLECTION}', i, 'DHL:STAGING:' || i, '{}', ${change} FROM generate_series(1, 1000) i
+        UNION ALL SELECT 'global', 'account-owners', i, 'owner-' || i, '{}', ${change} FROM generate_series(1, 3) i
+        UNION ALL SELECT 'company:c1', 'accounts', 1, 'a1', '{}', ${change}`);
+      await db.query(`INSERT INTO shipmock_collections (scope, collection, next_seq, change)
+        SELECT DISTINCT 'account:' || (i % 1000), 'addresses', 100001, ${change} FROM generate_series(1, 100000) i
+        UNION ALL VALUES ('global', '${ISSUED_NUMBERS_COLLECTION}', 1001, ${change}), ('global', 'account-owners', 4, ${change}), ('company:c1', 'accounts', 2, ${change})`);
+      const fromScratch = pullStatement(0, [], { load: [], accountRows: false });
+      const plan = (await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${fromScratch}`)).rows.map((row) => row['QUERY PLAN']).join('\n');
+      // The items by scope, on the primary key: not a scan of the table, nor of its change index (every row is after 0).
+      expect(plan).not.toMatch(/Seq Scan on shipmock_items|shipmock_items_change/);
+      expect(plan).toMatch(/Index Scan (on|using) shipmock_items_pkey/);
+      const pulled = await db.query<{ k: number; s: string; i: string }>(fromScratch);
+      expect(pulled.rows.filter((row) => row.k === 2).map((row) => `${row.s} ${row.i}`).sort()).toEqual(['company:c1 a1', 'global owner-1', 'global owner-2', 'global owner-3']);
     } finally {
       await db.end();
       await store.close();
