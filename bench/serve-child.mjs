@@ -13,14 +13,26 @@ export const ACCOUNT_BODY = {
 /**
  * `shipmock serve` of the checkout at `root` on a free port, manual clock, no rate limit;
  * resolves once its banner names the URL and the credentials. `traceGcFile`: run it with
- * --trace-gc, its output appended there.
+ * --trace-gc, its output appended there. The child has `fullGc()`: a full garbage collection
+ * (bench/gc-on-signal.mjs), settled with the main thread's heap then ({ heapUsed, external } bytes).
  */
 export function serve(root, args, { traceGcFile } = {}) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [...(traceGcFile ? ['--trace-gc'] : []), `${root}bin/shipmock.js`, 'serve', '--port', '0', '--log-level', 'warn', '--rate-limit', 'off', '--clock', 'manual', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const gcHook = ['--expose-gc', '--import', new URL('./gc-on-signal.mjs', import.meta.url).href];
+    const child = spawn(process.execPath, [...gcHook, ...(traceGcFile ? ['--trace-gc'] : []), `${root}bin/shipmock.js`, 'serve', '--port', '0', '--log-level', 'warn', '--rate-limit', 'off', '--clock', 'manual', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
-    child.stderr.on('data', (chunk) => (out += chunk));
+    let gcDone;
+    child.stderr.on('data', (chunk) => {
+      out += chunk;
+      const done = /bench: full gc done (.*)/.exec(String(chunk));
+      if (gcDone && done) gcDone(JSON.parse(done[1]));
+    });
+    const fullGc = () =>
+      new Promise((done) => {
+        gcDone = done;
+        child.kill('SIGUSR2');
+      });
     child.stdout.on('data', (chunk) => {
       if (traceGcFile) appendFileSync(traceGcFile, chunk);
       out += chunk;
@@ -28,7 +40,7 @@ export function serve(root, args, { traceGcFile } = {}) {
       if (!match) return;
       const basic = `Basic ${Buffer.from(`${match[3]}:${match[4]}`).toString('base64')}`;
       const exited = new Promise((done) => child.once('exit', done));
-      resolve({ child, url: match[1], companyId: match[2], basic, startMs: performance.now() - started, stop: () => (child.kill('SIGTERM'), exited) });
+      resolve({ child, url: match[1], companyId: match[2], basic, startMs: performance.now() - started, fullGc, stop: () => (child.kill('SIGTERM'), exited) });
     });
     child.once('exit', (code) => reject(new Error(`exited ${code} before listening:\n${out}`)));
   });

@@ -320,11 +320,12 @@ function storedScopeReads(reader: SyncReader, query: (sql: string, params: unkno
  * index shipmock_items_global_ids.
  */
 function issuedNumberReads(reader: SyncReader): IssuedNumberReads {
-  const issued = `scope = 'global' AND collection = '${ISSUED_NUMBERS_COLLECTION}' AND body IS NOT NULL`;
+  // Numbers are never deleted (no body-less rows to leave out): the index alone answers the first two (an index-only scan).
+  const issued = `scope = 'global' AND collection = '${ISSUED_NUMBERS_COLLECTION}'`;
   return {
     fingerprints: () => reader.query<{ prints: Uint8Array | null }>(`SELECT string_agg(decode(substr(md5(id), 1, 8), 'hex'), ''::bytea) AS prints FROM shipmock_items WHERE ${issued}`)[0].prints ?? new Uint8Array(0),
     isIssued: (id) => reader.query<{ found: boolean }>(`SELECT EXISTS (SELECT 1 FROM shipmock_items WHERE ${issued} AND id = $1) AS found`, [id])[0].found,
-    items: () => reader.query<{ seq: string; body: string }>(`SELECT seq, body FROM shipmock_items WHERE ${issued} ORDER BY seq`).map((row) => [Number(row.seq), JSON.parse(row.body)]),
+    items: () => reader.query<{ seq: string; body: string }>(`SELECT seq, body FROM shipmock_items WHERE ${issued} AND body IS NOT NULL ORDER BY seq`).map((row) => [Number(row.seq), JSON.parse(row.body)]),
   };
 }
 
