@@ -14,7 +14,7 @@ export const ACCOUNT_BODY = {
  * `shipmock serve` of the checkout at `root` on a free port, manual clock, no rate limit;
  * resolves once its banner names the URL and the credentials. `traceGcFile`: run it with
  * --trace-gc, its output appended there. The child has `fullGc()`: a full garbage collection
- * (bench/gc-on-signal.mjs), settled with the main thread's heap then ({ heapUsed, external } bytes).
+ * (bench/gc-on-signal.mjs), settled with the main thread's heap then ({ heapUsed, heapTotal, external } bytes).
  */
 export function serve(root, args, { traceGcFile } = {}) {
   return new Promise((resolve, reject) => {

@@ -136,9 +136,9 @@ async function measure(url, size) {
     const rss = rssMb(mock.child.pid);
     await new Promise((resolve) => setTimeout(resolve, settleMs));
     const settled = rssMb(mock.child.pid);
-    const { heapUsed } = await mock.fullGc();
+    const { heapUsed, heapTotal } = await mock.fullGc();
     const kept = rssMb(mock.child.pid);
-    return { size, accounts: ids.length, startMs: mock.startMs, afterStart, rss, settled, kept, heap: heapUsed / 2 ** 20, p50: percentile(list, 50), p99: percentile(list, 99), coldP50: percentile(cold, 50), coldMax: Math.max(...cold) };
+    return { size, accounts: ids.length, startMs: mock.startMs, afterStart, rss, settled, kept, heap: heapUsed / 2 ** 20, heapTotal: heapTotal / 2 ** 20, p50: percentile(list, 50), p99: percentile(list, 99), coldP50: percentile(cold, 50), coldMax: Math.max(...cold) };
   } finally {
     await mock.stop();
   }
@@ -154,10 +154,10 @@ try {
     rows.push(await measure(url, size));
   }
   console.log(`\none process, --data postgres://…, ${cacheFlags.length ? cacheFlags.join(' ') : 'default --cache-size'}; ${perAccount} inline bookings per account, trackers pending; list = GET /v1/shipment-bookings?limit=20 over ${hot} accounts at c=10\n`);
-  console.log(`| bookings | accounts | start s | RSS after start MB | RSS after load MB | RSS ${settleMs / 1000} s later MB | RSS after a full GC MB (main thread's heap) | list p50 / p99 ms | cold first request p50 / max ms |`);
+  console.log(`| bookings | accounts | start s | RSS after start MB | RSS after load MB | RSS ${settleMs / 1000} s later MB | RSS after a full GC MB (main thread's heap used / total) | list p50 / p99 ms | cold first request p50 / max ms |`);
   console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
-    console.log(`| ${r.size.toLocaleString('en')} | ${r.accounts} | ${(r.startMs / 1000).toFixed(1)} | ${r.afterStart.toFixed(0)} | ${r.rss.toFixed(0)} | ${r.settled.toFixed(0)} | ${r.kept.toFixed(0)} (${r.heap.toFixed(0)}) | ${r.p50.toFixed(1)} / ${r.p99.toFixed(1)} | ${r.coldP50.toFixed(1)} / ${r.coldMax.toFixed(1)} |`);
+    console.log(`| ${r.size.toLocaleString('en')} | ${r.accounts} | ${(r.startMs / 1000).toFixed(1)} | ${r.afterStart.toFixed(0)} | ${r.rss.toFixed(0)} | ${r.settled.toFixed(0)} | ${r.kept.toFixed(0)} (${r.heap.toFixed(0)} / ${r.heapTotal.toFixed(0)}) | ${r.p50.toFixed(1)} / ${r.p99.toFixed(1)} | ${r.coldP50.toFixed(1)} / ${r.coldMax.toFixed(1)} |`);
   }
   const growth = (key) => `${(((rows.at(-1)[key] - rows[0][key]) / rows[0][key]) * 100).toFixed(1)} %`;
   if (rows.length > 1) console.log(`\nRSS growth ${rows[0].size.toLocaleString('en')} → ${rows.at(-1).size.toLocaleString('en')}: after the load ${growth('rss')}; after a full GC (what the process keeps) ${growth('kept')}`);
