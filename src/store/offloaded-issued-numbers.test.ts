@@ -111,6 +111,32 @@ describe('issued carrier numbers kept in the database, their fingerprints in mem
     expect(issued().has('B:STAGING:1')).toBe(true);
   });
 
+  it('asks the database about every number while the set cannot be read, and reads it at the next call', () => {
+    const { memory, dirty, issued, asked, reads, rows } = setUp(['C:STAGING:1']);
+    const errors: string[] = [];
+    const failing: IssuedNumberReads = {
+      ...reads,
+      fingerprints: () => {
+        throw new Error('the shared database did not answer a read within 10000 ms');
+      },
+    };
+    const ledger = offloadedIssuedNumbers(failing, (error) => errors.push(error.message));
+    dirty.muted(() => issued().advanceSequence(2));
+    expect(() => ledger.keep(memory, dirty, true)).not.toThrow();
+    expect(errors).toEqual([expect.stringContaining('did not answer a read')]);
+    // Exact meanwhile: the database answers every question.
+    expect(issued().has('C:STAGING:1')).toBe(true);
+    expect(issued().has('C:STAGING:2')).toBe(false);
+    expect(asked.isIssued).toBe(2);
+    // The next call reads the set (the database answers again).
+    failing.fingerprints = reads.fingerprints;
+    rows.set('C:STAGING:3', 3);
+    ledger.keep(memory, dirty);
+    expect(ledger.size).toBe(2);
+    expect(issued().has('C:STAGING:2')).toBe(false);
+    expect(asked.isIssued, 'a number never issued costs no read again').toBe(2);
+  });
+
   it('computes the fingerprint PostgreSQL computes: the first 4 bytes of the MD5 of the UTF-8 text', () => {
     // md5('DHL:STAGING:1') = fa9eb293…
     expect(fingerprintOf('DHL:STAGING:1')).toBe(Buffer.from('fa9eb293', 'hex').readInt32BE(0));

@@ -44,12 +44,14 @@ export const fingerprintOf = (id: string): number => (hash('md5', id, 'buffer') 
  * number is in the set once it is stored, perhaps earlier (an extra fingerprint only costs a
  * probe), never later: uncommitted ones stay in memory, where `has` sees them first.
  */
-export function offloadedIssuedNumbers(reads: IssuedNumberReads) {
+export function offloadedIssuedNumbers(reads: IssuedNumberReads, onError: (error: Error) => void = () => {}) {
   let prints = new Set<number>();
+  /** Whether `prints` holds every stored number's fingerprint; until it does, every question goes to the database. */
+  let complete = false;
   /** The collection offloaded (a replaced global scope brings a new one). */
   let offloaded: object | undefined;
   const where = {
-    has: (id: string) => prints.has(fingerprintOf(id)) && reads.isIssued(id),
+    has: (id: string) => (!complete || prints.has(fingerprintOf(id))) && reads.isIssued(id),
     items: () => reads.items(),
   };
 
@@ -63,17 +65,28 @@ export function offloadedIssuedNumbers(reads: IssuedNumberReads) {
   return {
     /**
      * After a pull is applied and after a commit: offloads the global scope's collection when it
-     * is new (or when `fresh`: a pull from scratch did not bring these rows), and moves the
-     * numbers in memory that are stored to the set. Numbers written and not yet committed (a
+     * is new (or when `fresh`: a pull from scratch did not bring these rows), reads the set (never
+     * throws: one that cannot be read is read next time), and moves the numbers in memory that
+     * are stored to the set. Numbers written and not yet committed (a
      * straggling unit's) stay in memory until a later call.
      */
     keep(memory: MemoryStore, dirty: DirtyWrites, fresh = false): void {
       const issued = memory.existingScope(GLOBAL_SCOPE)?.existing<Entity>(ISSUED_NUMBERS_COLLECTION);
       if (!issued) return;
       if (fresh || issued !== offloaded || !issued.isOffloaded) {
-        rebuild();
         issued.offload(where);
         offloaded = issued;
+        complete = false;
+      }
+      if (!complete) {
+        // Called after a commit too, which must not fail once it is done: a set that cannot be
+        // read now is read at the next pull or commit, and the database answers meanwhile.
+        try {
+          rebuild();
+          complete = true;
+        } catch (error) {
+          onError(new Error(`the issued carrier numbers' fingerprints could not be read (every "was it issued?" asks the database until they are): ${(error as Error).message}`));
+        }
       }
       if (!issued.size || dirty.replaced.has(GLOBAL_SCOPE) || dirty.items.get(GLOBAL_SCOPE)?.get(ISSUED_NUMBERS_COLLECTION)?.size) return;
       for (const { id } of issued.values()) prints.add(fingerprintOf(id));

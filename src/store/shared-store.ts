@@ -244,7 +244,7 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
   const absent = new Set<string>();
   const cache = backend.stored && createAccountCache(backend.stored, capacity, dirty, stamps, absent, () => copy.listing);
   const memory: MemoryStore = createStore(dirty.watcher, cache);
-  const issued = backend.issuedNumbers && offloadedIssuedNumbers(backend.issuedNumbers);
+  const issued = backend.issuedNumbers && offloadedIssuedNumbers(backend.issuedNumbers, (error) => options.onError?.(error));
   const copy: SharedCopy = { backend, dirty, memory, cache, issued, stamps, absent, readAhead: [], parts: new Map(), pulledParts: new Map(), lastSeen: 0, own: [], reloadNeeded: false, stats: emptyLockStats() };
   keepSharedParts(copy);
   const now = options.now ?? Date.now;
