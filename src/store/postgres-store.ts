@@ -3,6 +3,8 @@ import { maskUrl, redactSecrets } from './data-location.js';
 import { createPostgresFeed, storable } from './postgres-feed.js';
 import { createSharedStore, OUTSIDE_LOCK_CONFLICT, type AccountListing, type CommitLock, type PulledRows, type PullRequest, type SharedBackend, type SharedStoreOptions, type VerifySet, type WriteSet } from './shared-store.js';
 import { loadedRow, type LoadedScopes, type ScopeRows, type StoredScopeReads } from './shared-scopes.js';
+import type { StoredScopes } from './scope-cache.js';
+import { storedScopesView } from './stored-scopes-view.js';
 import type { IssuedNumberReads } from './offloaded-issued-numbers.js';
 import { createSyncReader, type SyncReader } from './postgres-sync-reader.js';
 import { vacuumStatements } from './vacuum.js';
@@ -196,7 +198,7 @@ function createPostgresBackend(url: string, firstClient: pg.Client, processNumbe
   /** When the open wide batch had the wide lock, by the database's clock (ms). */
   let wideSince: number | undefined;
   const syncReader = createSyncReader(url, sessionName(processNumber));
-  const stored = storedScopeReads(syncReader, async (sql, params) => (await database()).query(sql, params));
+  const stored = storedScopeReads(syncReader, async (sql, params) => (await database()).query(sql, params), () => storedScopesAtSnapshot(url, sessionName(processNumber)));
 
   return {
     accountLocks: true,
@@ -274,8 +276,9 @@ function createPostgresBackend(url: string, firstClient: pg.Client, processNumbe
  * (postgres-sync-reader.ts). A scope's rows are a range of each table's primary key, which
  * starts with the scope: reading one costs its own rows, whatever the size of the sandbox.
  */
-function storedScopeReads(reader: SyncReader, query: (sql: string, params: unknown[]) => Promise<pg.QueryResult<{ scope: string }>>): StoredScopeReads {
+function storedScopeReads(reader: SyncReader, query: (sql: string, params: unknown[]) => Promise<pg.QueryResult<{ scope: string }>>, openView: () => StoredScopes): StoredScopeReads {
   return {
+    openView,
     load(key) {
       const rows = reader.query<PulledRow>(
         `SELECT 0 AS k, change AS c, NULL::text AS a, NULL::bigint AS n, NULL::text AS v FROM shipmock_head
@@ -312,6 +315,50 @@ function storedScopeReads(reader: SyncReader, query: (sql: string, params: unkno
     ready: () => reader.ready(),
     close: () => reader.close(),
   };
+}
+
+/** Views an export left unread (a client gone midway): their connection ends when the view is garbage collected. */
+const abandonedViews = new FinalizationRegistry<SyncReader>((reader) => reader.close());
+
+/**
+ * The stored scopes as the database holds them now, for an export (stored-scopes-view.ts): a
+ * connection of its own (a synchronous reader: the export's reads are synchronous) in one
+ * REPEATABLE READ transaction, so that pages read many turns later — an export of a big sandbox
+ * streams for seconds — still give the state of the moment the view was opened, inside the
+ * export's wide unit; the working set's reader keeps seeing the newest commits for the misses of
+ * other units meanwhile. Opening it blocks until its thread has connected (an export, not a
+ * request, waits for it). The connection ends when every collection given out has been read.
+ */
+function storedScopesAtSnapshot(url: string, applicationName: string): StoredScopes {
+  const reader = createSyncReader(url, applicationName);
+  try {
+    // The snapshot is taken by the first statement after BEGIN: now, while the export's unit runs.
+    reader.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    reader.query('SELECT 1');
+  } catch (error) {
+    reader.close();
+    throw error;
+  }
+  const view = storedScopesView({
+    collections: (scope) =>
+      reader
+        .query<{ name: string; next: string; last: string | null }>(
+          'SELECT c.collection AS name, c.next_seq AS next, (SELECT max(seq) FROM shipmock_items i WHERE i.scope = c.scope AND i.collection = c.collection AND i.body IS NOT NULL) AS last FROM shipmock_collections c WHERE c.scope = $1',
+          [scope],
+        )
+        .map((row) => [row.name, Number(row.next), row.last === null ? null : Number(row.last)]),
+    values: (scope) => reader.query<{ key: string; value: string }>('SELECT key, value FROM shipmock_values WHERE scope = $1 AND value IS NOT NULL', [scope]).map((row) => [row.key, row.value]),
+    page: (scope, collection, after, limit) =>
+      reader
+        .query<{ seq: string; body: string }>('SELECT seq, body FROM shipmock_items WHERE scope = $1 AND collection = $2 AND seq > $3 AND body IS NOT NULL ORDER BY seq LIMIT $4', [scope, collection, after, limit])
+        .map((row) => [Number(row.seq), row.body]),
+    close: () => {
+      abandonedViews.unregister(reader);
+      reader.close();
+    },
+  });
+  abandonedViews.register(view, reader, reader);
+  return view;
 }
 
 /**

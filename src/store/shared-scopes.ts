@@ -32,6 +32,12 @@ export interface StoredScopeReads {
   recentAccounts(limit: number): Promise<string[]>;
   /** Settles when the synchronous reads can start without waiting for their connection (awaited before the store loads). */
   ready(): Promise<void>;
+  /**
+   * A view of the stored scopes as they are now, which later commits do not change, read a page
+   * at a time (an export streams accounts that are not in memory). Absent: each scope is read
+   * whole when the export asks for it.
+   */
+  openView?(): StoredScopes;
   close(): void;
 }
 
@@ -94,7 +100,7 @@ export function sharedScopeSource(reads: StoredScopeReads, dirty: DirtyWrites, s
     if (found) stamps.set(key, found.head);
     return found?.scope;
   };
-  const reader: StoredScopes = {
+  const wholeScopes: StoredScopes = {
     // An export (a wide unit: nothing else commits meanwhile) takes each scope not in memory as
     // stored, without keeping it.
     snapshot: (key) => read(key)?.scope.snapshot(),
@@ -105,7 +111,7 @@ export function sharedScopeSource(reads: StoredScopeReads, dirty: DirtyWrites, s
     isStored: (key) => isAccount(key) && reads.isStored(key),
     storedKeys: () => reads.accountKeys(),
     accountValues: (name) => reads.accountValues(name),
-    reader: () => reader,
+    reader: () => reads.openView?.() ?? wholeScopes,
   };
 }
 

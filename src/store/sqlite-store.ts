@@ -1,12 +1,13 @@
 import { readSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import type { CollectionSnapshot, Entity, OffloadedItems } from './collection.js';
+import type { Entity, OffloadedItems } from './collection.js';
 import { ClaimContendedError, claimDataFile, DataFileError, type ClaimedDataFile } from './data-file.js';
 import { createDirtyWrites, dirtyRows, type DirtyWrites } from './dirty-writes.js';
 import { createGroupCommit } from './group-commit.js';
 import { createScopeCache, DEFAULT_CACHE_SIZE, type ScopeCache, type ScopeSource, type StoredScopes } from './scope-cache.js';
 import { createStore, ISSUED_NUMBERS_COLLECTION, processCounters, Scope, SOLE_PROCESS, soleFeed, StoreUnavailableError, workingSetOf, type MemoryStore, type WorkingSet, type ScopeSnapshot, type Store, type UnitKind } from './store.js';
 import { changedParts, savedAsValue, type SavedPart, type StatePart } from './state-registry.js';
+import { storedScopesView } from './stored-scopes-view.js';
 
 /**
  * The durable store: the memory store is the working set (reads cost what they cost in memory),
@@ -574,17 +575,12 @@ function createScopeSource(db: Database.Database, target: string, dirty: DirtyWr
   };
 }
 
-/** Items an export reads from the file per step (~100 KB of text for an address). */
-const STORED_PAGE = 400;
-
 /**
  * A read-only connection of its own with one read transaction (WAL: it sees the file as it was
  * at its first read, whatever the mock commits meanwhile, and never blocks those commits), so an
  * export can read a scope that is not in memory a page at a time across many turns and still
- * give one consistent state. Items stay JSON text when streamed (`encodedItems`: no object per
- * item for the garbage collector); `items` reads and parses them all for the other callers.
- * The connection closes when every collection it gave out has been read (or, for an export
- * abandoned midway, when it is garbage collected).
+ * give one consistent state (stored-scopes-view.ts). The connection closes when every collection
+ * it gave out has been read (or, for an export abandoned midway, when it is garbage collected).
  */
 function openStoredScopes(target: string): StoredScopes {
   const db = new Database(target, { readonly: true, fileMustExist: true });
@@ -594,73 +590,14 @@ function openStoredScopes(target: string): StoredScopes {
     page: db.prepare('SELECT seq, body FROM items WHERE scope = ? AND collection = ? AND seq > ? ORDER BY seq LIMIT ?').raw(true),
   };
   db.exec('BEGIN');
-  let unread = 0;
-  let sealed = false;
-  const release = () => {
-    if (sealed && unread === 0 && db.open) db.close();
-  };
-  function* pages(key: string, name: string): Generator<[number, string][]> {
-    for (let after = 0; ; ) {
-      const rows = sql.page.all(key, name, after, STORED_PAGE) as [number, string][];
-      if (rows.length) yield rows;
-      if (rows.length < STORED_PAGE) return;
-      after = rows[rows.length - 1][0];
-    }
-  }
-  const collection = (key: string, name: string, nextSeq: number): CollectionSnapshot<Entity> => {
-    let items: [number, Entity][] | undefined;
-    let read = false;
-    const done = () => {
-      if (read) return;
-      read = true;
-      unread--;
-      release();
-    };
-    unread++;
-    const snapshot: CollectionSnapshot<Entity> = {
-      nextSeq,
-      get items() {
-        if (!items) {
-          items = [];
-          for (const rows of pages(key, name)) for (const [seq, body] of rows) items.push([seq, JSON.parse(body) as Entity]);
-          done();
-        }
-        return items;
-      },
-    };
-    // Not enumerable: the snapshot compares and copies as its fields.
-    return Object.defineProperty(snapshot, 'encodedItems', {
-      *value() {
-        if (items) {
-          for (const pair of items) yield JSON.stringify(pair);
-          return;
-        }
-        for (const rows of pages(key, name)) for (const [seq, body] of rows) yield `[${seq},${body}]`;
-        done();
-      },
-    });
-  };
-  return {
-    snapshot(key) {
-      const snapshot: ScopeSnapshot = { collections: {}, values: {} };
-      let found = false;
-      for (const [name, nextSeq, lastSeq] of sql.collections.all({ scope: key }) as [string, number, number | null][]) {
-        found = true;
-        const next = Math.max(nextSeq, (lastSeq ?? 0) + 1);
-        // As Scope.snapshot: a collection never written to is not state.
-        if (lastSeq !== null || next > 1) snapshot.collections[name] = collection(key, name, next);
-      }
-      for (const [name, value] of sql.values.all(key) as [string, string][]) {
-        snapshot.values[name] = JSON.parse(value);
-        found = true;
-      }
-      return found ? snapshot : undefined;
+  return storedScopesView({
+    collections: (scope) => sql.collections.all({ scope }) as [string, number, number | null][],
+    values: (scope) => sql.values.all(scope) as [string, string][],
+    page: (scope, collection, after, limit) => sql.page.all(scope, collection, after, limit) as [number, string][],
+    close: () => {
+      if (db.open) db.close();
     },
-    seal() {
-      sealed = true;
-      release();
-    },
-  };
+  });
 }
 
 /**

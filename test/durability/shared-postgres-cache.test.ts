@@ -139,6 +139,52 @@ describe('a shared PostgreSQL store keeps a bounded working set (two stores, a c
   }, 60_000);
 });
 
+describe('the export of a shared PostgreSQL store', () => {
+  /** Sessions the process has open on the database (its batch connection, its reader, an export's view). */
+  async function sessions(url: string, processNumber: number): Promise<number> {
+    const observer = new pg.Client({ connectionString: url });
+    await observer.connect();
+    try {
+      const { rows } = await observer.query<{ n: string }>('SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1', [`shipmock:${processNumber}`]);
+      return Number(rows[0].n);
+    } finally {
+      await observer.end();
+    }
+  }
+
+  it('streams the accounts that are not in memory from one snapshot, a page at a time, without loading them, and then ends its connection', async () => {
+    const url = await cluster.createDatabase();
+    const { store: one, processNumber } = await openPostgresStore(url, { cacheSize: 1 });
+    const two = (await openPostgresStore(url, { cacheSize: 1 })).store as SharedStore;
+    running.push({ kill: async () => [one, two].forEach((store) => store.close()) });
+    const exporting = one as SharedStore;
+    await fill(exporting, ['e1', 'e2', 'e3'], 3);
+    expect(inMemory(exporting)).toEqual(['account:e3']);
+
+    const exported = await exporting.transaction(() => exporting.snapshot());
+    // The unit is over; e1 and e2 are not read yet: their items come from the view's snapshot.
+    expect(await sessions(url, processNumber)).toBe(3);
+    await two.transaction(() => {
+      things(two, 'e1').delete('e1-1');
+      things(two, 'e1').insert({ id: 'e1-4', n: 4 });
+      things(two, 'e2').update({ id: 'e2-2', n: 20 });
+    });
+    const e1 = exported.scopes['account:e1'].collections.things;
+    expect([...e1.encodedItems!()].map((text) => (JSON.parse(text) as [number, Thing])[1].id)).toEqual(['e1-1', 'e1-2', 'e1-3']);
+    expect(exported.scopes['account:e2'].collections.things.items.map(([, thing]) => thing)).toEqual([
+      { id: 'e2-1', n: 1 },
+      { id: 'e2-2', n: 2 },
+      { id: 'e2-3', n: 3 },
+    ]);
+    expect(exported.scopes['account:e3'].collections.things.items).toHaveLength(3);
+    // Nothing of it went into the working set.
+    expect(inMemory(exporting)).toEqual(['account:e3']);
+    expect(exporting.workingSet()!.misses).toBe(0);
+    // Every collection read: the view's connection ends.
+    await until('the export view closes its connection', () => sessions(url, processNumber), (open) => open === 2);
+  }, 60_000);
+});
+
 describe('the issued carrier numbers of a shared PostgreSQL store', () => {
   const issued = (store: SharedStore) => store.global.collection<{ id: string }>(ISSUED_NUMBERS_COLLECTION);
   const numbers = ['DHL:STAGING:00340434161094042557', 'DHL:PRODUCTION:1Z999AA10123456784', 'GLS:STAGING:Zürich-€-1'];
