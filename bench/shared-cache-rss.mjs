@@ -14,7 +14,8 @@
 // with the account added to the company and to the global account owners, and two issued
 // tracking numbers per booking, as the API would have made them. Sizes grow in order on one
 // database (BENCH_SIZES, default 10000,200000); each is measured on a fresh process.
-// Options (env): BENCH_SIZES, BENCH_PER_ACCOUNT, BENCH_CACHE, BENCH_HOT (50), BENCH_COLD (20), BENCH_SETTLE_MS (10000).
+// Options (env): BENCH_SIZES, BENCH_PER_ACCOUNT, BENCH_CACHE, BENCH_HOT (50), BENCH_COLD (20), BENCH_SETTLE_MS (10000),
+// BENCH_EXPORT=1 (last, an export read to its end: its size, time and the RSS peak while it streams).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -29,6 +30,7 @@ const hot = Number(process.env.BENCH_HOT ?? 50);
 const coldCount = Number(process.env.BENCH_COLD ?? 20);
 const settleMs = Number(process.env.BENCH_SETTLE_MS ?? 10_000);
 const cacheFlags = process.env.BENCH_CACHE ? ['--cache-size', process.env.BENCH_CACHE] : [];
+const exporting = process.env.BENCH_EXPORT === '1';
 const serve = (args) => serveChild(root, args);
 
 /** The template: `templates` accounts of `perAccount` inline bookings, through the API. */
@@ -110,6 +112,22 @@ async function grow(url, companyId, accounts) {
 const rssMb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
 const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))];
 
+/** GET /__admin/state read to its end (and dropped) while RSS is sampled every 50 ms: the export's size, time and peak RSS. */
+async function exportPeak(mock) {
+  let peak = rssMb(mock.child.pid);
+  const sampler = setInterval(() => (peak = Math.max(peak, rssMb(mock.child.pid))), 50);
+  const started = performance.now();
+  try {
+    const res = await fetch(`${mock.url}/__admin/state`, { headers: { 'X-Shipmock-Admin': '1' } });
+    if (res.status !== 200) throw new Error(`GET /__admin/state: ${res.status} ${await res.text()}`);
+    let bytes = 0;
+    for await (const chunk of res.body) bytes += chunk.length;
+    return { mb: bytes / 1e6, seconds: (performance.now() - started) / 1000, peak };
+  } finally {
+    clearInterval(sampler);
+  }
+}
+
 async function measure(url, size) {
   const mock = await serve(['--data', url, ...cacheFlags]);
   try {
@@ -138,7 +156,8 @@ async function measure(url, size) {
     const settled = rssMb(mock.child.pid);
     const { heapUsed, heapTotal } = await mock.fullGc();
     const kept = rssMb(mock.child.pid);
-    return { size, accounts: ids.length, startMs: mock.startMs, afterStart, rss, settled, kept, heap: heapUsed / 2 ** 20, heapTotal: heapTotal / 2 ** 20, p50: percentile(list, 50), p99: percentile(list, 99), coldP50: percentile(cold, 50), coldMax: Math.max(...cold) };
+    const exported = exporting ? await exportPeak(mock) : undefined;
+    return { size, accounts: ids.length, startMs: mock.startMs, afterStart, rss, settled, kept, exported, heap: heapUsed / 2 ** 20, heapTotal: heapTotal / 2 ** 20, p50: percentile(list, 50), p99: percentile(list, 99), coldP50: percentile(cold, 50), coldMax: Math.max(...cold) };
   } finally {
     await mock.stop();
   }
@@ -159,6 +178,7 @@ try {
   for (const r of rows) {
     console.log(`| ${r.size.toLocaleString('en')} | ${r.accounts} | ${(r.startMs / 1000).toFixed(1)} | ${r.afterStart.toFixed(0)} | ${r.rss.toFixed(0)} | ${r.settled.toFixed(0)} | ${r.kept.toFixed(0)} (${r.heap.toFixed(0)} / ${r.heapTotal.toFixed(0)}) | ${r.p50.toFixed(1)} / ${r.p99.toFixed(1)} | ${r.coldP50.toFixed(1)} / ${r.coldMax.toFixed(1)} |`);
   }
+  if (exporting) for (const r of rows) console.log(`export at ${r.size.toLocaleString('en')} bookings (GET /__admin/state, after the rest): ${r.exported.mb.toFixed(0)} MB in ${r.exported.seconds.toFixed(1)} s, RSS at most ${r.exported.peak.toFixed(0)} MB while it streamed`);
   const growth = (key) => `${(((rows.at(-1)[key] - rows[0][key]) / rows[0][key]) * 100).toFixed(1)} %`;
   if (rows.length > 1) console.log(`\nRSS growth ${rows[0].size.toLocaleString('en')} → ${rows.at(-1).size.toLocaleString('en')}: after the load ${growth('rss')}; after a full GC (what the process keeps) ${growth('kept')}`);
 } finally {
