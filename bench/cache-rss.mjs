@@ -141,6 +141,7 @@ async function measure(size, template) {
 async function load(mock, size, accounts, grown) {
   const afterStart = rssMb(mock.child.pid);
   // A hot set of accounts, listed page after page (the list of one account: 20 per page).
+  if (grown.ids.length < hot + coldCount) throw new Error(`${size} bookings make ${grown.ids.length} accounts: BENCH_HOT (${hot}) + BENCH_COLD (${coldCount}) need at least that many`);
   const hotIds = grown.ids.slice(0, hot);
   const auths = new Map();
   for (const id of grown.ids) if (auths.size < hot + coldCount) auths.set(id, await accountAuth(mock, id));

@@ -136,6 +136,7 @@ async function measure(url, size) {
     await db.connect();
     const ids = (await db.query("SELECT id FROM shipmock_items WHERE scope = $1 AND collection = 'accounts' AND body IS NOT NULL ORDER BY seq", [`company:${mock.companyId}`])).rows.map((row) => row.id);
     await db.end();
+    if (ids.length < hot + coldCount) throw new Error(`${size} bookings make ${ids.length} accounts: BENCH_HOT (${hot}) + BENCH_COLD (${coldCount}) need at least that many`);
     const auths = new Map();
     for (const id of ids.slice(0, hot + coldCount)) auths.set(id, await accountAuth(mock, id));
     const hotIds = ids.slice(0, hot);
