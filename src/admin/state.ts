@@ -49,12 +49,16 @@ export function importState(runtime: MockRuntime, state: MockState): void {
   const { parts } = runtime.store;
   const fields: Record<string, unknown> = { ...state };
   for (const part of parts.all()) part.exported?.check?.(fields);
-  const before: Record<string, unknown> = { ...exportState(runtime) };
+  const before = exportState(runtime);
   try {
     apply(parts, fields);
   } catch (error) {
-    apply(parts, before);
+    apply(parts, { ...before });
     throw error;
+  } finally {
+    // The way back is no longer needed: a durable store's stored scopes it did not read (the
+    // view's transaction and connection) are given up now, not when it is garbage collected.
+    before.store.release?.();
   }
 }
 

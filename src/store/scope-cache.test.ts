@@ -5,7 +5,7 @@ import { createStore, Scope, type ScopeSnapshot } from './store.js';
 /** A "file" of scope snapshots, counting what is read from it. */
 function fakeFile(scopes: Record<string, ScopeSnapshot>) {
   const reads: string[] = [];
-  const readers: { read: string[]; sealed: boolean }[] = [];
+  const readers: { read: string[]; sealed: boolean; closed: boolean }[] = [];
   const source: ScopeSource = {
     load(key) {
       reads.push(key);
@@ -19,7 +19,7 @@ function fakeFile(scopes: Record<string, ScopeSnapshot>) {
     storedKeys: () => Object.keys(scopes),
     accountValues: (name) => Object.entries(scopes).filter(([key, saved]) => key.startsWith('account:') && name in saved.values).map(([key, saved]) => [key, saved.values[name]]),
     reader() {
-      const reader = { read: [] as string[], sealed: false };
+      const reader = { read: [] as string[], sealed: false, closed: false };
       readers.push(reader);
       return {
         snapshot(key) {
@@ -27,6 +27,7 @@ function fakeFile(scopes: Record<string, ScopeSnapshot>) {
           return key in scopes ? structuredClone(scopes[key]) : undefined;
         },
         seal: () => void (reader.sealed = true),
+        close: () => void (reader.closed = true),
       };
     },
   };
@@ -168,13 +169,18 @@ describe('scope cache (a bounded working set of account scopes)', () => {
     const store = createStore(undefined, cache);
     store.account('b').collection<{ id: string; text: string }>('notes').update({ id: 'n1', text: 'b in memory' });
     const loadsBefore = file.reads.length;
-    const { scopes } = store.snapshot();
+    const snapshot = store.snapshot();
+    const { scopes } = snapshot;
     expect(Object.keys(scopes).sort()).toEqual(['account:a', 'account:b', 'account:c', 'company:x']);
     expect(scopes['account:b'].collections.notes.items[0][1]).toMatchObject({ text: 'b in memory' });
     expect(scopes['account:c'].collections.notes.items[0][1]).toMatchObject({ text: 'c' });
-    expect(file.readers).toEqual([{ read: ['account:a', 'account:c', 'company:x'], sealed: true }]);
+    expect(file.readers).toEqual([{ read: ['account:a', 'account:c', 'company:x'], sealed: true, closed: false }]);
     expect(file.reads.length).toBe(loadsBefore);
     expect(cache.loadedCount).toBe(1);
+    // Released (not enumerable: not part of the state), the reader is given up.
+    expect(Object.keys(snapshot)).toEqual(['version', 'scopes']);
+    snapshot.release!();
+    expect(file.readers[0].closed).toBe(true);
   });
 
   it('gives an account value of every account without loading those not in memory: memory wins for those in it, dropped accounts give none', () => {

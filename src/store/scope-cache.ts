@@ -82,6 +82,8 @@ export interface StoredScopes {
   snapshot(key: string): ScopeSnapshot | undefined;
   /** No more snapshots are asked for: the view ends once the items it gave out have been read. */
   seal(): void;
+  /** Ends the view now: what it gave out and was not read cannot be read any more (a snapshot kept only in case, then dropped). */
+  close(): void;
 }
 
 /**
@@ -189,7 +191,10 @@ export function createScopeCache(options: ScopeCacheOptions): ScopeCache {
     },
     keys: () => allKeys(state),
     entries,
-    snapshots: (except) => allSnapshots(state, except),
+    snapshots(except) {
+      const opened: { view?: StoredScopes } = {};
+      return Object.assign(allSnapshots(state, except, opened), { close: () => opened.view?.close() });
+    },
     accountValues: (name) => allAccountValues(state, name),
     [Symbol.iterator]: entries,
     attach(next) {
@@ -321,7 +326,7 @@ function loadIfRoom(state: CacheState, key: string): Scope | undefined {
  * through one reader, their items read when they are asked for (an export streams a 100k-item
  * account in slices instead of reading and building it in one go), and not kept in memory.
  */
-function* allSnapshots(state: CacheState, except: string): IterableIterator<[string, ScopeSnapshot]> {
+function* allSnapshots(state: CacheState, except: string, opened: { view?: StoredScopes }): IterableIterator<[string, ScopeSnapshot]> {
   let reader: StoredScopes | undefined;
   try {
     for (const key of allKeys(state)) {
@@ -331,7 +336,7 @@ function* allSnapshots(state: CacheState, except: string): IterableIterator<[str
         yield [key, scope.snapshot()];
         continue;
       }
-      reader ??= state.source!.reader();
+      reader ??= opened.view = state.source!.reader();
       const stored = reader.snapshot(key);
       if (stored) yield [key, stored];
     }

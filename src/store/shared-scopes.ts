@@ -105,6 +105,7 @@ export function sharedScopeSource(reads: StoredScopeReads, dirty: DirtyWrites, s
     // stored, without keeping it.
     snapshot: (key) => read(key)?.scope.snapshot(),
     seal() {},
+    close() {},
   };
   return {
     load,

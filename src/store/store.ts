@@ -99,6 +99,12 @@ export interface ScopeSnapshot {
 export interface StoreSnapshot {
   version: 1;
   scopes: Record<string, ScopeSnapshot>;
+  /**
+   * Not enumerable, on a durable store's snapshot whose stored scopes are read when asked for:
+   * gives up what was not read yet (the view's transaction and connection) — for a snapshot
+   * taken only in case (an import's way back), once it is no longer needed.
+   */
+  release?(): void;
 }
 
 /** What a durable store is told about each write of one scope. */
@@ -411,7 +417,7 @@ export interface ScopeTable {
    * `scope.snapshot()` of each entry (a cache gives the scopes not in memory as its file holds
    * them, their items read when they are asked for).
    */
-  snapshots?(except: string): Iterable<[string, ScopeSnapshot]>;
+  snapshots?(except: string): Iterable<[string, ScopeSnapshot]> & { close(): void };
   /** The value under `key` of every account scope (by scope key) that has one, without loading the scopes not in memory. */
   accountValues?(key: string): Iterable<[string, unknown]>;
 }
@@ -457,9 +463,13 @@ export function createStore(watcher?: StoreWatcher, scopes: ScopeTable = new Map
     },
     snapshot() {
       const out: Record<string, ScopeSnapshot> = {};
-      if (scopes.snapshots) for (const [key, value] of scopes.snapshots(SYSTEM_SCOPE)) out[key] = value;
-      else for (const [key, value] of scopes) if (key !== SYSTEM_SCOPE) out[key] = value.snapshot();
-      return { version: 1, scopes: out };
+      const snapshot: StoreSnapshot = { version: 1, scopes: out };
+      if (scopes.snapshots) {
+        const all = scopes.snapshots(SYSTEM_SCOPE);
+        for (const [key, value] of all) out[key] = value;
+        Object.defineProperty(snapshot, 'release', { value: all.close });
+      } else for (const [key, value] of scopes) if (key !== SYSTEM_SCOPE) out[key] = value.snapshot();
+      return snapshot;
     },
     restore(snapshot) {
       if (snapshot?.version !== 1) throw new Error('unsupported state snapshot version');

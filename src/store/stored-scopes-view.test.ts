@@ -46,6 +46,18 @@ describe('a view of stored scopes, read a page at a time', () => {
     expect(seen.closed).toBe(1);
   });
 
+  it('gives up what it gave out and was not read when it is closed: a later read fails instead of reading outside its moment', () => {
+    const { rows, seen } = storedRows(3);
+    const view = storedScopesView(rows);
+    const scope = view.snapshot('account:a')!;
+    view.seal();
+    view.close();
+    view.close();
+    expect(seen.closed).toBe(1);
+    expect(() => scope.collections.things.items).toThrow(/given up/);
+    expect(seen.pages).toBe(0);
+  });
+
   it('closes at once when it gave nothing out', () => {
     const { rows, seen } = storedRows(0);
     const view = storedScopesView(rows);

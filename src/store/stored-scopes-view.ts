@@ -23,7 +23,8 @@ export const VIEW_PAGE = 400;
  * asked for, its items only when a collection's `items` or `encodedItems()` is read, possibly
  * many turns later. Items stay JSON text when streamed (`encodedItems`: no object per item for
  * the garbage collector); `items` reads and parses them all for the other callers. The view is
- * closed when it is sealed and every collection it gave out has been read.
+ * closed when it is sealed and every collection it gave out has been read, or when `close()`
+ * gives up what was not read.
  */
 export function storedScopesView(rows: ViewRows, pageSize = VIEW_PAGE): StoredScopes {
   let unread = 0;
@@ -36,6 +37,8 @@ export function storedScopesView(rows: ViewRows, pageSize = VIEW_PAGE): StoredSc
     }
   };
   function* pages(key: string, name: string): Generator<[number, string][]> {
+    // Its transaction is gone: a read now would not be of the view's moment.
+    if (closed) throw new Error('the stored scopes were given up before this collection was read');
     for (let after = 0; ; ) {
       const page = rows.page(key, name, after, pageSize);
       if (page.length) yield page;
@@ -95,6 +98,11 @@ export function storedScopesView(rows: ViewRows, pageSize = VIEW_PAGE): StoredSc
     seal() {
       sealed = true;
       release();
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      rows.close();
     },
   };
 }

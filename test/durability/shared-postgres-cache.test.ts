@@ -182,6 +182,43 @@ describe('the export of a shared PostgreSQL store', () => {
     expect(exporting.workingSet()!.misses).toBe(0);
     // Every collection read: the view's connection ends.
     await until('the export view closes its connection', () => sessions(url, processNumber), (open) => open === 2);
+
+    // A snapshot taken only in case (an import's way back) and released unread ends it at once.
+    const unread = await exporting.transaction(() => exporting.snapshot());
+    expect(await sessions(url, processNumber)).toBe(3);
+    unread.release!();
+    await until('a released view closes its connection', () => sessions(url, processNumber), (open) => open === 2);
+    expect(() => unread.scopes['account:e1'].collections.things.items).toThrow(/given up/);
+  }, 60_000);
+
+  it('through HTTP: an export streams and then ends its view; an import gives up its way back at once, leaving no connection open', async () => {
+    const url = await cluster.createDatabase();
+    const mock = await startChild(['--data', url, '--cache-size', '1', '--rate-limit', 'off']);
+    running.push(mock);
+    const accounts = [];
+    for (let a = 0; a < 3; a++) {
+      const account = await newAccount(mock);
+      accounts.push(account);
+      await expectStatus(call(mock.url, 'POST', '/v1/addresses', { auth: account.auth, body: { ...berlin, name: `Person ${a}` } }), 201, 'address');
+    }
+    const observer = new pg.Client({ connectionString: url });
+    await observer.connect();
+    const open = async () => Number((await observer.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'shipmock:%'")).rows[0].n);
+    try {
+      const idle = await open();
+      const exported = await expectStatus(call(mock.url, 'GET', '/__admin/state', { admin: true }), 200, 'export');
+      expect(Object.keys(exported.store.scopes).filter((key: string) => key.startsWith('account:'))).toHaveLength(3);
+      await until('the export view ends', open, (n) => n === idle, 5000);
+      // The import's way back is a snapshot of the same kind, read only if the import fails.
+      await expectStatus(call(mock.url, 'PUT', '/__admin/state', { admin: true, body: exported }), 204, 'import');
+      await until('the import gives its way back up', open, (n) => n === idle, 3000);
+      for (const [a, account] of accounts.entries()) {
+        const listed = await expectStatus(call(mock.url, 'GET', '/v1/addresses', { auth: account.auth }), 200, 'addresses');
+        expect(listed.items.map((address: { name: string }) => address.name)).toEqual([`Person ${a}`]);
+      }
+    } finally {
+      await observer.end();
+    }
   }, 60_000);
 });
 
