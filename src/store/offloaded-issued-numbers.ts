@@ -67,8 +67,8 @@ export function offloadedIssuedNumbers(reads: IssuedNumberReads, onError: (error
      * After a pull is applied and after a commit: offloads the global scope's collection when it
      * is new (or when `fresh`: a pull from scratch did not bring these rows), reads the set (never
      * throws: one that cannot be read is read next time), and moves the numbers in memory that
-     * are stored to the set. Numbers written and not yet committed (a
-     * straggling unit's) stay in memory until a later call.
+     * are stored to the set. Numbers written and not yet committed (a straggling unit's) stay in
+     * memory until a later call.
      */
     keep(memory: MemoryStore, dirty: DirtyWrites, fresh = false): void {
       const issued = memory.existingScope(GLOBAL_SCOPE)?.existing<Entity>(ISSUED_NUMBERS_COLLECTION);
