@@ -327,7 +327,6 @@ function loadIfRoom(state: CacheState, key: string): Scope | undefined {
  * account in slices instead of reading and building it in one go), and not kept in memory.
  */
 function* allSnapshots(state: CacheState, except: string, opened: { view?: StoredScopes }): IterableIterator<[string, ScopeSnapshot]> {
-  let reader: StoredScopes | undefined;
   try {
     for (const key of allKeys(state)) {
       if (key === except) continue;
@@ -336,11 +335,10 @@ function* allSnapshots(state: CacheState, except: string, opened: { view?: Store
         yield [key, scope.snapshot()];
         continue;
       }
-      reader ??= opened.view = state.source!.reader();
-      const stored = reader.snapshot(key);
+      const stored = (opened.view ??= state.source!.reader()).snapshot(key);
       if (stored) yield [key, stored];
     }
   } finally {
-    reader?.seal();
+    opened.view?.seal();
   }
 }

@@ -30,11 +30,13 @@ export function storedScopesView(rows: ViewRows, pageSize = VIEW_PAGE): StoredSc
   let unread = 0;
   let sealed = false;
   let closed = false;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    rows.close();
+  };
   const release = () => {
-    if (sealed && unread === 0 && !closed) {
-      closed = true;
-      rows.close();
-    }
+    if (sealed && unread === 0) close();
   };
   function* pages(key: string, name: string): Generator<[number, string][]> {
     // Its transaction is gone: a read now would not be of the view's moment.
@@ -99,10 +101,6 @@ export function storedScopesView(rows: ViewRows, pageSize = VIEW_PAGE): StoredSc
       sealed = true;
       release();
     },
-    close() {
-      if (closed) return;
-      closed = true;
-      rows.close();
-    },
+    close,
   };
 }
