@@ -169,6 +169,12 @@ export interface SharedBackend {
   commit(writes: WriteSet): Promise<CommitResult>;
   /** Whether batches of different accounts can hold their locks at the same time (PostgreSQL); else every batch is wide. */
   readonly accountLocks: boolean;
+  /**
+   * Whether a read batch may pull without any lock, taking the locks of what it wrote only at its
+   * commit (with the check of commitBatch). Default: `accountLocks`. SQLite's shared layout: yes
+   * (WAL readers never wait for the writer), though its locked batches are all wide.
+   */
+  readonly readsWithoutLock?: boolean;
   /** After a failure: gives up the transaction and the connection; the next `open` starts afresh. */
   abandon(): void;
   /** An append-only feed of every process (the journal). */
@@ -280,9 +286,11 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
     contended.delete(account);
     return true;
   };
+  const readsWithoutLock = backend.readsWithoutLock ?? backend.accountLocks;
   const lockOf = (lock: UnitLock): BatchLock => {
-    if (!lock || lock.wide || !backend.accountLocks) return WIDE;
-    return lock.read && readable(lock.account) ? READ : { kind: 'account', account: lock.account };
+    if (!lock || lock.wide) return WIDE;
+    if (lock.read && readsWithoutLock && readable(lock.account)) return READ;
+    return backend.accountLocks ? { kind: 'account', account: lock.account } : WIDE;
   };
   const transaction = <T>(work: () => T | PromiseLike<T>, _kind?: unknown, lock?: UnitLock) => unitInBatch({ enter, settle }, holding(cache, work), lockOf(lock), lock?.account);
   const feeds: { close(): void }[] = [];
@@ -319,7 +327,8 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
       if (batch && !batch.committing) batch.committed.push(callback);
       else callback();
     },
-    locksAccounts: backend.accountLocks,
+    // Units say what they lock wherever a read may go without a lock (an account's lock is the wide one on SQLite).
+    locksAccounts: backend.accountLocks || readsWithoutLock,
     batchStats: () => batchStatsOf(copy.stats),
     /**
      * Loads what the database holds (an empty batch); rejects with the database's own error. A
@@ -806,6 +815,20 @@ function notOpened(copy: SharedCopy, batch: Batch, error: Error): void {
 }
 
 /**
+ * Whether a unit may still join a batch that is admitting. Before its pull is asked for, always.
+ * After: a read batch holds no lock, so another process may since have committed and
+ * acknowledged a write its snapshot does not have — a read arriving now (perhaps of that very
+ * write) waits for the next batch; a locked batch's lock keeps such writes out until it commits.
+ * And a batch whose pull is under way reads no more accounts ahead: a unit of an account not in
+ * memory waits for the next batch, whose pull reads it, rather than read it on a miss.
+ */
+function mayJoin(copy: SharedCopy, batch: Batch, lock: BatchLock, account: string | undefined): boolean {
+  if (!batch.pulled) return true;
+  if (lock.kind === 'read') return false;
+  return account === undefined || batch.accounts.has(account) || !copy.cache || copy.cache.peek(`${ACCOUNT_SCOPE}${account}`) !== undefined;
+}
+
+/**
  * The batch machinery: members enter the batch of their lock that is admitting (or a new one,
  * opened after the one before it), and the batch commits once it stopped admitting and every
  * member settled. One batch of this process is open at a time; batches of several locks may be
@@ -865,9 +888,7 @@ function createBatches(copy: SharedCopy, memberTimeoutMs: number) {
   function enter(member: object, lock: BatchLock = WIDE, account?: string): Promise<void> {
     if (closed) return Promise.reject(new Error('the store is closed'));
     let batch = admitting.get(keyOf(lock));
-    // A batch whose pull is under way reads no more accounts ahead: a unit of an account not in
-    // memory waits for the next batch, whose pull reads it, rather than read it on a miss.
-    if (batch?.pulled && account !== undefined && !batch.accounts.has(account) && copy.cache && !copy.cache.peek(`${ACCOUNT_SCOPE}${account}`)) {
+    if (batch && !mayJoin(copy, batch, lock, account)) {
       stopAdmitting(admitting, batch);
       batch = undefined;
     }
