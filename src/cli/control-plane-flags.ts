@@ -39,9 +39,9 @@ export const CONTROL_PLANE_USAGE = `  --clock MODE             real|manual: wall
   --admin-host NAME        a Host name /__admin accepts besides localhost, 127.0.0.0/8 and [::1]
                            (repeatable or comma list; --host NAME counts too) (DNS rebinding)
   --journal-size N         requests kept in the journal (default 1000)
-  --cache-size N           accounts a --data mock keeps in memory (each process of a PostgreSQL
-                           store), least recently used out; the others are read from the file
-                           or database when used (default 100)
+  --cache-size N           accounts a --data mock keeps in memory (each process, with --workers
+                           or on PostgreSQL), least recently used out; the others are read from
+                           the file or database when used (default 100)
 `;
 
 export interface ControlPlaneFlags {

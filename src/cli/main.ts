@@ -12,7 +12,6 @@ import { blameEnvironment, withEnvironment } from './environment.js';
 import { resolveAdminKey } from './generated-admin-key.js';
 import { flagsTakenByNpm, oneOf, parseArgs, portOf, wholeNumberOf, type FlagSpec, type ParsedFlags } from './parse-args.js';
 import { checkWorkers, runPrimary, workerNumber } from './workers.js';
-import { isPostgresUrl } from '../store/data-location.js';
 import { ON_MISS, type ReplaySetup } from '../replay/on-miss.js';
 import { parseByteSize, parseLoginLockout, parsePositiveDuration, parseRateLimit, parseTokenTtls } from './parse-limits.js';
 
@@ -206,7 +205,6 @@ async function serveWith(parsed: ParsedFlags<typeof SERVE_FLAGS>, warnings: stri
   const controlPlane = controlPlaneOptions(flags);
   const workers = flags.workers ?? 1;
   checkWorkers(workers, controlPlane.data);
-  if (workers > 1 && controlPlane.cacheSize !== undefined && !isPostgresUrl(controlPlane.data ?? '')) throw new Error('--cache-size bounds the memory of one process on a --data FILE, and of each process on PostgreSQL; the shared SQLite file of --workers does not take it yet (each worker holds every account)');
   const replay = replayOf(flags);
   if (replay?.onMiss === 'proxy' && workers > 1) throw new Error('--on-miss proxy records into one folder, which one process writes at a time: use it without --workers');
   if (workers > 1 && cluster.isPrimary) {

@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { vacuumStatements } from './vacuum.js';
-import { createSharedStore, type PulledRows, type SharedBackend, type SharedStoreOptions } from './shared-store.js';
+import { createSharedStore, OUTSIDE_LOCK_CONFLICT, type AccountListing, type PulledRows, type PullRequest, type SharedBackend, type SharedStoreOptions, type VerifySet } from './shared-store.js';
+import type { LoadedScopes } from './shared-scopes.js';
+import { ACCOUNTS, ISSUED, issuedNumberReads, NOT_ACCOUNTS, scopeRows, scopeStatements, storedScopeReads } from './sqlite-shared-reads.js';
 import { claimDataFile, DataFileError, type ClaimedDataFile } from './data-file.js';
 import type { SharedFeed, Store } from './store.js';
 
@@ -21,12 +23,19 @@ export interface SharedSqliteOptions extends SharedStoreOptions {
   claim?: ClaimedDataFile;
 }
 
-/** The layout version of shared files; the one-process layout keeps its own (sqlite-store.ts). */
-const SHARED_LAYOUT_VERSION = 1;
+/**
+ * The layout version of shared files; the one-process layout keeps its own (sqlite-store.ts).
+ * 2: the partial index shipmock_items_global_ids, by which a process asks whether a carrier
+ * number was issued instead of holding every number (offloaded-issued-numbers.ts).
+ */
+const SHARED_LAYOUT_VERSION = 2;
 /** How long a batch waits for another process's batch before the request gets a 503. */
 const LOCK_WAIT_MS = 10_000;
 const FEED_POLL_MS = 200;
 const FEED_FLUSH_MS = 100;
+
+/** The issued carrier numbers by id (layout 2): "was it issued?" reads the index alone. */
+const GLOBAL_IDS_INDEX = "CREATE INDEX IF NOT EXISTS shipmock_items_global_ids ON shipmock_items (collection, id) WHERE scope = 'global'";
 
 const SCHEMA = `
   CREATE TABLE shipmock_counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
@@ -42,6 +51,7 @@ const SCHEMA = `
   CREATE INDEX shipmock_scopes_replaced ON shipmock_scopes (replaced);
   CREATE TABLE shipmock_feed (id INTEGER PRIMARY KEY AUTOINCREMENT, feed TEXT NOT NULL, origin INTEGER NOT NULL, tag TEXT, body TEXT NOT NULL);
   CREATE INDEX shipmock_feed_feed_id ON shipmock_feed (feed, id);
+  ${GLOBAL_IDS_INDEX};
 `;
 
 const isBusy = (error: unknown) => /^SQLITE_BUSY/.test((error as { code?: string }).code ?? '');
@@ -144,6 +154,10 @@ export async function openSharedSqliteStore(path: string, options: SharedSqliteO
         }
         const layout = Number(db.prepare("SELECT value FROM shipmock_meta WHERE key = 'layout'").pluck().get());
         if (layout > SHARED_LAYOUT_VERSION) throw new DataFileError(path, `was written by a newer shipmock (shared layout ${layout}; this one reads up to ${SHARED_LAYOUT_VERSION})`, 'Run the newer shipmock, or start this one with a new --data file.');
+        if (layout < SHARED_LAYOUT_VERSION) {
+          db.exec(GLOBAL_IDS_INDEX);
+          db.prepare("UPDATE shipmock_meta SET value = ? WHERE key = 'layout'").run(String(SHARED_LAYOUT_VERSION));
+        }
         // The token signing secret is the registered part `token-secret` (runtime.ts), pulled like
         // every shared part: a new file gets one here, in the write transaction of the start, so
         // workers starting together sign alike; a file of an earlier version moves the secret it
@@ -168,15 +182,29 @@ export async function openSharedSqliteStore(path: string, options: SharedSqliteO
   }
 }
 
-function createSqliteBackend(path: string, db: Database.Database, claim: ClaimedDataFile): SharedBackend {
-  const sql = {
+type Row = { change: number };
+type ItemRow = PulledRows['items'][number] & Row;
+
+/** The statements of a batch on the batches' connection. */
+function batchStatements(db: Database.Database) {
+  const since = (table: string, column = 'change', accounts = true) => `FROM ${table} WHERE ${column} > ?${accounts ? '' : ` AND ${NOT_ACCOUNTS}`}`;
+  const pulls = (accounts: boolean) => ({
+    scopes: db.prepare(`SELECT scope, replaced AS change ${since('shipmock_scopes', 'replaced', accounts)}`),
+    items: db.prepare(`SELECT scope, collection, seq, id, body, change ${since('shipmock_items', 'change', accounts)} ORDER BY scope, collection, seq`),
+    collections: db.prepare(`SELECT scope, collection, next_seq, change ${since('shipmock_collections', 'change', accounts)}`),
+    values: db.prepare(`SELECT scope, key, value, change ${since('shipmock_values', 'change', accounts)}`),
+  });
+  return {
     change: db.prepare("UPDATE shipmock_counters SET value = value + 1 WHERE name = 'change' RETURNING value").pluck(),
     head: db.prepare("SELECT value FROM shipmock_counters WHERE name = 'change'").pluck(),
-    scopes: db.prepare('SELECT scope, replaced AS change FROM shipmock_scopes WHERE replaced > ?'),
-    items: db.prepare('SELECT scope, collection, seq, id, body, change FROM shipmock_items WHERE change > ? ORDER BY scope, collection, seq'),
-    collections: db.prepare('SELECT scope, collection, next_seq, change FROM shipmock_collections WHERE change > ?'),
-    values: db.prepare('SELECT scope, key, value, change FROM shipmock_values WHERE change > ?'),
+    every: pulls(true),
+    notAccounts: pulls(false),
+    // A pull from scratch: every item of the scopes that are not an account's, but the issued numbers (their fingerprints are read instead).
+    itemsFromScratch: db.prepare(`SELECT scope, collection, seq, id, body, change FROM shipmock_items WHERE ${NOT_ACCOUNTS} AND NOT (${ISSUED}) ORDER BY scope, collection, seq`),
     parts: db.prepare('SELECT name, value, change FROM shipmock_parts WHERE change > ?'),
+    listedAccounts: db.prepare(`SELECT DISTINCT scope FROM shipmock_collections WHERE ${ACCOUNTS}`).pluck(),
+    listedValues: db.prepare(`SELECT scope, key, value FROM shipmock_values WHERE ${ACCOUNTS} AND value IS NOT NULL`),
+    ...scopeStatements(db),
     dropItems: db.prepare('DELETE FROM shipmock_items WHERE scope = ?'),
     dropCollections: db.prepare('DELETE FROM shipmock_collections WHERE scope = ?'),
     dropValues: db.prepare('DELETE FROM shipmock_values WHERE scope = ?'),
@@ -185,28 +213,58 @@ function createSqliteBackend(path: string, db: Database.Database, claim: Claimed
     collection: db.prepare('INSERT INTO shipmock_collections (scope, collection, next_seq, change) VALUES (?, ?, ?, ?) ON CONFLICT (scope, collection) DO UPDATE SET next_seq = MAX(shipmock_collections.next_seq, excluded.next_seq), change = excluded.change'),
     value: db.prepare('INSERT INTO shipmock_values (scope, key, value, change) VALUES (?, ?, ?, ?) ON CONFLICT (scope, key) DO UPDATE SET value = excluded.value, change = excluded.change'),
     part: db.prepare('INSERT INTO shipmock_parts (name, value, change) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value, change = excluded.change'),
+    ...verifyStatements(db),
   };
+}
+
+/**
+ * SQLite under the shared store. A batch is a transaction on the batches' connection:
+ *
+ *   open    BEGIN IMMEDIATE (the file's write lock: every locked batch is wide); the head and
+ *           every row committed after `since`, and with a bounded working set the rows of the
+ *           scopes it reads ahead and no other account rows (one transaction, one snapshot)
+ *   commit  the next change number; the rows; COMMIT
+ *
+ * A read batch takes no lock: its open is a read transaction (WAL: it sees the last commit while
+ * another process writes, and never waits for one), ended at once. If its units wrote, its commit
+ * takes the write lock and checks that none of the rows it wrote outside a lock (every row of the
+ * accounts it wrote) changed after its pull, else nothing is written and its units run again
+ * under the lock, as on PostgreSQL.
+ *
+ * The bounded working set reads on a connection of its own (synchronous, as SQLite is): a scope
+ * is a range of each table's primary key, so reading one costs its own rows.
+ */
+function createSqliteBackend(path: string, db: Database.Database, claim: ClaimedDataFile): SharedBackend {
+  const sql = batchStatements(db);
+  // The working set's reads, never inside a batch's transaction: they see the last commit.
+  const reader = new Database(path, { timeout: 1000 });
+  reader.pragma('busy_timeout = 1000');
+  const stored = storedScopeReads(path, reader);
 
   return {
-    // The write lock is the file's: every batch holds it whole (wide), so commits follow one
-    // another and a batch's commit number is always the head it pulled plus one.
+    // The write lock is the file's: every locked batch holds it whole (wide), so commits follow
+    // one another; a read batch holds nothing until it has something to commit.
     accountLocks: false,
-    async open(since, _lock, skip) {
+    readsWithoutLock: true,
+    stored,
+    issuedNumbers: issuedNumberReads(reader),
+    async open(after, lock, skip, pull) {
+      if (lock.kind === 'read') {
+        db.exec('BEGIN');
+        try {
+          return pulled(sql, after, skip, pull);
+        } finally {
+          db.exec('COMMIT');
+        }
+      }
       await beginWrite(db, 'batch');
-      const head = sql.head.get() as number;
-      const mine = new Set(skip);
-      const notMine = <T extends { change: number }>(rows: T[]) => (mine.size ? rows.filter((row) => !mine.has(row.change)) : rows);
-      const rows: PulledRows = {
-        scopes: notMine(sql.scopes.all(since) as (PulledRows['scopes'][number] & { change: number })[]),
-        items: notMine(sql.items.all(since) as (PulledRows['items'][number] & { change: number })[]),
-        collections: notMine(sql.collections.all(since) as (PulledRows['collections'][number] & { change: number })[]),
-        values: notMine(sql.values.all(since) as (PulledRows['values'][number] & { change: number })[]),
-        parts: notMine(sql.parts.all(since) as (PulledRows['parts'][number] & { change: number })[]),
-      };
-      return { head, rows };
+      return pulled(sql, after, skip, pull);
     },
     async commit(writes) {
+      // A read batch's pull ended its transaction: the commit takes the write lock now.
+      if (writes.lock) await beginWrite(db, 'read batch');
       try {
+        if (writes.verify && changedAfter(sql, writes.verify)) throw new Error(OUTSIDE_LOCK_CONFLICT);
         const empty = !writes.replaced.length && !writes.items.length && !writes.collections.length && !writes.values.length && !writes.parts.length;
         const change = empty ? undefined : (sql.change.get() as number);
         if (change !== undefined) {
@@ -224,7 +282,7 @@ function createSqliteBackend(path: string, db: Database.Database, claim: Claimed
         // Rows every process has pulled past go, whether or not this batch wrote anything (vacuum.ts).
         if (writes.vacuum) for (const statement of vacuumStatements(writes.vacuum)) db.exec(statement);
         db.exec('COMMIT');
-        // Every batch is wide here, all of its time serial: the shared store times it (no wideMs).
+        // Every locked batch is wide here, all of its time serial: the shared store times it (no wideMs).
         return { change };
       } catch (error) {
         if (db.inTransaction) db.exec('ROLLBACK');
@@ -242,10 +300,70 @@ function createSqliteBackend(path: string, db: Database.Database, claim: Claimed
       return createSqliteFeed(path, name, capacity, origin, onError);
     },
     async close() {
+      stored.close();
       db.close();
       claim.release();
     },
   };
+}
+
+/** The rows of one snapshot: the caller has begun its transaction. */
+function pulled(sql: ReturnType<typeof batchStatements>, after: number, skip: readonly number[], pull?: PullRequest): { head: number; rows: PulledRows; loaded?: LoadedScopes; listing?: AccountListing } {
+  const head = sql.head.get() as number;
+  const mine = new Set(skip);
+  const notMine = <T extends Row>(rows: T[]) => (mine.size ? rows.filter((row) => !mine.has(row.change)) : rows);
+  const from = pull && !pull.accountRows ? sql.notAccounts : sql.every;
+  const fresh = pull && !pull.accountRows && after === 0 && !skip.length;
+  const rows: PulledRows = {
+    scopes: notMine(from.scopes.all(after) as (PulledRows['scopes'][number] & Row)[]),
+    items: notMine((fresh ? sql.itemsFromScratch.all() : from.items.all(after)) as ItemRow[]),
+    collections: notMine(from.collections.all(after) as (PulledRows['collections'][number] & Row)[]),
+    values: notMine(from.values.all(after) as (PulledRows['values'][number] & Row)[]),
+    parts: notMine(sql.parts.all(after) as (PulledRows['parts'][number] & Row)[]),
+  };
+  if (!pull) return { head, rows };
+  const loaded: LoadedScopes = new Map();
+  for (const key of pull.load) {
+    const scope = scopeRows(sql, key);
+    if (scope) loaded.set(key, scope);
+  }
+  let listing: AccountListing | undefined;
+  if (!pull.accountRows) {
+    listing = { keys: new Set(sql.listedAccounts.all() as string[]), values: new Map() };
+    for (const { scope, key, value } of sql.listedValues.all() as { scope: string; key: string; value: string }[]) {
+      listing.keys.add(scope);
+      let named = listing.values!.get(key);
+      if (!named) listing.values!.set(key, (named = []));
+      named.push([scope, JSON.parse(value)]);
+    }
+  }
+  return { head, rows, loaded, listing };
+}
+
+/** The statements of changedAfter: whether a row (or any row of a scope) changed after a change number. */
+function verifyStatements(db: Database.Database) {
+  const exists = (sql: string) => db.prepare(`SELECT EXISTS (${sql})`).pluck();
+  return {
+    itemChanged: exists('SELECT 1 FROM shipmock_items WHERE scope = ? AND collection = ? AND seq = ? AND change > ?'),
+    collectionChanged: exists('SELECT 1 FROM shipmock_collections WHERE scope = ? AND collection = ? AND change > ?'),
+    valueChanged: exists('SELECT 1 FROM shipmock_values WHERE scope = ? AND key = ? AND change > ?'),
+    partChanged: exists('SELECT 1 FROM shipmock_parts WHERE name = ? AND change > ?'),
+    scopeChanged: exists(
+      'SELECT 1 FROM shipmock_scopes WHERE scope = @scope AND replaced > @after UNION ALL SELECT 1 FROM shipmock_items WHERE scope = @scope AND change > @after UNION ALL SELECT 1 FROM shipmock_collections WHERE scope = @scope AND change > @after UNION ALL SELECT 1 FROM shipmock_values WHERE scope = @scope AND change > @after',
+    ),
+  };
+}
+
+/** Whether a row a read batch wrote outside a lock was changed by a commit after its pull (PostgreSQL's verifyStatement). */
+function changedAfter(sql: ReturnType<typeof verifyStatements>, verify: VerifySet): boolean {
+  const after = verify.after;
+  return (
+    verify.items.some(([scope, collection, seq]) => sql.itemChanged.get(scope, collection, seq, after)) ||
+    verify.collections.some(([scope, collection]) => sql.collectionChanged.get(scope, collection, after)) ||
+    verify.values.some(([scope, key]) => sql.valueChanged.get(scope, key, after)) ||
+    verify.parts.some((name) => sql.partChanged.get(name, after)) ||
+    verify.scopes.some((scope) => sql.scopeChanged.get({ scope, after }))
+  ) as boolean;
 }
 
 /** A feed in table shipmock_feed, read every FEED_POLL_MS on a connection of its own. */

@@ -205,8 +205,10 @@ export interface Store {
    */
   afterCommit?(callback: () => void): void;
   /**
-   * Whether units of work lock per account (a shared PostgreSQL store): callers then say what a
-   * unit locks (`transaction`'s `lock`). Absent or false: the lock is ignored (memory, SQLite).
+   * Whether units of work say what they lock (a shared store: PostgreSQL locks per account and
+   * reads without a lock; SQLite's shared layout reads without a lock, and its locks are all the
+   * file's): callers then pass `transaction`'s `lock`. Absent or false: the lock is ignored
+   * (memory, a SQLite file of one process).
    */
   readonly locksAccounts?: boolean;
   /** This process among all the processes that use the store (one, unless it is shared). */
