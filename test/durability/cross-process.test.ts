@@ -1,6 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { catalogueIds } from '../../src/carrier-catalogue/load-catalogue.js';
 import { createRandom } from '../../src/random/random.js';
+import { openSharedSqliteStore } from '../../src/store/sqlite-shared-store.js';
 import { throwawayPostgresForFile, type ThrowawayPostgres } from '../support/postgres.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import { bookingBody, call, expectStatus, newAccount, startChild, until, type Answer, type BookingKit, type ChildMock } from './child-mock.js';
@@ -8,7 +12,8 @@ import { expectEachTrackerStepDeliveredOnce } from './tracker-deliveries.js';
 
 /**
  * Issue 27: cross-process correctness of a shared sandbox. Each test starts real `shipmock serve`
- * processes on a fresh database of a throwaway PostgreSQL cluster and races them against one
+ * processes on a fresh database of a throwaway PostgreSQL cluster (and again on a fresh file in
+ * SQLite's shared layout, whose reads go without a lock too) and races them against one
  * another through HTTP; every answer is checked by the mocks themselves against the contract
  * (--response-validation defaults to error: an answer outside the contract is a 500, which these
  * tests count as a failure). No assertion depends on wall time: order is proven by what the test
@@ -24,10 +29,24 @@ let cluster: ThrowawayPostgres;
 const running: ChildMock[] = [];
 throwawayPostgresForFile(running, (started) => (cluster = started));
 
-/** `count` processes on a new database, started together. */
-async function processes(count: number, args: string[]): Promise<ChildMock[]> {
-  const url = await cluster.createDatabase();
-  const mocks = await Promise.all(Array.from({ length: count }, () => startChild(['--data', url, ...args])));
+/** A new shared sandbox: a database of the cluster, or a file in SQLite's shared layout (what `--workers` creates). */
+const newSandbox = {
+  postgres: () => cluster.createDatabase(),
+  sqlite: async () => {
+    const path = join(sqliteDir, `sandbox-${++sandboxes}.db`);
+    (await openSharedSqliteStore(path)).store.close();
+    return path;
+  },
+};
+type Sandbox = keyof typeof newSandbox;
+const sqliteDir = mkdtempSync(join(tmpdir(), 'shipmock-cross-process-'));
+let sandboxes = 0;
+afterAll(() => rmSync(sqliteDir, { recursive: true, force: true }));
+
+/** `count` processes on a new sandbox, started together. */
+async function processes(sandbox: Sandbox, count: number, args: string[]): Promise<ChildMock[]> {
+  const data = await newSandbox[sandbox]();
+  const mocks = await Promise.all(Array.from({ length: count }, () => startChild(['--data', data, ...args])));
   running.push(...mocks);
   return mocks;
 }
@@ -59,9 +78,12 @@ async function listAll(url: string, path: string, auth: string): Promise<{ id: s
 
 const idsOf = (items: { id: string }[]) => items.map((item) => item.id);
 
-describe('cross-process correctness of a shared sandbox (three or four processes, one PostgreSQL)', () => {
+describe.each([
+  ['one PostgreSQL', 'postgres'],
+  ["one SQLite file in the shared layout (every locked batch holds the file's write lock)", 'sqlite'],
+] as const)('cross-process correctness of a shared sandbox (three or four processes, %s)', (_name, sandbox) => {
   it('books one parcel exactly once when 50 bookings of it race over three processes (three accounts at once)', async () => {
-    const mocks = await processes(3, ['--rate-limit', 'off']);
+    const mocks = await processes(sandbox, 3, ['--rate-limit', 'off']);
     // Three accounts race at the same moment, each on its own parcel: a lock per account must
     // still give one booking per parcel, and a global one must not mix the accounts up.
     const setups = await Promise.all(
@@ -108,7 +130,7 @@ describe('cross-process correctness of a shared sandbox (three or four processes
 
   it('counts a rate limit of N over three processes: exactly N pass per account and window, each remaining count handed out once', async () => {
     const N = 37;
-    const mocks = await processes(3, ['--rate-limit', `${N}/60s`, '--clock', 'manual']);
+    const mocks = await processes(sandbox, 3, ['--rate-limit', `${N}/60s`, '--clock', 'manual']);
     const accounts = await Promise.all(mocks.slice(0, 2).map((mock) => newAccount(mock)));
     // A burst per account, all in flight at once, spread over the three: writes in one window, reads in the next.
     const burst = (write: boolean) =>
@@ -153,7 +175,7 @@ describe('cross-process correctness of a shared sandbox (three or four processes
   }, 60_000);
 
   it('resets an account on one process while two others write to it: what was acknowledged before the reset is gone, what was sent after it stays', async () => {
-    const mocks = await processes(3, ['--rate-limit', 'off']);
+    const mocks = await processes(sandbox, 3, ['--rate-limit', 'off']);
     const [resetter, ...writers] = mocks;
     const target = await newAccount(writers[0]);
     const bystander = await newAccount(writers[1]);
@@ -224,7 +246,7 @@ describe('cross-process correctness of a shared sandbox (three or four processes
   it('advances the clock while accounts work in parallel on the three: every tracker step is recorded, published and delivered exactly once', async () => {
     const receiver = await startWebhookReceiver();
     // Account tokens outlive the week the clock moves (the default is 4 h of virtual time).
-    const mocks = await processes(3, ['--rate-limit', 'off', '--clock', 'manual', '--clock-start', '2026-03-02T08:00:00Z', '--token-ttl', 'account=P30D']);
+    const mocks = await processes(sandbox, 3, ['--rate-limit', 'off', '--clock', 'manual', '--clock-start', '2026-03-02T08:00:00Z', '--token-ttl', 'account=P30D']);
     const ACCOUNTS = 6;
     const BOOKINGS = 3;
     // Each account lives mostly on one process.
@@ -286,7 +308,7 @@ describe('cross-process correctness of a shared sandbox (three or four processes
   }, 120_000);
 
   it('hammers one account from four processes with creates and reads: nothing lost or doubled, ids unique, lists exact everywhere', async () => {
-    const mocks = await processes(4, ['--rate-limit', 'off']);
+    const mocks = await processes(sandbox, 4, ['--rate-limit', 'off']);
     const account = await newAccount(mocks[0]);
     const random = createRandom(5);
     const acked = { addresses: [] as { id: string; on: number }[], parcels: [] as { id: string; on: number }[] };

@@ -4,12 +4,12 @@ import { catalogueIds } from '../../src/carrier-catalogue/load-catalogue.js';
 import { fingerprintOf } from '../../src/store/offloaded-issued-numbers.js';
 import { openPostgresStore } from '../../src/store/postgres-store.js';
 import type { SharedStore } from '../../src/store/shared-store.js';
-import { ISSUED_NUMBERS_COLLECTION } from '../../src/store/store.js';
 import { throwawayPostgresForFile, type ThrowawayPostgres } from '../support/postgres.js';
 import { berlin, munich } from '../support/shipping-fixtures.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import { call, expectStatus, newAccount, startChild, until, type ChildMock } from './child-mock.js';
 import { expectEachTrackerStepDeliveredOnce } from './tracker-deliveries.js';
+import { boundedWorkingSetCases, fill, inMemory, things, type Thing } from './working-set-cases.js';
 
 /**
  * Issue 27, a bounded working set on PostgreSQL: each process keeps at most `--cache-size`
@@ -25,28 +25,11 @@ let cluster: ThrowawayPostgres;
 const running: { kill(): Promise<unknown> }[] = [];
 throwawayPostgresForFile(running, (started) => (cluster = started));
 
-/** Two stores (as two processes would hold them) on one new database, each keeping one account. */
-async function twoStores(): Promise<{ url: string; one: SharedStore; two: SharedStore }> {
-  const url = await cluster.createDatabase();
-  const one = (await openPostgresStore(url, { cacheSize: 1 })).store as SharedStore;
-  const two = (await openPostgresStore(url, { cacheSize: 1 })).store as SharedStore;
-  running.push({ kill: async () => [one, two].forEach((store) => store.close()) });
-  return { url, one, two };
-}
-
-type Thing = { id: string; n: number };
-const things = (store: SharedStore, account: string) => store.account(account).collection<Thing>('things');
-const LOCK = (account: string) => ({ account });
-const READ = (account: string) => ({ account, read: true });
-const inMemory = (store: SharedStore) => store.workingSet()!.accounts;
-
-/** Writes `n` things into each account through `store`, each account in a locked unit. */
-async function fill(store: SharedStore, accounts: string[], n: number): Promise<void> {
-  for (const account of accounts) {
-    await store.transaction(() => {
-      for (let i = 1; i <= n; i++) things(store, account).insert({ id: `${account}-${i}`, n: i });
-    }, 'request', LOCK(account));
-  }
+/** A store with a cache of one account on `url`, closed with the file's tests. */
+async function openCache(url: string): Promise<SharedStore> {
+  const store = (await openPostgresStore(url, { cacheSize: 1 })).store as SharedStore;
+  running.push({ kill: async () => store.close() });
+  return store;
 }
 
 async function storedCount(url: string, scope: string): Promise<number> {
@@ -59,84 +42,9 @@ async function storedCount(url: string, scope: string): Promise<number> {
   }
 }
 
-describe('a shared PostgreSQL store keeps a bounded working set (two stores, a cache of one account)', () => {
-  it('evicts what it does not use; another process changes an evicted account; the next unit of that account reads it whole in its pull, with the change, without a miss', async () => {
-    const { url, one, two } = await twoStores();
-    await fill(one, ['a1', 'a2', 'a3'], 3);
-    // Committed, the working set trims back to one account: the last one used.
-    expect(inMemory(one)).toEqual(['account:a3']);
-    expect(await storedCount(url, 'account:a1')).toBe(3);
-
-    // Two (which never held a1) changes it: its account batch reads a1 ahead, in its pull.
-    await two.transaction(() => {
-      const found = things(two, 'a1').get('a1-2')!;
-      things(two, 'a1').update({ ...found, n: found.n * 10 });
-      things(two, 'a1').delete('a1-3');
-      things(two, 'a1').insert({ id: 'a1-4', n: 4 });
-    }, 'request', LOCK('a1'));
-    expect(two.workingSet()!.misses, 'two read a1 in its pull, not on a miss').toBe(0);
-
-    // One's next batch (another account's) pulls two's rows of a1 and skips them: a1 is not in memory.
-    await one.transaction(() => things(one, 'a2').size, 'request', LOCK('a2'));
-    expect(inMemory(one)).toEqual(['account:a2']);
-    // A read of a1 on one: read whole at its pull's head, with everything two acknowledged.
-    const read = await one.transaction(() => things(one, 'a1').values(), 'request', READ('a1'));
-    expect(read).toEqual([
-      { id: 'a1-1', n: 1 },
-      { id: 'a1-2', n: 20 },
-      { id: 'a1-4', n: 4 },
-    ]);
-    // Inserted after the reload, a thing goes after the highest sequence ever used (cursors stay valid).
-    await one.transaction(() => void things(one, 'a1').insert({ id: 'a1-5', n: 5 }), 'request', LOCK('a1'));
-    expect(await one.transaction(() => things(one, 'a1').seqOf('a1-5'), 'request', READ('a1'))).toBe(5);
-    expect(one.workingSet()!.misses, 'one read every account in a pull').toBe(0);
-    expect(one.workingSet()!.evictions).toBeGreaterThanOrEqual(3);
-    expect(inMemory(one)).toEqual(['account:a1']);
-  }, 60_000);
-
-  it('reads an account a wide unit uses on the miss, at the newest commit; keeps a changed account in memory until its commit; exports every account', async () => {
-    const { one, two } = await twoStores();
-    await fill(two, ['b1', 'b2'], 2);
-    await fill(one, ['b3'], 1);
-    // A wide unit (a timer, an admin request) names no account: b1 and b2 are read when it uses them.
-    const sums = await one.transaction(() => ['b1', 'b2'].map((account) => things(one, account).values().reduce((sum, thing) => sum + thing.n, 0)));
-    expect(sums).toEqual([3, 3]);
-    expect(one.workingSet()!.misses).toBe(2);
-    // A wide unit that writes two accounts keeps both (they have uncommitted writes) until its commit.
-    let during: string[] = [];
-    await one.transaction(() => {
-      things(one, 'b1').insert({ id: 'b1-3', n: 3 });
-      things(one, 'b2').insert({ id: 'b2-3', n: 3 });
-      things(one, 'b3').insert({ id: 'b3-2', n: 2 });
-      during = inMemory(one);
-    });
-    expect(during.sort()).toEqual(['account:b1', 'account:b2', 'account:b3']);
-    expect(inMemory(one)).toHaveLength(1);
-    // Two sees all three writes (b1 and b2 through their account batches' pulls, b3 on a miss).
-    expect(await two.transaction(() => things(two, 'b1').size, 'request', READ('b1'))).toBe(3);
-    expect(await two.transaction(() => things(two, 'b2').size, 'request', READ('b2'))).toBe(3);
-    expect(await two.transaction(() => things(two, 'b3').values().map((thing) => thing.id))).toEqual(['b3-1', 'b3-2']);
-    // The export (a wide unit) holds every account, those not in memory read as stored.
-    const exported = await two.transaction(() => two.snapshot());
-    expect(Object.keys(exported.scopes).filter((key) => key.startsWith('account:')).sort()).toEqual(['account:b1', 'account:b2', 'account:b3']);
-    expect(exported.scopes['account:b1'].collections.things.items.map(([, thing]) => (thing as Thing).id)).toEqual(['b1-1', 'b1-2', 'b1-3']);
-    expect(inMemory(two)).toHaveLength(1);
-    expect((await two.transaction(() => two.accountIds())).sort()).toEqual(['b1', 'b2', 'b3']);
-  }, 60_000);
-
-  it('drops an account that another process reset, whether or not it is in memory, and reads what was written after the reset', async () => {
-    const { one, two } = await twoStores();
-    await fill(one, ['c1', 'c2'], 2);
-    // c2 is in one's memory, c1 is not; two resets both (a wide unit) and writes c2 again.
-    await two.transaction(() => {
-      two.reset('c1');
-      two.reset('c2');
-      things(two, 'c2').insert({ id: 'c2-new', n: 9 });
-    });
-    expect(await one.transaction(() => things(one, 'c2').values(), 'request', READ('c2'))).toEqual([{ id: 'c2-new', n: 9 }]);
-    expect(await one.transaction(() => one.hasAccount('c1'))).toBe(false);
-    expect(await one.transaction(() => things(one, 'c1').size, 'request', READ('c1'))).toBe(0);
-  }, 60_000);
+boundedWorkingSetCases('a shared PostgreSQL store', async () => {
+  const url = await cluster.createDatabase();
+  return { one: await openCache(url), two: await openCache(url), third: () => openCache(url), storedCount: (scope: string) => storedCount(url, scope) };
 });
 
 describe('the export of a shared PostgreSQL store', () => {
@@ -223,31 +131,7 @@ describe('the export of a shared PostgreSQL store', () => {
 });
 
 describe('the issued carrier numbers of a shared PostgreSQL store', () => {
-  const issued = (store: SharedStore) => store.global.collection<{ id: string }>(ISSUED_NUMBERS_COLLECTION);
   const numbers = ['DHL:STAGING:00340434161094042557', 'DHL:PRODUCTION:1Z999AA10123456784', 'GLS:STAGING:Zürich-€-1'];
-
-  it('are kept in the database, not in memory: every process answers "was it issued?" for all of them, and a new one starts without reading their rows', async () => {
-    const { url, one, two } = await twoStores();
-    await one.transaction(() => numbers.forEach((id) => issued(one).insert({ id })));
-    expect(await storedCount(url, 'global')).toBe(3);
-    expect(issued(one).size, 'nothing in memory once committed').toBe(0);
-    expect(await one.transaction(() => numbers.map((id) => issued(one).has(id)))).toEqual([true, true, true]);
-    // Two pulled them: it holds their fingerprints, not the numbers.
-    expect(await two.transaction(() => [...numbers, 'DHL:STAGING:never'].map((id) => issued(two).has(id)))).toEqual([true, true, true, false]);
-    expect(issued(two).size).toBe(0);
-    await expect(two.transaction(() => issued(two).insert({ id: numbers[2] }))).rejects.toThrow(/duplicate id/);
-    // Two issues one more; one sees it at its next pull.
-    await two.transaction(() => issued(two).insert({ id: 'UPS:STAGING:42' }));
-    expect(await one.transaction(() => issued(one).has('UPS:STAGING:42'))).toBe(true);
-
-    // A process that starts now reads their fingerprints, not their rows, and exports all of them.
-    const three = (await openPostgresStore(url, { cacheSize: 1 })).store as SharedStore;
-    running.push({ kill: async () => three.close() });
-    expect(issued(three).size).toBe(0);
-    expect(await three.transaction(() => [...numbers, 'UPS:STAGING:42', 'UPS:STAGING:43'].map((id) => issued(three).has(id)))).toEqual([true, true, true, true, false]);
-    const exported = await three.transaction(() => three.snapshot());
-    expect(exported.scopes.global.collections[ISSUED_NUMBERS_COLLECTION].items.map(([, item]) => (item as { id: string }).id)).toEqual([...numbers, 'UPS:STAGING:42']);
-  }, 60_000);
 
   it('are fingerprinted by PostgreSQL as by the process (the first 4 bytes of the MD5 of the UTF-8 text)', async () => {
     const client = new pg.Client({ connectionString: await cluster.createDatabase() });

@@ -6,6 +6,7 @@ import { ReadMustLockError, type Store } from '../../src/store/store.js';
 import { holdLocks, waitingOnLocks } from './advisory-locks.js';
 import { throwawayPostgresForFile, type ThrowawayPostgres } from '../support/postgres.js';
 import { call, expectStatus, newAccount, startChild, until, type Answer, type ChildMock } from './child-mock.js';
+import { inFlight } from './in-flight.js';
 
 /**
  * Issue 27, reads without a lock: a GET of one account on a shared PostgreSQL store runs on a
@@ -34,15 +35,6 @@ async function storedItems(url: string, scope: string, collection: string): Prom
   } finally {
     await client.end();
   }
-}
-
-function inFlight<T>(promise: Promise<T>): { settled: () => boolean; result: Promise<T> } {
-  let settled = false;
-  const result = promise.finally(() => {
-    settled = true;
-  });
-  result.catch(() => {});
-  return { settled: () => settled, result };
 }
 
 async function twoStores(): Promise<{ url: string; one: Store; two: Store }> {
