@@ -194,6 +194,32 @@ describe('reads without the write lock on a shared SQLite file', () => {
   }, 30_000);
 });
 
+describe('the shared layout version', () => {
+  it('gives a file of layout 1 (an earlier shipmock) the index of layout 2 at its first start, keeping its state', async () => {
+    const path = newFile();
+    const store = await openCache(path, 100);
+    await store.transaction(() => void things(store, 'a').insert({ id: 't1', n: 1 }), 'request', { account: 'a' });
+    store.close();
+    // As an earlier shipmock left it.
+    const earlier = new Database(path);
+    earlier.exec("DROP INDEX shipmock_items_global_ids; UPDATE shipmock_meta SET value = '1' WHERE key = 'layout'");
+    earlier.close();
+
+    const again = await openCache(path, 100);
+    expect(await again.transaction(() => things(again, 'a').values(), 'request', READ('a'))).toEqual([{ id: 't1', n: 1 }]);
+    const file = new Database(path, { readonly: true });
+    try {
+      expect(file.prepare("SELECT value FROM shipmock_meta WHERE key = 'layout'").pluck().get()).toBe('2');
+      expect(file.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND name = 'shipmock_items_global_ids'").pluck().get()).toBe('shipmock_items_global_ids');
+      // "Was it issued?" reads the index alone.
+      const plan = file.prepare("EXPLAIN QUERY PLAN SELECT EXISTS (SELECT 1 FROM shipmock_items WHERE scope = 'global' AND collection = 'issued-carrier-numbers' AND id = 'x')").all() as { detail: string }[];
+      expect(plan.map((row) => row.detail).join('\n')).toContain('USING COVERING INDEX shipmock_items_global_ids');
+    } finally {
+      file.close();
+    }
+  }, 30_000);
+});
+
 describe('--workers N --data FILE --cache-size N, through HTTP', () => {
   it('takes --cache-size: three accounts through two workers that each keep one, every write read back, every list whole', async () => {
     const data = newFile();
