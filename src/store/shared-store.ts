@@ -177,6 +177,8 @@ export interface SharedBackend {
   readonly readsWithoutLock?: boolean;
   /** After a failure: gives up the transaction and the connection; the next `open` starts afresh. */
   abandon(): void;
+  /** A read batch that wrote nothing is done (a backend whose read batch holds a read transaction ends it). */
+  endRead?(): void;
   /** An append-only feed of every process (the journal). */
   /** `origin`: this process's number (a process does not hear its own clears back). */
   feed<T>(name: string, capacity: number, origin: number, onError: (error: Error) => void): SharedFeed<T> & { close(): void };
@@ -692,7 +694,7 @@ async function commitBatch(copy: SharedCopy, batch: Batch): Promise<void> {
   const { dirty, memory, parts, stats } = copy;
   const read = batch.lock.kind === 'read';
   const touchedParts = changedParts(parts);
-  if (read && dirty.empty && !touchedParts.length) return;
+  if (read && dirty.empty && !touchedParts.length) return copy.backend.endRead?.();
   const rows = dirtyRows(dirty, memory);
   const startedAt = performance.now();
   const accounts = read ? accountsWritten(rows) : [];

@@ -196,6 +196,8 @@ function batchStatements(db: Database.Database) {
   });
   return {
     change: db.prepare("UPDATE shipmock_counters SET value = value + 1 WHERE name = 'change' RETURNING value").pluck(),
+    // A write that changes nothing: it takes the write lock (upgraded).
+    touch: db.prepare("UPDATE shipmock_counters SET value = value WHERE name = 'change'"),
     head: db.prepare("SELECT value FROM shipmock_counters WHERE name = 'change'").pluck(),
     every: pulls(true),
     notAccounts: pulls(false),
@@ -249,24 +251,32 @@ function createSqliteBackend(path: string, db: Database.Database, claim: Claimed
     stored,
     issuedNumbers: issuedNumberReads(reader),
     async open(after, lock, skip, pull) {
-      if (lock.kind === 'read') {
-        db.exec('BEGIN');
-        try {
-          return pulled(sql, after, skip, pull);
-        } finally {
-          db.exec('COMMIT');
-        }
+      // A read: a read transaction, kept until the batch commits (or endRead), so that a commit
+      // that finds nothing committed since can write in it without a check.
+      if (lock.kind === 'read') db.exec('BEGIN');
+      else await beginWrite(db, 'batch');
+      try {
+        return pulled(sql, after, skip, pull);
+      } catch (error) {
+        if (db.inTransaction) db.exec('ROLLBACK');
+        throw error;
       }
-      await beginWrite(db, 'batch');
-      return pulled(sql, after, skip, pull);
+    },
+    endRead() {
+      if (db.inTransaction) db.exec('COMMIT');
     },
     async commit(writes) {
-      // A read batch's pull ended its transaction: the commit takes the write lock now.
-      if (writes.lock) await beginWrite(db, 'read batch');
+      // A read batch: its first write takes the write lock in its own transaction, which SQLite
+      // allows only while nothing was committed since its snapshot — then no row it read can have
+      // changed. Else (another process committed, or holds the lock) it ends its snapshot, waits
+      // for the lock, and checks the rows it wrote outside a lock as PostgreSQL does.
+      const checked = writes.lock && !(db.inTransaction && upgraded(db, sql)) ? writes.verify : undefined;
+      if (writes.lock && !db.inTransaction) await beginWrite(db, 'read batch');
       try {
-        if (writes.verify && changedAfter(sql, writes.verify)) throw new Error(OUTSIDE_LOCK_CONFLICT);
+        if (checked && changedAfter(sql, checked)) throw new Error(OUTSIDE_LOCK_CONFLICT);
         const empty = !writes.replaced.length && !writes.items.length && !writes.collections.length && !writes.values.length && !writes.parts.length;
         const change = empty ? undefined : (sql.change.get() as number);
+
         if (change !== undefined) {
           for (const scope of writes.replaced) {
             sql.dropItems.run(scope);
@@ -338,6 +348,23 @@ function pulled(sql: ReturnType<typeof batchStatements>, after: number, skip: re
     }
   }
   return { head, rows, loaded, listing };
+}
+
+/**
+ * Takes the write lock inside a read batch's read transaction (its first write: a dummy update
+ * of the change counter). True when it has it; false when SQLite refused — another process
+ * committed since the snapshot (SQLITE_BUSY_SNAPSHOT) or holds the lock (SQLITE_BUSY) — and the
+ * read transaction was ended.
+ */
+function upgraded(db: Database.Database, sql: { touch: Database.Statement }): boolean {
+  try {
+    sql.touch.run();
+    return true;
+  } catch (error) {
+    if (!isBusy(error)) throw error;
+    if (db.inTransaction) db.exec('ROLLBACK');
+    return false;
+  }
 }
 
 /** The statements of changedAfter: whether a row (or any row of a scope) changed after a change number. */

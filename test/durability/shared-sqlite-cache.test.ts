@@ -115,6 +115,23 @@ describe('reads without the write lock on a shared SQLite file', () => {
     }
   }, 30_000);
 
+  it('commits a read that wrote in its own read transaction when nothing was committed since its pull, and ends a read that wrote nothing', async () => {
+    const path = newFile();
+    const one = await openCache(path, 100);
+    await one.transaction(() => void things(one, 'a').insert({ id: 't1', n: 0 }), 'request', { account: 'a' });
+    await one.transaction(() => void things(one, 'a').update({ id: 't1', n: 1 }), 'request', READ('a'));
+    expect(storedItems(path, 'account:a')).toEqual([{ id: 't1', body: { id: 't1', n: 1 } }]);
+    expect(await one.transaction(() => things(one, 'a').size, 'request', READ('a'))).toBe(1);
+    // Neither read left its transaction open: a snapshot held open would keep the WAL from being reset.
+    const other = new Database(path);
+    try {
+      expect(other.pragma('wal_checkpoint(TRUNCATE)')).toEqual([{ busy: 0, log: 0, checkpointed: 0 }]);
+    } finally {
+      other.close();
+    }
+    expect(one.batchStats!().reads).toMatchObject({ batches: 2, committed: 1, retried: 0 });
+  }, 30_000);
+
   it('commits a read that wrote, taking the write lock only at its commit', async () => {
     const path = newFile();
     const [one, two] = [await openCache(path, 100), await openCache(path, 100)];
