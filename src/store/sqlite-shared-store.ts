@@ -276,7 +276,6 @@ function createSqliteBackend(path: string, db: Database.Database, claim: Claimed
         if (checked && changedAfter(sql, checked)) throw new Error(OUTSIDE_LOCK_CONFLICT);
         const empty = !writes.replaced.length && !writes.items.length && !writes.collections.length && !writes.values.length && !writes.parts.length;
         const change = empty ? undefined : (sql.change.get() as number);
-
         if (change !== undefined) {
           for (const scope of writes.replaced) {
             sql.dropItems.run(scope);
