@@ -74,6 +74,11 @@ export function storedScopeReads(path: string, reader: Database.Database): Store
   };
 }
 
+/** Views an export left unread (a client gone midway): their connection, and its read transaction, end when the view is garbage collected. */
+const abandonedViews = new FinalizationRegistry<Database.Database>((db) => {
+  if (db.open) db.close();
+});
+
 /**
  * The stored scopes as the file holds them now, for an export (stored-scopes-view.ts): a
  * connection of its own in one read transaction, begun with a read so that its snapshot is of
@@ -89,14 +94,17 @@ function storedScopesOfFile(path: string): ReturnType<typeof storedScopesView> {
   };
   db.exec('BEGIN');
   db.prepare("SELECT value FROM shipmock_counters WHERE name = 'change'").get();
-  return storedScopesView({
+  const view = storedScopesView({
     collections: (scope) => sql.collections.all(scope) as [string, number, number | null][],
     values: (scope) => sql.values.all(scope) as [string, string][],
     page: (scope, collection, after, limit) => sql.page.all(scope, collection, after, limit) as [number, string][],
     close: () => {
+      abandonedViews.unregister(db);
       if (db.open) db.close();
     },
   });
+  abandonedViews.register(view, db, db);
+  return view;
 }
 
 /** The global scope's issued carrier numbers as the file holds them (offloaded-issued-numbers.ts), by the partial index shipmock_items_global_ids. */
