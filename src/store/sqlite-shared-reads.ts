@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
-import { loadedRow, type ScopeRows, type StoredScopeReads } from './shared-scopes.js';
-import { storedScopesView } from './stored-scopes-view.js';
+import type { ScopeRows, StoredScopeReads } from './shared-scopes.js';
+import { openSqliteScopesView } from './sqlite-scopes-view.js';
 import { fingerprintOf, type IssuedNumberReads } from './offloaded-issued-numbers.js';
 import { ISSUED_NUMBERS_COLLECTION } from './store.js';
 
@@ -37,11 +37,7 @@ export function scopeRows(sql: ScopeStatements, key: string): ScopeRows | undefi
   const collections = sql.scopeCollections.all(key) as [string, number][];
   const values = sql.scopeValues.all(key) as [string, string][];
   if (!collections.length && !values.length) return undefined;
-  const rows = loadedRow(new Map(), key);
-  rows.collections.push(...collections);
-  for (const item of sql.scopeItems.all(key) as [string, number, string][]) rows.items.push(item);
-  rows.values.push(...values);
-  return rows;
+  return { collections, items: sql.scopeItems.all(key) as [string, number, string][], values };
 }
 
 /** The bounded working set's reads (shared-scopes.ts) on the reader connection. */
@@ -74,38 +70,13 @@ export function storedScopeReads(path: string, reader: Database.Database): Store
   };
 }
 
-/** Views an export left unread (a client gone midway): their connection, and its read transaction, end when the view is garbage collected. */
-const abandonedViews = new FinalizationRegistry<Database.Database>((db) => {
-  if (db.open) db.close();
-});
-
-/**
- * The stored scopes as the file holds them now, for an export (stored-scopes-view.ts): a
- * connection of its own in one read transaction, begun with a read so that its snapshot is of
- * this moment (inside the export's wide unit); WAL keeps it while the workers commit. It closes
- * when every collection given out has been read (or when an abandoned view is garbage collected).
- */
-function storedScopesOfFile(path: string): ReturnType<typeof storedScopesView> {
-  const db = new Database(path, { readonly: true, fileMustExist: true });
-  const sql = {
-    collections: db.prepare('SELECT collection, next_seq, (SELECT MAX(seq) FROM shipmock_items i WHERE i.scope = c.scope AND i.collection = c.collection AND i.body IS NOT NULL) FROM shipmock_collections c WHERE scope = ?').raw(true),
-    values: db.prepare('SELECT key, value FROM shipmock_values WHERE scope = ? AND value IS NOT NULL').raw(true),
-    page: db.prepare('SELECT seq, body FROM shipmock_items WHERE scope = ? AND collection = ? AND seq > ? AND body IS NOT NULL ORDER BY seq LIMIT ?').raw(true),
-  };
-  db.exec('BEGIN');
-  db.prepare("SELECT value FROM shipmock_counters WHERE name = 'change'").get();
-  const view = storedScopesView({
-    collections: (scope) => sql.collections.all(scope) as [string, number, number | null][],
-    values: (scope) => sql.values.all(scope) as [string, string][],
-    page: (scope, collection, after, limit) => sql.page.all(scope, collection, after, limit) as [number, string][],
-    close: () => {
-      abandonedViews.unregister(db);
-      if (db.open) db.close();
-    },
+/** The stored scopes of the shared layout as the file holds them now, for an export (sqlite-scopes-view.ts); deleted rows are left out. */
+const storedScopesOfFile = (path: string) =>
+  openSqliteScopesView(path, {
+    collections: 'SELECT collection, next_seq, (SELECT MAX(seq) FROM shipmock_items i WHERE i.scope = c.scope AND i.collection = c.collection AND i.body IS NOT NULL) FROM shipmock_collections c WHERE scope = ?',
+    values: 'SELECT key, value FROM shipmock_values WHERE scope = ? AND value IS NOT NULL',
+    page: 'SELECT seq, body FROM shipmock_items WHERE scope = ? AND collection = ? AND seq > ? AND body IS NOT NULL ORDER BY seq LIMIT ?',
   });
-  abandonedViews.register(view, db, db);
-  return view;
-}
 
 /** The global scope's issued carrier numbers as the file holds them (offloaded-issued-numbers.ts), by the partial index shipmock_items_global_ids. */
 export function issuedNumberReads(reader: Database.Database): IssuedNumberReads {

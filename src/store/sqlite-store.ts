@@ -4,10 +4,10 @@ import type { Entity, OffloadedItems } from './collection.js';
 import { ClaimContendedError, claimDataFile, DataFileError, type ClaimedDataFile } from './data-file.js';
 import { createDirtyWrites, dirtyRows, type DirtyWrites } from './dirty-writes.js';
 import { createGroupCommit } from './group-commit.js';
-import { createScopeCache, DEFAULT_CACHE_SIZE, type ScopeCache, type ScopeSource, type StoredScopes } from './scope-cache.js';
+import { createScopeCache, DEFAULT_CACHE_SIZE, type ScopeCache, type ScopeSource } from './scope-cache.js';
 import { createStore, ISSUED_NUMBERS_COLLECTION, processCounters, Scope, SOLE_PROCESS, soleFeed, StoreUnavailableError, workingSetOf, type MemoryStore, type WorkingSet, type ScopeSnapshot, type Store, type UnitKind } from './store.js';
 import { changedParts, savedAsValue, type SavedPart, type StatePart } from './state-registry.js';
-import { storedScopesView } from './stored-scopes-view.js';
+import { openSqliteScopesView } from './sqlite-scopes-view.js';
 
 /**
  * The durable store: the memory store is the working set (reads cost what they cost in memory),
@@ -575,30 +575,13 @@ function createScopeSource(db: Database.Database, target: string, dirty: DirtyWr
   };
 }
 
-/**
- * A read-only connection of its own with one read transaction (WAL: it sees the file as it was
- * at its first read, whatever the mock commits meanwhile, and never blocks those commits), so an
- * export can read a scope that is not in memory a page at a time across many turns and still
- * give one consistent state (stored-scopes-view.ts). The connection closes when every collection
- * it gave out has been read (or, for an export abandoned midway, when it is garbage collected).
- */
-function openStoredScopes(target: string): StoredScopes {
-  const db = new Database(target, { readonly: true, fileMustExist: true });
-  const sql = {
-    collections: db.prepare('SELECT collection, next_seq, (SELECT MAX(seq) FROM items WHERE scope = @scope AND collection = c.collection) FROM collections c WHERE scope = @scope').raw(true),
-    values: db.prepare('SELECT key, value FROM scope_values WHERE scope = ?').raw(true),
-    page: db.prepare('SELECT seq, body FROM items WHERE scope = ? AND collection = ? AND seq > ? ORDER BY seq LIMIT ?').raw(true),
-  };
-  db.exec('BEGIN');
-  return storedScopesView({
-    collections: (scope) => sql.collections.all({ scope }) as [string, number, number | null][],
-    values: (scope) => sql.values.all(scope) as [string, string][],
-    page: (scope, collection, after, limit) => sql.page.all(scope, collection, after, limit) as [number, string][],
-    close: () => {
-      if (db.open) db.close();
-    },
+/** The stored scopes as the file holds them now, for an export (sqlite-scopes-view.ts). */
+const openStoredScopes = (target: string) =>
+  openSqliteScopesView(target, {
+    collections: 'SELECT collection, next_seq, (SELECT MAX(seq) FROM items i WHERE i.scope = c.scope AND i.collection = c.collection) FROM collections c WHERE scope = ?',
+    values: 'SELECT key, value FROM scope_values WHERE scope = ?',
+    page: 'SELECT seq, body FROM items WHERE scope = ? AND collection = ? AND seq > ? ORDER BY seq LIMIT ?',
   });
-}
 
 /**
  * The global scope's issued carrier numbers as the file holds them, looked up by id through the
