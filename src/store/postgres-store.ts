@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { maskUrl, redactSecrets } from './data-location.js';
 import { createPostgresFeed, storable } from './postgres-feed.js';
-import { createSharedStore, OUTSIDE_LOCK_CONFLICT, type AccountListing, type CommitLock, type PulledRows, type PullRequest, type SharedBackend, type SharedStoreOptions, type VerifySet, type WriteSet } from './shared-store.js';
+import { createSharedStore, listAccountValue, OUTSIDE_LOCK_CONFLICT, type AccountListing, type CommitLock, type PulledRows, type PullRequest, type SharedBackend, type SharedStoreOptions, type VerifySet, type WriteSet } from './shared-store.js';
 import { loadedRow, type LoadedScopes, type ScopeRows, type StoredScopeReads } from './shared-scopes.js';
 import type { StoredScopes } from './scope-cache.js';
 import { storedScopesView } from './stored-scopes-view.js';
@@ -460,13 +460,8 @@ function pulledRows(rows: PulledRow[]): { head: number; rows: PulledRows; loaded
   for (const row of rows) {
     if (row.k >= 9) {
       listing ??= { keys: new Set(), values: new Map() };
-      listing.keys.add(row.s!);
-      if (row.k === 10) {
-        const values = listing.values!;
-        let named = values.get(row.a!);
-        if (!named) values.set(row.a!, (named = []));
-        named.push([row.s!, JSON.parse(row.v!)]);
-      }
+      if (row.k === 10) listAccountValue(listing, row.s!, row.a!, JSON.parse(row.v!));
+      else listing.keys.add(row.s!);
     } else if (row.k >= 6) addLoadedRow(loaded, row);
     else if (row.k === 0) head = Number(row.c);
     else if (row.k === 1) out.scopes.push({ scope: row.s! });

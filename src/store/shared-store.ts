@@ -90,6 +90,15 @@ export interface AccountListing {
   values?: Map<string, [string, unknown][]>;
 }
 
+/** Adds a stored account's value to a pull's listing (and the account to its keys). */
+export function listAccountValue(listing: AccountListing, scope: string, name: string, value: unknown): void {
+  listing.keys.add(scope);
+  const values = (listing.values ??= new Map());
+  let named = values.get(name);
+  if (!named) values.set(name, (named = []));
+  named.push([scope, value]);
+}
+
 export type PartRow = [name: string, value: string];
 
 /** What other processes committed since a change number. */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { vacuumStatements } from './vacuum.js';
-import { createSharedStore, OUTSIDE_LOCK_CONFLICT, type AccountListing, type PulledRows, type PullRequest, type SharedBackend, type SharedStoreOptions, type VerifySet } from './shared-store.js';
+import { createSharedStore, listAccountValue, OUTSIDE_LOCK_CONFLICT, type AccountListing, type PulledRows, type PullRequest, type SharedBackend, type SharedStoreOptions, type VerifySet } from './shared-store.js';
 import type { LoadedScopes } from './shared-scopes.js';
 import { ACCOUNTS, ISSUED, issuedNumberReads, NOT_ACCOUNTS, scopeRows, scopeStatements, storedScopeReads } from './sqlite-shared-reads.js';
 import { claimDataFile, DataFileError, type ClaimedDataFile } from './data-file.js';
@@ -227,11 +227,12 @@ function batchStatements(db: Database.Database) {
  *           scopes it reads ahead and no other account rows (one transaction, one snapshot)
  *   commit  the next change number; the rows; COMMIT
  *
- * A read batch takes no lock: its open is a read transaction (WAL: it sees the last commit while
- * another process writes, and never waits for one), ended at once. If its units wrote, its commit
- * takes the write lock and checks that none of the rows it wrote outside a lock (every row of the
- * accounts it wrote) changed after its pull, else nothing is written and its units run again
- * under the lock, as on PostgreSQL.
+ * A read batch takes no lock: its open begins a read transaction (WAL: it sees the last commit
+ * while another process writes, and never waits for one), kept until its commit or `endRead`.
+ * If its units wrote, its commit takes the write lock in that transaction when nothing was
+ * committed since (no check needed); else it waits for the lock and checks that none of the rows
+ * it wrote outside a lock (every row of the accounts it wrote) changed after its pull — if one
+ * did, nothing is written and its units run again under the lock, as on PostgreSQL.
  *
  * The bounded working set reads on a connection of its own (synchronous, as SQLite is): a scope
  * is a range of each table's primary key, so reading one costs its own rows.
@@ -339,12 +340,7 @@ function pulled(sql: ReturnType<typeof batchStatements>, after: number, skip: re
   let listing: AccountListing | undefined;
   if (!pull.accountRows) {
     listing = { keys: new Set(sql.listedAccounts.all() as string[]), values: new Map() };
-    for (const { scope, key, value } of sql.listedValues.all() as { scope: string; key: string; value: string }[]) {
-      listing.keys.add(scope);
-      let named = listing.values!.get(key);
-      if (!named) listing.values!.set(key, (named = []));
-      named.push([scope, JSON.parse(value)]);
-    }
+    for (const { scope, key, value } of sql.listedValues.all() as { scope: string; key: string; value: string }[]) listAccountValue(listing, scope, key, JSON.parse(value));
   }
   return { head, rows, loaded, listing };
 }
