@@ -1,4 +1,4 @@
-import { readSync } from 'node:fs';
+import { readSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { Entity, OffloadedItems } from './collection.js';
 import { ClaimContendedError, claimDataFile, DataFileError, type ClaimedDataFile } from './data-file.js';
@@ -486,15 +486,24 @@ function checkHeader(path: string, claim: ClaimedDataFile): void {
   // equals the version-valid-for number (92). A file shorter than that count lost its tail —
   // when it is at rest. A file other processes run on (the shared layout) may be read in the
   // middle of their checkpoint, which writes page 1 before the pages that lengthen the file:
-  // that file is left to SQLite, which reads it under its own locks.
+  // that file is left to SQLite, which reads it under its own locks. So is a file whose
+  // write-ahead log holds frames: a process killed in the middle of a checkpoint leaves the
+  // same file (page 1 written, the rest not), and SQLite recovers it from the log.
   const rawPageSize = header.readUInt16BE(16);
   const pageSize = rawPageSize === 1 ? 65536 : rawPageSize;
   const pages = header.readUInt32BE(28);
   const size = claim.size;
   const shorterThanItsHeader = header.readUInt32BE(24) === header.readUInt32BE(92) && size < pages * pageSize;
-  if (read < 100 || (shorterThanItsHeader && !claim.inUseByOthers())) {
+  if (read < 100 || (shorterThanItsHeader && !claim.inUseByOthers() && !writeAheadLogHoldsFrames(claim.target))) {
     throw new DataFileError(path, `is truncated (${size} bytes; its header says ${pages} pages of ${pageSize} bytes)`, 'The file is damaged: restore it from a backup, or start with a new --data file.');
   }
+}
+
+/** A WAL file starts with a 32-byte header; anything past it is frames SQLite replays on open. */
+const WAL_HEADER_BYTES = 32;
+
+function writeAheadLogHoldsFrames(target: string): boolean {
+  return (statSync(`${target}-wal`, { throwIfNoEntry: false })?.size ?? 0) > WAL_HEADER_BYTES;
 }
 
 /**
