@@ -1,6 +1,6 @@
 // What the RSS benches (cache-rss.mjs: SQLite; shared-cache-rss.mjs: PostgreSQL) share: a
 // `shipmock serve` child on a free port, the calls they make to it, and their fixtures.
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 
 export const berlin = { name: 'Erika Mustermann', street: 'Hauptstraße 5', city: 'Berlin', postalCode: '10115', countryCode: 'DE' };
@@ -10,11 +10,17 @@ export const ACCOUNT_BODY = {
   contact: { name: 'Erika Mustermann', email: 'erika@example.com', phone: '+49301234567' },
 };
 
+/** The processes `pid` started (Linux: /proc/PID/task/PID/children). */
+const childPids = (pid) =>
+  readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+
 /**
  * `shipmock serve` of the checkout at `root` on a free port, manual clock, no rate limit;
  * resolves once its banner names the URL and the credentials. `traceGcFile`: run it with
- * --trace-gc, its output appended there. The child has `fullGc()`: a full garbage collection
- * (bench/gc-on-signal.mjs), settled with the main thread's heap then ({ heapUsed, heapTotal, external } bytes).
+ * --trace-gc, its output appended there. The child has `fullGc(pid?)`: a full garbage collection
+ * (bench/gc-on-signal.mjs) of the child or of one of its `--workers`, settled with that process's
+ * main-thread heap then ({ pid, heapUsed, heapTotal, external } bytes). `workerPids()`: the pids
+ * of its `--workers` (none without).
  */
 export function serve(root, args, { traceGcFile } = {}) {
   return new Promise((resolve, reject) => {
@@ -22,16 +28,19 @@ export function serve(root, args, { traceGcFile } = {}) {
     const gcHook = ['--expose-gc', '--import', new URL('./gc-on-signal.mjs', import.meta.url).href];
     const child = spawn(process.execPath, [...gcHook, ...(traceGcFile ? ['--trace-gc'] : []), `${root}bin/shipmock.js`, 'serve', '--port', '0', '--log-level', 'warn', '--rate-limit', 'off', '--clock', 'manual', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
-    let gcDone;
     child.stderr.on('data', (chunk) => {
       out += chunk;
-      const done = /bench: full gc done (.*)/.exec(String(chunk));
-      if (gcDone && done) gcDone(JSON.parse(done[1]));
+      for (const [, line] of String(chunk).matchAll(/bench: full gc done (.*)/g)) {
+        const report = JSON.parse(line);
+        gcDone.get(report.pid)?.(report);
+        gcDone.delete(report.pid);
+      }
     });
-    const fullGc = () =>
+    const gcDone = new Map();
+    const fullGc = (pid = child.pid) =>
       new Promise((done) => {
-        gcDone = done;
-        child.kill('SIGUSR2');
+        gcDone.set(pid, done);
+        process.kill(pid, 'SIGUSR2');
       });
     child.stdout.on('data', (chunk) => {
       if (traceGcFile) appendFileSync(traceGcFile, chunk);
@@ -40,7 +49,7 @@ export function serve(root, args, { traceGcFile } = {}) {
       if (!match) return;
       const basic = `Basic ${Buffer.from(`${match[3]}:${match[4]}`).toString('base64')}`;
       const exited = new Promise((done) => child.once('exit', done));
-      resolve({ child, url: match[1], companyId: match[2], basic, startMs: performance.now() - started, fullGc, stop: () => (child.kill('SIGTERM'), exited) });
+      resolve({ child, url: match[1], companyId: match[2], basic, startMs: performance.now() - started, fullGc, workerPids: () => childPids(child.pid), stop: () => (child.kill('SIGTERM'), exited) });
     });
     child.once('exit', (code) => reject(new Error(`exited ${code} before listening:\n${out}`)));
   });
