@@ -27,7 +27,7 @@ import { routeMatch } from './steps/route-match.js';
 import { scenarioFaults, type ScenarioFaultsOptions } from './steps/scenario-faults.js';
 import { unitOfWork } from './steps/unit-of-work.js';
 import { unitLockOf } from './steps/unit-lock.js';
-import { validateRequest } from './steps/validate-request.js';
+import { precheckRequest, validateRequest } from './steps/validate-request.js';
 
 /** The control plane's liveness route (admin-router.ts), answered whatever the store's state. */
 const isHealth = (url: string | undefined) => url === '/__admin/health' || Boolean(url?.startsWith('/__admin/health?'));
@@ -162,7 +162,14 @@ export function createApp(runtime: MockRuntime, extras: { replay?: Step } = {}):
   // /__admin/health writes nothing and must answer while the store fails: it runs outside any unit.
   // A shared PostgreSQL store locks per account: a request of one account's token locks only that account (unit-lock.ts).
   const lockOf = unitLockOf({ routes: runtime.routes, tokens: runtime.tokens, scenarios: runtime.scenarios, store: runtime.store });
-  const unit = unitOfWork({ store: runtime.store, logger: runtime.logger, writeError: (error, req, res) => writeError(error, req, res, () => {}), lockOf, bodyLimit: runtime.options.bodyLimit });
+  const unit = unitOfWork({
+    store: runtime.store,
+    logger: runtime.logger,
+    writeError: (error, req, res) => writeError(error, req, res, () => {}),
+    lockOf,
+    bodyLimit: runtime.options.bodyLimit,
+    outsideUnit: precheckRequest({ gate, normalizeInput: normalizeTopicAliases }),
+  });
   const front = pipeline([
     requestId({ logger: runtime.logger, now: runtime.clock.now }),
     contractDocuments({ document: runtime.contract.document, responder }),

@@ -1,6 +1,7 @@
 import { parseAuthorization, type Authorization } from '../auth/authorization.js';
 import type { Principal } from '../auth/principal.js';
 import type { Violation } from '../errors/problem.js';
+import type { CheckedRequest } from '../contract/gate.js';
 import type { ContractOperation } from '../contract/load-contract.js';
 import type { ParsedParameters } from '../contract/validators.js';
 import type { Caller } from '../rate-limit/callers.js';
@@ -60,6 +61,8 @@ export interface RequestState {
    * in front of a mounted mock): the body step takes it from here instead of the socket.
    */
   preReadBody?: Buffer;
+  /** The contract's check of this request made before its unit of work (validate-request.ts, precheckRequest). */
+  prechecked?: { operation: ContractOperation; body: Buffer; checked: CheckedRequest };
   /** The request body as read (operations with a request body), for the journal's exchange view. */
   requestBody?: Buffer;
   /** The request passed the contract's check (validate-request step). */

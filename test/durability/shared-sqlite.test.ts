@@ -89,4 +89,31 @@ describe('--workers N on one SQLite file', () => {
     running.push(back);
     expect(await back.stop(), back.output()).toBe(0);
   }, 60_000);
+
+  it('checks a request against the contract before its batch, and answers as before: 401 before 400, a 400 counted in its window, a body sent in chunks checked inside', async () => {
+    const mock = await startChild(['--data', join(dir, 'precheck.db'), '--workers', '2', '--rate-limit', '50/60s']);
+    running.push(mock);
+    const account = await newAccount(mock);
+    const invalid = { ...berlin, countryCode: 'Germany' };
+    const unauthenticated = await call(mock.url, 'POST', '/v1/addresses', { body: invalid });
+    expect(unauthenticated.status).toBe(401);
+    const refused = await call(mock.url, 'POST', '/v1/addresses', { auth: account.auth, body: invalid });
+    expect(refused.status).toBe(400);
+    const fieldsOf = (problem: { properties: { violations: { field: string }[] } }) => problem.properties.violations.map((v) => v.field);
+    expect(fieldsOf(refused.body)).toContain('body/countryCode');
+    expect(refused.headers.get('x-ratelimit-remaining')).toBe('49');
+    const created = await call(mock.url, 'POST', '/v1/addresses', { auth: account.auth, body: berlin });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('x-ratelimit-remaining')).toBe('48');
+    // No Content-Length: the body is read inside the unit, and checked there.
+    const chunked = await fetch(`${mock.url}/v1/addresses`, {
+      method: 'POST',
+      headers: { Authorization: account.auth, 'Content-Type': 'application/json' },
+      body: new Blob([JSON.stringify(invalid)]).stream(),
+      duplex: 'half',
+    } as RequestInit);
+    expect(chunked.status).toBe(400);
+    expect(fieldsOf(await chunked.json())).toEqual(fieldsOf(refused.body));
+    expect(await mock.stop()).toBe(0);
+  }, 60_000);
 });

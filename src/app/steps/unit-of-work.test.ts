@@ -181,8 +181,9 @@ describe('the unit-of-work step', () => {
     commit.commit();
   });
 
-  it('with a store that locks per account reads an API body before its unit starts, and gives the unit its lock', async () => {
+  it('with a store that locks per account reads an API body and checks the request before its unit starts, and gives the unit its lock', async () => {
     const units: { lock: UnitLock; body: string | undefined }[] = [];
+    const checkedBefore: { unitsStarted: number; body: string | undefined }[] = [];
     const store: Pick<Store, 'transaction' | 'durable' | 'locksAccounts'> = {
       durable: true,
       locksAccounts: true,
@@ -192,7 +193,14 @@ describe('the unit-of-work step', () => {
       },
     };
     let current: IncomingMessage | undefined;
-    const step = unitOfWork({ store, logger, writeError, lockOf: () => ({ account: 'acc-1' }), bodyLimit: 100 });
+    const step = unitOfWork({
+      store,
+      logger,
+      writeError,
+      lockOf: () => ({ account: 'acc-1' }),
+      bodyLimit: 100,
+      outsideUnit: (req) => checkedBefore.push({ unitsStarted: units.length, body: requestState(req).preReadBody?.toString() }),
+    });
     server = createServer((req, res) => {
       initRequestState(req, { requestId: 'r-1', startedAt: 0, method: req.method!, url: req.url!, pathname: '/v1/addresses', search: new URLSearchParams(), preReadBody: undefined });
       current = req;
@@ -217,6 +225,7 @@ describe('the unit-of-work step', () => {
     });
     await answered;
     expect(units).toEqual([{ lock: { account: 'acc-1' }, body: '{"name":"Ann"}' }]);
+    expect(checkedBefore).toEqual([{ unitsStarted: 0, body: '{"name":"Ann"}' }]);
     expect(text).toBe('got 14 bytes');
   });
   it('runs a read that had to lock again under its account lock, sending only the answer of that run', async () => {

@@ -28,18 +28,21 @@ type WriteError = (error: unknown, req: ApiRequest, res: ApiResponse) => void;
  * With a store that locks per account (a shared PostgreSQL store), `lockOf` says what the unit
  * locks (unit-lock.ts): the request's account, or everything; and an API request's body (a
  * declared Content-Length within `bodyLimit`) is read off the wire before the unit starts, so a
- * slow client does not hold its batch (validation reads it from `preReadBody`). Other stores are
- * not asked, and read the body inside the unit as before. A read (a GET of one account,
+ * slow client does not hold its batch (validation reads it from `preReadBody`); then
+ * `outsideUnit` (the contract's check of the request, which reads no state) runs, so the batch
+ * holds only what reads and writes state. Other stores are not asked, and read and check the
+ * body inside the unit as before. A read (a GET of one account,
  * `lock.read`) runs without the account's lock; if the store answers ReadMustLockError (it wrote
  * and another process changed the account meanwhile), its held answer is dropped unsent and the
  * request runs again under the lock.
  *
  * @example pipeline([requestId(…), …, unitOfWork({ store, logger, writeError, lockOf }), route])
  */
-export function unitOfWork(options: { store: Pick<Store, 'transaction' | 'durable' | 'locksAccounts'>; logger: Logger; writeError: WriteError; lockOf?: (req: ApiRequest) => UnitLock; bodyLimit?: number }) {
+export function unitOfWork(options: { store: Pick<Store, 'transaction' | 'durable' | 'locksAccounts'>; logger: Logger; writeError: WriteError; lockOf?: (req: ApiRequest) => UnitLock; bodyLimit?: number; outsideUnit?: (req: ApiRequest) => void }) {
   const { store, logger, writeError } = options;
   const lockOf = store.locksAccounts ? options.lockOf : undefined;
   const bodyLimit = store.locksAccounts ? options.bodyLimit : undefined;
+  const outsideUnit = store.locksAccounts ? options.outsideUnit : undefined;
   const answerFor = (error: unknown) => (error instanceof StoreUnavailableError ? storeUnavailable(error.reason, error.outcome) : error);
 
   /** Memory: the work runs now and its answer goes straight out. */
@@ -58,11 +61,24 @@ export function unitOfWork(options: { store: Pick<Store, 'transaction' | 'durabl
       readBody(req, bodyLimit!).then(
         (body) => {
           state.preReadBody = body;
-          inUnit(req, res, next);
+          checkedThenInUnit(req, res, next);
         },
         () => res.destroy(),
       );
       return;
+    }
+    checkedThenInUnit(req, res, next);
+  }
+
+  /** What reads no state (the contract's check of the request) runs before the unit, holding no batch. */
+  function checkedThenInUnit(req: ApiRequest, res: ApiResponse, next: Next): void {
+    if (outsideUnit && !isOutsideApi(requestState(req).pathname)) {
+      try {
+        outsideUnit(req);
+      } catch (error) {
+        // Left to the steps inside the unit, which check the request again and answer for it.
+        logger.debug({ err: error }, 'the check before the unit failed; the request is checked inside it');
+      }
     }
     inUnit(req, res, next);
   }
