@@ -62,6 +62,7 @@ export default defineConfig({
           hookTimeout: 30 * 60_000,
           fileParallelism: false,
           globalSetup: ['test/container/global-setup.ts'],
+          setupFiles: ['test/container/fresh-connections.ts'],
         },
       },
     ],
