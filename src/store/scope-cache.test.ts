@@ -118,6 +118,47 @@ describe('scope cache (a bounded working set of account scopes)', () => {
     expect(cache.loadedCount).toBe(1);
   });
 
+  it('keeps what anything used while a unit holds (a batch), across awaits, until that unit ends', async () => {
+    const { cache } = cacheOf(1);
+    const batch = cache.begin();
+    cache.hold(batch);
+    let resume!: () => void;
+    const member = (async () => {
+      const scope = cache.get('account:a')!;
+      await new Promise<void>((resolve) => (resume = resolve));
+      return { scope, again: cache.get('account:a') };
+    })();
+    cache.get('account:b');
+    cache.get('account:c');
+    cache.committed();
+    // Held by the batch, whatever code used them: nothing goes while it runs.
+    expect(cache.loadedKeys()).toEqual(['account:a', 'account:b', 'account:c']);
+    resume();
+    const { scope, again } = await member;
+    expect(again).toBe(scope);
+    cache.end(batch);
+    cache.hold(undefined);
+    cache.committed();
+    expect(cache.loadedKeys()).toEqual(['account:a']);
+    // Used with no unit holding: only the capacity keeps it.
+    cache.get('account:b');
+    expect(cache.loadedKeys()).toEqual(['account:b']);
+  });
+
+  it('evicts nothing while paused (a member that outlived its batch), and trims when resumed', () => {
+    const { cache } = cacheOf(1);
+    const resume = cache.pause();
+    cache.get('account:a');
+    cache.get('account:b');
+    cache.committed();
+    expect(cache.loadedCount).toBe(2);
+    resume();
+    resume();
+    expect(cache.loadedKeys()).toEqual(['account:b']);
+    cache.get('account:c');
+    expect(cache.loadedKeys()).toEqual(['account:c']);
+  });
+
   it('never reads back a dropped scope before the commit that removes its rows', () => {
     const { file, cache } = cacheOf(2);
     cache.get('account:a');

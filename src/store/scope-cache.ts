@@ -15,7 +15,8 @@ import type { Scope, ScopeSnapshot, ScopeTable } from './store.js';
  * A scope is evicted only when nothing can still write to it:
  * - it has no uncommitted writes (`busy`): the file holds all of it;
  * - no unit of work that used it is still running (`begin`, `run`, `end`: the unit is followed
- *   through its awaits with AsyncLocalStorage): a request may hold the Scope object across an
+ *   through its awaits with AsyncLocalStorage; or `hold`: what is used while it holds, for a
+ *   store whose units run in one batch at a time): a request may hold the Scope object across an
  *   await, and a write to an evicted object would be lost. A slow unit holds only what it used;
  * - it is not among the `capacity` most recently used: code outside any unit (start-up work)
  *   that asked for a scope can use it until it has asked for `capacity` others.
@@ -38,6 +39,18 @@ export interface ScopeCache extends ScopeTable {
   begin(): CacheUnit;
   run<T>(unit: CacheUnit, work: () => T): T;
   end(unit: CacheUnit): void;
+  /**
+   * What is used from now on, anywhere, is held by `unit` (undefined: by nobody), with no
+   * AsyncLocalStorage: for a store whose units all run inside one batch at a time (the shared
+   * stores), where the batch is the unit. Following each unit through its awaits costs Node's
+   * promise hooks on every promise of the process (10–15 % of GET throughput, docs/scaling.md).
+   */
+  hold(unit: CacheUnit | undefined): void;
+  /**
+   * Nothing is evicted until the returned function is called: for work that outlives the unit
+   * that held what it uses (a member its batch committed without, still running).
+   */
+  pause(): () => void;
   /** The file now holds every write (a commit succeeded): stale marks go, and the cache trims. */
   committed(): void;
   /** Forgets every scope in memory (the working set goes back to the file after a failed commit). */
@@ -130,6 +143,10 @@ interface CacheState {
   allStale: boolean;
   /** The unit of work running now, followed through its awaits. */
   current: AsyncLocalStorage<CacheUnit>;
+  /** The unit that holds whatever is used now (`hold`), whichever code uses it. */
+  holder?: CacheUnit;
+  /** Pauses of eviction not yet resumed. */
+  paused: number;
   running: number;
   relieving: boolean;
   stats: { loads: number; evictions: number };
@@ -145,6 +162,7 @@ export function createScopeCache(options: ScopeCacheOptions): ScopeCache {
     stale: new Set(),
     allStale: false,
     current: new AsyncLocalStorage<CacheUnit>(),
+    paused: 0,
     running: 0,
     relieving: false,
     stats: { loads: 0, evictions: 0 },
@@ -205,6 +223,19 @@ export function createScopeCache(options: ScopeCacheOptions): ScopeCache {
       return { used: new Set() };
     },
     run: (unit, work) => state.current.run(unit, work),
+    hold(unit) {
+      state.holder = unit;
+    },
+    pause() {
+      state.paused++;
+      let resumed = false;
+      return () => {
+        if (resumed) return;
+        resumed = true;
+        state.paused--;
+        trim(state);
+      };
+    },
     end(unit) {
       unit.ended = true;
       state.running--;
@@ -239,7 +270,7 @@ const isStale = (state: CacheState, key: string) => state.allStale || state.stal
 function use(state: CacheState, key: string, entry: Entry): Scope {
   state.loaded.delete(key);
   state.loaded.set(key, entry);
-  const unit = state.current.getStore();
+  const unit = state.holder ?? state.current.getStore();
   if (unit && !unit.ended && !unit.used.has(entry)) {
     unit.used.add(entry);
     entry.holders++;
@@ -251,7 +282,7 @@ function use(state: CacheState, key: string, entry: Entry): Scope {
 function trim(state: CacheState): void {
   const { loaded, options } = state;
   let candidates = loaded.size - options.capacity;
-  if (candidates <= 0) return;
+  if (candidates <= 0 || state.paused > 0) return;
   for (const [key, entry] of loaded) {
     if (candidates-- <= 0) break;
     if (entry.holders > 0 || options.busy(key)) continue;

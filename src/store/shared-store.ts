@@ -303,7 +303,7 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
     if (lock.read && readsWithoutLock && readable(lock.account)) return READ;
     return backend.accountLocks ? { kind: 'account', account: lock.account } : WIDE;
   };
-  const transaction = <T>(work: () => T | PromiseLike<T>, _kind?: unknown, lock?: UnitLock) => unitInBatch({ enter, settle }, holding(cache, work), lockOf(lock), lock?.account);
+  const transaction = <T>(work: () => T | PromiseLike<T>, _kind?: unknown, lock?: UnitLock) => unitInBatch({ enter, settle }, work, lockOf(lock), lock?.account);
   const feeds: { close(): void }[] = [];
   // The heartbeat and the claims of a stopped process's work: not wide (a wide batch every second per process would stop every account's).
   const ownLock: BatchLock = backend.accountLocks ? { kind: 'process', process: processNumber } : WIDE;
@@ -423,23 +423,6 @@ function createAccountCache(reads: StoredScopeReads, capacity: number, dirty: Di
   return cache;
 }
 
-/** A unit's work, with what it uses kept in memory until it settles (it may hold a scope across an await). */
-function holding<T>(cache: ScopeCache | undefined, work: () => T | PromiseLike<T>): () => T | PromiseLike<T> {
-  if (!cache) return work;
-  return () => {
-    const unit = cache.begin();
-    const end = () => cache.end(unit);
-    try {
-      const result = cache.run(unit, work);
-      Promise.resolve(result).then(end, end);
-      return result;
-    } catch (error) {
-      end();
-      throw error;
-    }
-  };
-}
-
 const WIDE: BatchLock = { kind: 'wide' };
 const READ: BatchLock = { kind: 'read' };
 /** How long an account's reads take its lock after one of them had to run again (another process is writing it). */
@@ -546,8 +529,13 @@ async function openBatch(copy: SharedCopy, batch: Batch): Promise<void> {
   else copy.stats.openMs += batch.openedAt - batch.askedAt;
   batch.head = head;
   if (cache) {
+    // The batch is the unit of the working set: what anything uses while it runs (its pull, its
+    // members, through their awaits) stays in memory until it ends (releaseHeld). One batch runs
+    // at a time, so whatever runs now is its work — or a member a batch before it left behind,
+    // which pauses eviction until it settles (createBatches).
     batch.unit ??= cache.begin();
-    cache.run(batch.unit, () => applyPulled(copy, rows, head, load, loaded, fresh));
+    cache.hold(batch.unit);
+    applyPulled(copy, rows, head, load, loaded, fresh);
   } else applyPulled(copy, rows, head);
   copy.issued?.keep(memory, dirty, fresh);
   copy.reloadNeeded = false;
@@ -812,6 +800,7 @@ function releaseHeld(copy: SharedCopy, batch: Batch, committed = false): void {
   const { cache } = copy;
   if (!cache) return;
   if (batch.unit) cache.end(batch.unit);
+  cache.hold(undefined);
   batch.unit = undefined;
   copy.absent.clear();
   if (committed) cache.committed();
@@ -851,8 +840,12 @@ function createBatches(copy: SharedCopy, memberTimeoutMs: number) {
   let previousDone: Promise<void> = Promise.resolve();
   let closed = false;
   const members = new Map<object, Batch>();
-  /** Members whose batch committed without them (they took too long): their writes need a batch of their own. */
-  const expired = new WeakSet<object>();
+  /**
+   * Members whose batch committed without them (they took too long): their writes need a batch of
+   * their own, and until they settle nothing is evicted (their batch no longer holds what they
+   * use: the function resumes eviction).
+   */
+  const expired = new WeakMap<object, () => void>();
 
   function newBatch(lock: BatchLock): Batch {
     const batch = unopenedBatch(lock);
@@ -913,7 +906,7 @@ function createBatches(copy: SharedCopy, memberTimeoutMs: number) {
     const timer = setTimeout(() => {
       if (!batch.pending.delete(member)) return;
       members.delete(member);
-      expired.add(member);
+      expired.set(member, copy.cache?.pause() ?? (() => {}));
       maybeCommit(batch);
     }, memberTimeoutMs);
     timer.unref();
@@ -928,9 +921,10 @@ function createBatches(copy: SharedCopy, memberTimeoutMs: number) {
     const batch = members.get(member);
     members.delete(member);
     if (!batch) {
-      if (!expired.has(member)) return Promise.resolve();
+      const resumeEviction = expired.get(member);
+      if (!resumeEviction) return Promise.resolve();
       expired.delete(member);
-      return run(() => {});
+      return run(() => {}).finally(resumeEviction);
     }
     batch.pending.delete(member);
     maybeCommit(batch);
