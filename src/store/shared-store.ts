@@ -840,11 +840,7 @@ function createBatches(copy: SharedCopy, memberTimeoutMs: number) {
   let previousDone: Promise<void> = Promise.resolve();
   let closed = false;
   const members = new Map<object, Batch>();
-  /**
-   * Members whose batch committed without them (they took too long): their writes need a batch of
-   * their own, and until they settle nothing is evicted (their batch no longer holds what they
-   * use: the function resumes eviction).
-   */
+  /** Members whose batch committed without them (too slow): their writes need a batch of their own; until they settle, eviction is paused (the function resumes it). */
   const expired = new WeakMap<object, () => void>();
 
   function newBatch(lock: BatchLock): Batch {
