@@ -9,7 +9,7 @@ import { ProblemError } from '../../errors/problem.js';
 import { pipeline } from '../../http/pipeline.js';
 import { readBody } from '../../http/read-request.js';
 import type { Step } from '../../http/types.js';
-import { requestState } from '../../http/request-state.js';
+import { initRequestState, requestState } from '../../http/request-state.js';
 import { createLogger } from '../../logging/logger.js';
 import { requestId } from './request-id.js';
 import { routeMatch } from './route-match.js';
@@ -35,6 +35,7 @@ const gate: ContractGate = {
 };
 const BODY_LIMIT = 1024;
 const precheck = precheckRequest({ gate });
+const checkedBeforeTheUnit = new WeakSet<object>();
 /** What unit-of-work.ts does before a unit on a store that locks per account. */
 const beforeTheUnit: Step = (req, _res, next) => {
   const length = Number(req.headers['content-length']);
@@ -42,6 +43,7 @@ const beforeTheUnit: Step = (req, _res, next) => {
   read.then((body) => {
     requestState(req).preReadBody = body;
     precheck(req);
+    if (requestState(req).prechecked) checkedBeforeTheUnit.add(req);
     next();
   }, next);
 };
@@ -53,7 +55,7 @@ const stepsOf = (checkedBefore: boolean) =>
     validateRequest({ gate, bodyLimit: BODY_LIMIT }),
     (req, res) => {
       const state = requestState(req);
-      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ query: state.params?.query, body: state.body, checked: state.requestChecked, checkedBefore: state.prechecked !== undefined }));
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ query: state.params?.query, body: state.body, checked: state.requestChecked, checkedBefore: checkedBeforeTheUnit.has(req) }));
     },
   ]);
 const servers: Server[] = [];
@@ -89,6 +91,23 @@ describe.each(['step', 'before'] as const)('validateRequest step (checked in the
     expect(await res.json()).toMatchObject({ checked: true, checkedBefore: mode === 'before' });
     expect(checks).toBe(1);
   });
+
+  if (mode === 'before') {
+    it('uses the check made before the unit once: a request that runs again is checked again', async () => {
+      const req = { headers: { 'content-type': 'application/json' } } as unknown as Parameters<typeof precheck>[0];
+      initRequestState(req, { requestId: 'r', startedAt: 0, method: 'POST', url: '/v1/addresses', pathname: '/v1/addresses', search: new URLSearchParams(), preReadBody: Buffer.from(JSON.stringify(address)) });
+      precheck(req);
+      const step = validateRequest({ gate, bodyLimit: BODY_LIMIT });
+      const run = async () => {
+        requestState(req).operation = gate.route('POST', '/v1/addresses').operation;
+        requestState(req).params = { path: {}, query: {}, headers: {} };
+        await step(req, {} as never, () => {});
+      };
+      await run();
+      await run();
+      expect(checks).toBe(2);
+    });
+  }
 
   it('reads and checks the body, then hands the checked body and parameters on', async () => {
     const res = await post(JSON.stringify(address));

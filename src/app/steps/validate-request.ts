@@ -26,7 +26,10 @@ export function validateRequest(options: ValidateRequestOptions) {
     let body = NO_BODY;
     if (operation.requestBody) body = await readBody(req, options.bodyLimit, state.preReadBody);
     else if (!state.preReadBody) await drain(req);
+    // Used once: a request that runs again (a read that had to lock) is checked again, its
+    // handler may have changed the objects the check gave it.
     const prechecked = state.prechecked;
+    state.prechecked = undefined;
     const checked = prechecked?.operation === operation && prechecked.body === body ? prechecked.checked : options.gate.checkRequest(operation, { pathParams: state.params!.path, query: queryObject(state.search), headers: req.headers, body }, checkOptions);
     state.requestBody = body;
     const problem = options.gate.requestProblem(checked);
