@@ -61,6 +61,8 @@ export interface RequestState {
    * in front of a mounted mock): the body step takes it from here instead of the socket.
    */
   preReadBody?: Buffer;
+  /** Waits real time outside the request's unit of work (Store's `UnitHandle.waitOutside`; unit-of-work.ts), for a scenario's latency. */
+  waitOutsideUnit?: (ms: number) => Promise<void>;
   /** The contract's check of this request made before its unit of work (validate-request.ts, precheckRequest). */
   prechecked?: { operation: ContractOperation; body: Buffer; checked: CheckedRequest };
   /** The request body as read (operations with a request body), for the journal's exchange view. */

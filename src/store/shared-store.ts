@@ -3,7 +3,7 @@ import { createDirtyWrites, dirtyRows, type DirtyRows, type DirtyWrites } from '
 import { hashString } from '../random/random.js';
 import { batchStatsOf, emptyLockStats, type LockStats } from './lock-stats.js';
 import { heartbeatKey, watchAbandonedWork } from './process-takeover.js';
-import { createStore, ReadMustLockError, Scope, StoreUnavailableError, workingSetOf, type CounterMap, type MemoryStore, type SharedFeed, type Store, type StoreProcess, type UnitLock, type WorkingSet } from './store.js';
+import { createStore, ReadMustLockError, Scope, StoreUnavailableError, workingSetOf, type CounterMap, type MemoryStore, type SharedFeed, type Store, type StoreProcess, type UnitHandle, type UnitLock, type WorkingSet } from './store.js';
 import { createScopeCache, DEFAULT_CACHE_SIZE, type CacheUnit, type ScopeCache } from './scope-cache.js';
 import { offloadedIssuedNumbers, type IssuedNumberReads, type OffloadedIssuedNumbers } from './offloaded-issued-numbers.js';
 import { scopeOfRows, sharedScopeSource, type LoadedScopes, type LoadStamps, type StoredScopeReads } from './shared-scopes.js';
@@ -303,7 +303,7 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
     if (lock.read && readsWithoutLock && readable(lock.account)) return READ;
     return backend.accountLocks ? { kind: 'account', account: lock.account } : WIDE;
   };
-  const transaction = <T>(work: () => T | PromiseLike<T>, _kind?: unknown, lock?: UnitLock) => unitInBatch({ enter, settle }, work, lockOf(lock), lock?.account);
+  const transaction = <T>(work: (unit?: UnitHandle) => T | PromiseLike<T>, _kind?: unknown, lock?: UnitLock) => unitInBatch({ enter, settle }, work, lockOf(lock), lock?.account);
   const feeds: { close(): void }[] = [];
   // The heartbeat and the claims of a stopped process's work: not wide (a wide batch every second per process would stop every account's).
   const ownLock: BatchLock = backend.accountLocks ? { kind: 'process', process: processNumber } : WIDE;
@@ -423,6 +423,7 @@ function createAccountCache(reads: StoredScopeReads, capacity: number, dirty: Di
   return cache;
 }
 
+const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const WIDE: BatchLock = { kind: 'wide' };
 const READ: BatchLock = { kind: 'read' };
 /** How long an account's reads take its lock after one of them had to run again (another process is writing it). */
@@ -959,9 +960,16 @@ function createBatches(copy: SharedCopy, memberTimeoutMs: number) {
  * starts from what every process committed), and ends when `work` has settled; resolves once the
  * batch committed. Requests and background work alike: nobody holds a batch for long (a member
  * that does not settle within memberTimeoutMs is left behind, and its writes go with a later batch).
+ * A unit that waits (`UnitHandle.waitOutside`: a scenario's latency) leaves its batch for the
+ * wait — the batch commits what it wrote so far without waiting for it — and goes on in a later
+ * batch of its lock: a delayed request holds no other request of the process (or, wide, of any
+ * process) back.
  */
-function unitInBatch<T>(batches: { enter(member: object, lock: BatchLock, account?: string): Promise<void>; settle(member: object): Promise<void> }, work: () => T | PromiseLike<T>, lock: BatchLock, account?: string): Promise<T> {
-  const member = {};
+function unitInBatch<T>(batches: { enter(member: object, lock: BatchLock, account?: string): Promise<void>; settle(member: object): Promise<void> }, work: (unit?: UnitHandle) => T | PromiseLike<T>, lock: BatchLock, account?: string): Promise<T> {
+  let member = {};
+  let ended = false;
+  /** The commit of what the unit wrote before a wait, when it failed: the unit fails with it. */
+  let failure: Error | undefined;
   const unreachable = (error: Error) => {
     void batches.settle(member).catch(() => {});
     throw new StoreUnavailableError(`the shared database cannot be reached: ${error.message}`);
@@ -971,11 +979,32 @@ function unitInBatch<T>(batches: { enter(member: object, lock: BatchLock, accoun
     if (error.message.includes(OUTSIDE_LOCK_CONFLICT)) throw new StoreUnavailableError(OUTSIDE_LOCK_CONFLICT);
     throw new StoreUnavailableError(error instanceof StoreUnavailableError ? error.reason : error.message, 'the write was not confirmed and may not have been saved');
   };
+  const unit: UnitHandle = {
+    async waitOutside(ms) {
+      const leaving = member;
+      member = {};
+      const committed = batches.settle(leaving).catch((error: Error) => {
+        failure = error;
+        throw error;
+      });
+      await Promise.all([committed, wait(ms)]);
+      // Its client left meanwhile (the unit ended): it joins no batch again.
+      if (!ended) await batches.enter(member, lock, account).catch(unreachable);
+    },
+  };
+  // The unit's last batch; a commit before a wait that failed fails the unit (a read that wrote
+  // runs again under its lock; otherwise 503), whatever the work made of it.
+  const end = () => {
+    ended = true;
+    return batches.settle(member).then(() => {
+      if (failure) throw failure;
+    });
+  };
   return batches.enter(member, lock, account).then(
     () =>
-      new Promise<T>((resolve) => resolve(work())).then(
-        (value) => batches.settle(member).then(() => value, unconfirmed),
-        (error: unknown) => batches.settle(member).then(() => Promise.reject(error), () => Promise.reject(error)),
+      new Promise<T>((resolve) => resolve(work(unit))).then(
+        (value) => end().then(() => value, unconfirmed),
+        (error: unknown) => end().then(() => Promise.reject(error), (endError: Error) => (failure ? unconfirmed(endError) : Promise.reject(error))),
       ),
     unreachable,
   );

@@ -5,7 +5,7 @@ import { ClaimContendedError, claimDataFile, DataFileError, type ClaimedDataFile
 import { createDirtyWrites, dirtyRows, type DirtyWrites } from './dirty-writes.js';
 import { createGroupCommit } from './group-commit.js';
 import { createScopeCache, DEFAULT_CACHE_SIZE, type ScopeCache, type ScopeSource } from './scope-cache.js';
-import { createStore, ISSUED_NUMBERS_COLLECTION, processCounters, Scope, SOLE_PROCESS, soleFeed, StoreUnavailableError, workingSetOf, type MemoryStore, type WorkingSet, type ScopeSnapshot, type Store, type UnitKind } from './store.js';
+import { createStore, ISSUED_NUMBERS_COLLECTION, PLAIN_UNIT, processCounters, Scope, SOLE_PROCESS, soleFeed, StoreUnavailableError, workingSetOf, type MemoryStore, type WorkingSet, type ScopeSnapshot, type Store, type UnitHandle, type UnitKind } from './store.js';
 import { changedParts, savedAsValue, type SavedPart, type StatePart } from './state-registry.js';
 import { openSqliteScopesView } from './sqlite-scopes-view.js';
 
@@ -172,7 +172,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
    * request is refused before its work runs, so the store stays as committed; background work
    * runs, and what it wrote is committed when a write succeeds again (recover).
    */
-  function transaction<T>(work: () => T | PromiseLike<T>, kind: UnitKind = 'request'): Promise<T> {
+  function transaction<T>(work: (unit?: UnitHandle) => T | PromiseLike<T>, kind: UnitKind = 'request'): Promise<T> {
     if (outage.failure && kind === 'request') return Promise.reject(new FileUnavailableError(outage.failure));
     return runHolding(cache, work).then((value) => {
       if (outage.failure && kind === 'background') {
@@ -246,9 +246,9 @@ function createAccountCache(cacheSize: number | undefined, dirty: DirtyWrites, c
 }
 
 /** Runs a unit's work now; what it uses stays in memory until it settles (it may hold a scope across an await). */
-function runHolding<T>(cache: ScopeCache, work: () => T | PromiseLike<T>): Promise<T> {
+function runHolding<T>(cache: ScopeCache, work: (unit?: UnitHandle) => T | PromiseLike<T>): Promise<T> {
   const unit = cache.begin();
-  const done = new Promise<T>((resolve) => resolve(cache.run(unit, work)));
+  const done = new Promise<T>((resolve) => resolve(cache.run(unit, () => work(PLAIN_UNIT))));
   const end = () => cache.end(unit);
   done.then(end, end);
   return done;

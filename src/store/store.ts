@@ -196,7 +196,7 @@ export interface Store {
    * fails, what the work wrote waits in the working set and is committed when a write succeeds.
    * @example await store.transaction(() => service.create(input));
    */
-  transaction<T>(work: () => T | PromiseLike<T>, kind?: UnitKind, lock?: UnitLock): Promise<T>;
+  transaction<T>(work: (unit?: UnitHandle) => T | PromiseLike<T>, kind?: UnitKind, lock?: UnitLock): Promise<T>;
   /**
    * Runs `callback` once what the unit of work running now wrote is committed; a shared store
    * drops it when that unit's batch does not commit (a read that runs again under its lock, a
@@ -332,9 +332,26 @@ export function soleFeed<T>(): SharedFeed<T> {
 }
 
 /** The unit of work of a store with nothing to commit (memory): the work runs now. */
-export function runNow<T>(work: () => T | PromiseLike<T>): Promise<T> {
+/** What a unit of work may ask of its store while it runs (`Store.transaction` passes it to the work). */
+export interface UnitHandle {
+  /**
+   * Waits `ms` of real time holding nothing (a scenario's latency): in a shared store the unit's
+   * batch commits what it wrote so far and goes on without it, and the unit goes on in a later
+   * batch (of its lock, pulled afresh) — so a delayed request holds no other request back. The
+   * caller holds no state object across the wait. Once the unit has ended (its client left), it
+   * joins no batch again. Elsewhere a plain wait: the unit holds nothing that others wait for.
+   */
+  waitOutside(ms: number): Promise<void>;
+}
+
+const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The handle of a unit that holds nothing others wait for (memory, a SQLite file of one process). */
+export const PLAIN_UNIT: UnitHandle = { waitOutside: wait };
+
+export function runNow<T>(work: (unit?: UnitHandle) => T | PromiseLike<T>): Promise<T> {
   try {
-    return Promise.resolve(work());
+    return Promise.resolve(work(PLAIN_UNIT));
   } catch (error) {
     return Promise.reject(error);
   }

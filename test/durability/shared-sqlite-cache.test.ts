@@ -211,6 +211,71 @@ describe('reads without the write lock on a shared SQLite file', () => {
   }, 30_000);
 });
 
+describe('a unit that waits outside its batch (a scenario\'s latency)', () => {
+  it('lets its batch commit what it wrote so far, lets other units run meanwhile, and goes on in a later batch', async () => {
+    const path = newFile();
+    const store = await openCache(path, 10);
+    const other = await openCache(path, 10);
+    let resumed = false;
+    const slow = store.transaction(async (unit) => {
+      things(store, 'a1').insert({ id: 'before', n: 1 });
+      await unit!.waitOutside(400);
+      resumed = true;
+      things(store, 'a1').insert({ id: 'after', n: 2 });
+    }, 'request', { account: 'a1' });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Meanwhile: what it wrote before the wait is committed, and another unit of this process runs and commits.
+    expect(storedItems(path, 'account:a1').map((item) => item.id)).toEqual(['before']);
+    const started = performance.now();
+    await store.transaction(() => things(store, 'a2').insert({ id: 'meanwhile', n: 3 }), 'request', { account: 'a2' });
+    expect(performance.now() - started).toBeLessThan(250);
+    expect(resumed).toBe(false);
+    // ...and another process's unit of the same account.
+    await other.transaction(() => things(other, 'a1').insert({ id: 'elsewhere', n: 4 }), 'request', { account: 'a1' });
+    await slow;
+    expect(resumed).toBe(true);
+    // It went on from a new pull: the other process's write is kept, its own after the wait is committed.
+    expect(storedItems(path, 'account:a1').map((item) => item.id)).toEqual(['before', 'elsewhere', 'after']);
+    await store.transaction(() => expect(things(store, 'a1').values().map((thing) => thing.id)).toEqual(['before', 'elsewhere', 'after']), 'request', { account: 'a1' });
+  });
+
+  it('fails the unit when the commit before its wait fails: a read that wrote, whose account another process changed, runs again under its lock', async () => {
+    const path = newFile();
+    const [one, two] = [await openCache(path, 100), await openCache(path, 100)];
+    await two.transaction(() => void things(two, 'a').insert({ id: 't1', n: 0 }), 'request', { account: 'a' });
+    let proceed!: () => void;
+    let pulled!: () => void;
+    const gate = new Promise<void>((resolve) => (proceed = resolve));
+    const started = new Promise<void>((resolve) => (pulled = resolve));
+    let waited = false;
+    const read = inFlight(
+      one.transaction(
+        async (unit) => {
+          const seen = things(one, 'a').get('t1')!.n;
+          pulled();
+          await gate;
+          things(one, 'a').update({ id: 't1', n: seen + 1 });
+          await unit!.waitOutside(50);
+          waited = true;
+        },
+        'request',
+        READ('a'),
+      ),
+    );
+    await started;
+    await two.transaction(() => void things(two, 'a').update({ id: 't1', n: 5 }), 'request', { account: 'a' });
+    proceed();
+    const refused = await read.result.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(ReadMustLockError);
+    // The wait ended at the refusal, and nothing of the read was written.
+    expect(waited).toBe(false);
+    expect(storedItems(path, 'account:a')).toEqual([{ id: 't1', body: { id: 't1', n: 5 } }]);
+  });
+});
+
 describe('the shared layout version', () => {
   it('gives a file of layout 1 (an earlier shipmock) the index of layout 2 at its first start, keeping its state', async () => {
     const path = newFile();

@@ -116,4 +116,43 @@ describe('--workers N on one SQLite file', () => {
     expect(fieldsOf(await chunked.json())).toEqual(fieldsOf(refused.body));
     expect(await mock.stop()).toBe(0);
   }, 60_000);
+
+  it("waits out a scenario's latency outside its batch: other accounts' requests, and the account's own, are not held behind it", async () => {
+    const mock = await startChild(['--data', join(dir, 'latency.db'), '--workers', '2']);
+    running.push(mock);
+    const [slow, other] = [await newAccount(mock), await newAccount(mock)];
+    const activated = await call(mock.url, 'POST', '/__admin/scenarios', { admin: true, body: { name: 'slow-responses', accountId: slow.id, params: { mean: 3000, stddev: 0 } } });
+    expect(activated.status).toBe(201);
+    const timed = async (auth: string, path = '/v1/addresses') => {
+      const started = performance.now();
+      const answer = await call(mock.url, 'GET', path, { auth });
+      return { status: answer.status, ms: performance.now() - started };
+    };
+    const delayed = [timed(slow.auth), timed(slow.auth)];
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Eight requests spread over both workers: some share a worker with a delayed one.
+    const others = await Promise.all(Array.from({ length: 8 }, () => timed(other.auth)));
+    expect(others.every((answer) => answer.status === 200)).toBe(true);
+    expect(Math.max(...others.map((answer) => answer.ms))).toBeLessThan(1500);
+    const slowOnes = await Promise.all(delayed);
+    expect(slowOnes.map((answer) => answer.status)).toEqual([200, 200]);
+    // Both waited their 3 s side by side, not one after the other.
+    for (const answer of slowOnes) expect(answer.ms).toBeGreaterThanOrEqual(2900);
+    expect(Math.max(...slowOnes.map((answer) => answer.ms))).toBeLessThan(4500);
+    // A client that leaves during the wait: its request is not handled, and nothing waits for it.
+    const gone = new AbortController();
+    const abandoned = fetch(`${mock.url}/v1/addresses`, { method: 'POST', headers: { Authorization: slow.auth, 'Content-Type': 'application/json' }, body: JSON.stringify({ ...berlin, name: 'Never Stored' }), signal: gone.signal }).catch(() => 'aborted');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    gone.abort();
+    expect(await abandoned).toBe('aborted');
+    expect((await timed(other.auth)).ms).toBeLessThan(1500);
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const stored = await call(mock.url, 'GET', '/v1/addresses?limit=100', { auth: other.auth });
+    expect(stored.status).toBe(200);
+    const listed = await call(mock.url, 'GET', '/__admin/scenarios', { admin: true });
+    expect(JSON.stringify(listed.body)).toContain('slow-responses');
+    const mine = await timed(slow.auth, '/v1/addresses?limit=100');
+    expect(mine.status).toBe(200);
+    expect(await mock.stop()).toBe(0);
+  }, 60_000);
 });

@@ -41,6 +41,8 @@ export interface ScenarioFaultsOptions {
  * (src/app/answer-effects.ts). Domain effects (carrier, tracker, webhook, label, quote) are
  * applied where those things happen, not here.
  */
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
 export function scenarioFaults(options: ScenarioFaultsOptions) {
   const { engine, phase } = options;
   return async function scenarioFaultsStep(req: ApiRequest, res: ApiResponse, next: Next) {
@@ -55,7 +57,8 @@ export function scenarioFaults(options: ScenarioFaultsOptions) {
 
     state.scenarioHits = [...(state.scenarioHits ?? []), ...fired.map((f) => `${f.scenario}/${f.rule}`)];
     const latency = fired.reduce((sum, f) => sum + f.latencyMs, 0);
-    if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency));
+    // Outside the unit of work where there is one: a shared store's batch does not wait for it.
+    if (latency > 0) await (state.waitOutsideUnit ?? sleep)(latency);
     if (req.socket.destroyed) return;
 
     const terminal = fired.find((f) => f.effect.respond || f.effect.reset === true || f.effect.reset === 'before');

@@ -87,8 +87,11 @@ export function unitOfWork(options: { store: Pick<Store, 'transaction' | 'durabl
     const answer = holdAnswer(res);
     let started = false;
     store
-      .transaction(() => {
+      .transaction((unit) => {
         started = true;
+        // A commit before the wait that failed fails the unit too (a read runs again locked, else
+        // 503): whatever the steps answer meanwhile is dropped with the held answer.
+        if (unit) requestState(req).waitOutsideUnit = (ms) => unit.waitOutside(ms).catch((error: Error) => Promise.reject(answerFor(error instanceof StoreUnavailableError ? error : new StoreUnavailableError(error.message))));
         next();
         return answer.ready;
       }, 'request', lock)
