@@ -9,7 +9,7 @@ import { berlin, munich } from '../support/shipping-fixtures.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import { call, expectStatus, newAccount, startChild, until, type ChildMock } from './child-mock.js';
 import { expectEachTrackerStepDeliveredOnce } from './tracker-deliveries.js';
-import { boundedWorkingSetCases, fill, inMemory, things, type Thing } from './working-set-cases.js';
+import { boundedWorkingSetCases, fill, inMemory, things, waitOutsideCases, type Thing } from './working-set-cases.js';
 
 /**
  * Issue 27, a bounded working set on PostgreSQL: each process keeps at most `--cache-size`
@@ -42,10 +42,12 @@ async function storedCount(url: string, scope: string): Promise<number> {
   }
 }
 
-boundedWorkingSetCases('a shared PostgreSQL store', async () => {
+const twoStoresOnANewDatabase = async () => {
   const url = await cluster.createDatabase();
   return { one: await openCache(url), two: await openCache(url), third: () => openCache(url), storedCount: (scope: string) => storedCount(url, scope) };
-});
+};
+boundedWorkingSetCases('a shared PostgreSQL store', twoStoresOnANewDatabase);
+waitOutsideCases('a shared PostgreSQL store', twoStoresOnANewDatabase);
 
 describe('the export of a shared PostgreSQL store', () => {
   /** Sessions the process has open on the database (its batch connection, its reader, an export's view). */

@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { SharedStore } from '../../src/store/shared-store.js';
 import { openSharedSqliteStore } from '../../src/store/sqlite-shared-store.js';
-import { ReadMustLockError } from '../../src/store/store.js';
+import { ReadMustLockError, type UnitHandle } from '../../src/store/store.js';
 import { berlin } from '../support/shipping-fixtures.js';
 import { call, expectStatus, newAccount, startChild, type ChildMock } from './child-mock.js';
 import { inFlight } from './in-flight.js';
-import { boundedWorkingSetCases, things } from './working-set-cases.js';
+import { boundedWorkingSetCases, things, waitOutsideCases } from './working-set-cases.js';
 
 /**
  * Issue 27 on SQLite's shared layout (`--workers N --data FILE`): what the file's one write lock
@@ -46,10 +46,12 @@ function storedItems(path: string, scope: string): { id: string; body: { id: str
   }
 }
 
-boundedWorkingSetCases('a shared SQLite file', async () => {
+const twoStoresOnANewFile = async () => {
   const path = newFile();
   return { one: await openCache(path), two: await openCache(path), third: () => openCache(path), storedCount: async (scope: string) => storedItems(path, scope).length };
-});
+};
+boundedWorkingSetCases('a shared SQLite file', twoStoresOnANewFile);
+waitOutsideCases('a shared SQLite file', twoStoresOnANewFile);
 
 /** Another connection holding the file's write lock (as another process's batch does) until released. */
 function holdWriteLock(path: string): { release(): void } {
@@ -66,6 +68,42 @@ function holdWriteLock(path: string): { release(): void } {
 
 const READ = (account: string) => ({ account, read: true });
 const aWhile = () => new Promise((resolve) => setTimeout(resolve, 300));
+
+/**
+ * Two stores on a new file and `t1` (n 0) in account `a`; a read unit of the first reads t1 and,
+ * once another process has incremented it, writes it (seen + 1) and ends with `finish`. What the
+ * read's unit answered: undefined, or its error.
+ */
+async function aReadThatWroteRacingAnotherProcess(finish: (seen: number, unit: UnitHandle | undefined, store: SharedStore) => void | Promise<void>) {
+  const path = newFile();
+  const [one, two] = [await openCache(path, 100), await openCache(path, 100)];
+  await two.transaction(() => void things(two, 'a').insert({ id: 't1', n: 0 }), 'request', { account: 'a' });
+  let proceed!: () => void;
+  let pulled!: () => void;
+  const gate = new Promise<void>((resolve) => (proceed = resolve));
+  const started = new Promise<void>((resolve) => (pulled = resolve));
+  const read = inFlight(
+    one.transaction(
+      async (unit) => {
+        const seen = things(one, 'a').get('t1')!.n;
+        pulled();
+        await gate;
+        things(one, 'a').update({ id: 't1', n: seen + 1 });
+        await finish(seen, unit, one);
+      },
+      'request',
+      READ('a'),
+    ),
+  );
+  await started;
+  await two.transaction(() => void things(two, 'a').update({ id: 't1', n: things(two, 'a').get('t1')!.n + 1 }), 'request', { account: 'a' });
+  proceed();
+  const refused = await read.result.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  return { path, one, refused };
+}
 
 describe('reads without the write lock on a shared SQLite file', () => {
   it('answers a read that writes nothing while another process holds the write lock, with every write acknowledged before it; a locked unit waits', async () => {
@@ -161,34 +199,8 @@ describe('reads without the write lock on a shared SQLite file', () => {
   }, 30_000);
 
   it('refuses a read that wrote when another process changed its account since its pull: nothing is written, and the unit runs again locked and writes once', async () => {
-    const path = newFile();
-    const [one, two] = [await openCache(path, 100), await openCache(path, 100)];
-    await two.transaction(() => void things(two, 'a').insert({ id: 't1', n: 0 }), 'request', { account: 'a' });
-    let proceed!: () => void;
-    let pulled!: () => void;
-    const gate = new Promise<void>((resolve) => (proceed = resolve));
-    const started = new Promise<void>((resolve) => (pulled = resolve));
     const kept: string[] = [];
-    const read = inFlight(
-      one.transaction(
-        async () => {
-          const seen = things(one, 'a').get('t1')!.n;
-          pulled();
-          await gate;
-          things(one, 'a').update({ id: 't1', n: seen + 1 });
-          one.afterCommit!(() => kept.push(`read saw ${seen}`));
-        },
-        'request',
-        READ('a'),
-      ),
-    );
-    await started;
-    await two.transaction(() => void things(two, 'a').update({ id: 't1', n: things(two, 'a').get('t1')!.n + 1 }), 'request', { account: 'a' });
-    proceed();
-    const refused = await read.result.then(
-      () => undefined,
-      (error: unknown) => error,
-    );
+    const { path, one, refused } = await aReadThatWroteRacingAnotherProcess((seen, _unit, store) => store.afterCommit!(() => kept.push(`read saw ${seen}`)));
     expect(refused).toBeInstanceOf(ReadMustLockError);
     expect(storedItems(path, 'account:a')).toEqual([{ id: 't1', body: { id: 't1', n: 1 } }]);
     expect(one.batchStats!().reads).toMatchObject({ retried: 1 });
@@ -211,68 +223,17 @@ describe('reads without the write lock on a shared SQLite file', () => {
   }, 30_000);
 });
 
-describe('a unit that waits outside its batch (a scenario\'s latency)', () => {
-  it('lets its batch commit what it wrote so far, lets other units run meanwhile, and goes on in a later batch', async () => {
-    const path = newFile();
-    const store = await openCache(path, 10);
-    const other = await openCache(path, 10);
-    let resumed = false;
-    const slow = store.transaction(async (unit) => {
-      things(store, 'a1').insert({ id: 'before', n: 1 });
-      await unit!.waitOutside(400);
-      resumed = true;
-      things(store, 'a1').insert({ id: 'after', n: 2 });
-    }, 'request', { account: 'a1' });
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    // Meanwhile: what it wrote before the wait is committed, and another unit of this process runs and commits.
-    expect(storedItems(path, 'account:a1').map((item) => item.id)).toEqual(['before']);
-    const started = performance.now();
-    await store.transaction(() => things(store, 'a2').insert({ id: 'meanwhile', n: 3 }), 'request', { account: 'a2' });
-    expect(performance.now() - started).toBeLessThan(250);
-    expect(resumed).toBe(false);
-    // ...and another process's unit of the same account.
-    await other.transaction(() => things(other, 'a1').insert({ id: 'elsewhere', n: 4 }), 'request', { account: 'a1' });
-    await slow;
-    expect(resumed).toBe(true);
-    // It went on from a new pull: the other process's write is kept, its own after the wait is committed.
-    expect(storedItems(path, 'account:a1').map((item) => item.id)).toEqual(['before', 'elsewhere', 'after']);
-    await store.transaction(() => expect(things(store, 'a1').values().map((thing) => thing.id)).toEqual(['before', 'elsewhere', 'after']), 'request', { account: 'a1' });
-  });
-
+describe('a unit that waits outside its batch (a scenario\'s latency), when its commit fails', () => {
   it('fails the unit when the commit before its wait fails: a read that wrote, whose account another process changed, runs again under its lock', async () => {
-    const path = newFile();
-    const [one, two] = [await openCache(path, 100), await openCache(path, 100)];
-    await two.transaction(() => void things(two, 'a').insert({ id: 't1', n: 0 }), 'request', { account: 'a' });
-    let proceed!: () => void;
-    let pulled!: () => void;
-    const gate = new Promise<void>((resolve) => (proceed = resolve));
-    const started = new Promise<void>((resolve) => (pulled = resolve));
     let waited = false;
-    const read = inFlight(
-      one.transaction(
-        async (unit) => {
-          const seen = things(one, 'a').get('t1')!.n;
-          pulled();
-          await gate;
-          things(one, 'a').update({ id: 't1', n: seen + 1 });
-          await unit!.waitOutside(50);
-          waited = true;
-        },
-        'request',
-        READ('a'),
-      ),
-    );
-    await started;
-    await two.transaction(() => void things(two, 'a').update({ id: 't1', n: 5 }), 'request', { account: 'a' });
-    proceed();
-    const refused = await read.result.then(
-      () => undefined,
-      (error: unknown) => error,
-    );
+    const { path, refused } = await aReadThatWroteRacingAnotherProcess(async (_seen, unit) => {
+      await unit!.waitOutside(50);
+      waited = true;
+    });
     expect(refused).toBeInstanceOf(ReadMustLockError);
     // The wait ended at the refusal, and nothing of the read was written.
     expect(waited).toBe(false);
-    expect(storedItems(path, 'account:a')).toEqual([{ id: 't1', body: { id: 't1', n: 5 } }]);
+    expect(storedItems(path, 'account:a')).toEqual([{ id: 't1', body: { id: 't1', n: 1 } }]);
   });
 });
 

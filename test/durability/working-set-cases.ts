@@ -145,3 +145,39 @@ export function boundedWorkingSetCases(name: string, open: () => Promise<TwoCach
 
   });
 }
+
+/**
+ * A unit that waits outside its batch (`UnitHandle.waitOutside`: a scenario's latency), on every
+ * shared store: its batch commits what it wrote so far and goes on without it; other units of
+ * the process and of other processes run meanwhile; it goes on in a later batch, from a new pull.
+ * With a cache of one account, the account it waits with is evicted meanwhile and read again.
+ */
+export function waitOutsideCases(name: string, open: () => Promise<TwoCachingStores>): void {
+  describe(`${name}: a unit that waits outside its batch`, () => {
+    it('lets its batch commit what it wrote so far, lets other units run meanwhile, and goes on in a later batch', async () => {
+      const { one, two, storedCount } = await open();
+      let resumed = false;
+      const slow = one.transaction(
+        async (unit) => {
+          things(one, 'a1').insert({ id: 'before', n: 1 });
+          await unit!.waitOutside(400);
+          resumed = true;
+          things(one, 'a1').insert({ id: 'after', n: 2 });
+        },
+        'request',
+        LOCK('a1'),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await storedCount('account:a1')).toBe(1);
+      const started = performance.now();
+      await one.transaction(() => void things(one, 'a2').insert({ id: 'meanwhile', n: 3 }), 'request', LOCK('a2'));
+      expect(performance.now() - started).toBeLessThan(250);
+      await two.transaction(() => void things(two, 'a1').insert({ id: 'elsewhere', n: 4 }), 'request', LOCK('a1'));
+      expect(resumed).toBe(false);
+      await slow;
+      expect(await storedCount('account:a1')).toBe(3);
+      const seen = await one.transaction(() => things(one, 'a1').values().map((thing) => thing.id), 'request', READ('a1'));
+      expect(seen).toEqual(['before', 'elsewhere', 'after']);
+    });
+  });
+}
