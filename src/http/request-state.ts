@@ -129,6 +129,8 @@ export function initRequestState(req: ApiRequest, start: Pick<RequestState, 'req
     domainHits: undefined,
     answerEffects: undefined,
     preReadBody: start.preReadBody,
+    waitOutsideUnit: undefined,
+    prechecked: undefined,
     requestBody: undefined,
     requestChecked: false,
     requestViolations: undefined,

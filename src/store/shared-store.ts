@@ -979,6 +979,8 @@ function unitInBatch<T>(batches: { enter(member: object, lock: BatchLock, accoun
     if (error.message.includes(OUTSIDE_LOCK_CONFLICT)) throw new StoreUnavailableError(OUTSIDE_LOCK_CONFLICT);
     throw new StoreUnavailableError(error instanceof StoreUnavailableError ? error.reason : error.message, 'the write was not confirmed and may not have been saved');
   };
+  // What fails around a wait fails the unit (`end`): the wait rejects, and whatever the work
+  // answers then is dropped with its held answer.
   const unit: UnitHandle = {
     async waitOutside(ms) {
       const leaving = member;
@@ -989,7 +991,11 @@ function unitInBatch<T>(batches: { enter(member: object, lock: BatchLock, accoun
       });
       await Promise.all([committed, wait(ms)]);
       // Its client left meanwhile (the unit ended): it joins no batch again.
-      if (!ended) await batches.enter(member, lock, account).catch(unreachable);
+      if (ended) return;
+      await batches.enter(member, lock, account).catch((error: Error) => {
+        failure = new StoreUnavailableError(`the shared database cannot be reached: ${error.message}`);
+        throw failure;
+      });
     },
   };
   // The unit's last batch; a commit before a wait that failed fails the unit (a read that wrote

@@ -331,7 +331,6 @@ export function soleFeed<T>(): SharedFeed<T> {
   return { publish() {}, subscribe: () => () => {}, clear() {} };
 }
 
-/** The unit of work of a store with nothing to commit (memory): the work runs now. */
 /** What a unit of work may ask of its store while it runs (`Store.transaction` passes it to the work). */
 export interface UnitHandle {
   /**
@@ -349,6 +348,7 @@ const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, 
 /** The handle of a unit that holds nothing others wait for (memory, a SQLite file of one process). */
 export const PLAIN_UNIT: UnitHandle = { waitOutside: wait };
 
+/** The unit of work of a store with nothing to commit (memory): the work runs now. */
 export function runNow<T>(work: (unit?: UnitHandle) => T | PromiseLike<T>): Promise<T> {
   try {
     return Promise.resolve(work(PLAIN_UNIT));

@@ -13,6 +13,7 @@ import { injectedProblem } from '../injected-problem.js';
 import { isRecordedAnswer, recordedAnswer } from '../recorded-answer.js';
 import type { Responder } from '../respond.js';
 import { callerOf } from './rate-limit.js';
+import { storeUnavailable } from './store-available.js';
 
 export const SCENARIO_HEADER = 'x-shipmock-scenario';
 
@@ -58,7 +59,8 @@ export function scenarioFaults(options: ScenarioFaultsOptions) {
     state.scenarioHits = [...(state.scenarioHits ?? []), ...fired.map((f) => `${f.scenario}/${f.rule}`)];
     const latency = fired.reduce((sum, f) => sum + f.latencyMs, 0);
     // Outside the unit of work where there is one: a shared store's batch does not wait for it.
-    if (latency > 0) await (state.waitOutsideUnit ?? sleep)(latency);
+    // If the store fails around the wait, the unit fails with it and this answer is dropped.
+    if (latency > 0) await (state.waitOutsideUnit ?? sleep)(latency).catch(() => Promise.reject(storeUnavailable('the request could not go on after its delay')));
     if (req.socket.destroyed) return;
 
     const terminal = fired.find((f) => f.effect.respond || f.effect.reset === true || f.effect.reset === 'before');
