@@ -34,6 +34,8 @@ export interface ScenarioFaultsOptions {
   phase: 'request' | 'body';
 }
 
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
 /**
  * Applies the active scenarios' request rules (and those named in X-Shipmock-Scenario) to the
  * request: latency, a problem answer, a connection reset, a rate limit of their own, a forced
@@ -42,8 +44,6 @@ export interface ScenarioFaultsOptions {
  * (src/app/answer-effects.ts). Domain effects (carrier, tracker, webhook, label, quote) are
  * applied where those things happen, not here.
  */
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 export function scenarioFaults(options: ScenarioFaultsOptions) {
   const { engine, phase } = options;
   return async function scenarioFaultsStep(req: ApiRequest, res: ApiResponse, next: Next) {
