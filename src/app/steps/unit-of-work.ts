@@ -25,7 +25,7 @@ type WriteError = (error: unknown, req: ApiRequest, res: ApiResponse) => void;
  * store has put its working set back to what is committed. A connection is never closed
  * without an answer. In memory answers go straight out (nothing to wait for).
  *
- * With a store that locks per account (a shared PostgreSQL store), `lockOf` says what the unit
+ * With a store that locks per account (a shared store: PostgreSQL, SQLite's shared layout), `lockOf` says what the unit
  * locks (unit-lock.ts): the request's account, or everything; and an API request's body (a
  * declared Content-Length within `bodyLimit`) is read off the wire before the unit starts, so a
  * slow client does not hold its batch (validation reads it from `preReadBody`); then
@@ -34,7 +34,8 @@ type WriteError = (error: unknown, req: ApiRequest, res: ApiResponse) => void;
  * body inside the unit as before. A read (a GET of one account,
  * `lock.read`) runs without the account's lock; if the store answers ReadMustLockError (it wrote
  * and another process changed the account meanwhile), its held answer is dropped unsent and the
- * request runs again under the lock.
+ * request runs again under the lock. The unit's wait (`UnitHandle.waitOutside`) reaches the steps
+ * as the request state's `waitOutsideUnit`: a scenario's latency is waited out outside the batch.
  *
  * @example pipeline([requestId(…), …, unitOfWork({ store, logger, writeError, lockOf }), route])
  */
