@@ -6,7 +6,7 @@ import { ReadMustLockError, type Store } from '../../src/store/store.js';
 import { holdLocks, waitingOnLocks } from './advisory-locks.js';
 import { throwawayPostgresForFile, type ThrowawayPostgres } from '../support/postgres.js';
 import { call, expectStatus, newAccount, startChild, until, type Answer, type ChildMock } from './child-mock.js';
-import { inFlight } from './in-flight.js';
+import { aReadThatWrites, inFlight } from './in-flight.js';
 
 /**
  * Issue 27, reads without a lock: a GET of one account on a shared PostgreSQL store runs on a
@@ -74,20 +74,10 @@ describe('reads without a lock on a shared PostgreSQL store', () => {
     const { url, one, two } = await twoStores();
     await two.transaction(() => void things(two, 'a').insert({ id: 't1', n: 0 }), 'request', { account: 'a' });
     const held = await holdLocks(url, { account: 'a' });
-    let ran = false;
     // The work runs (no lock to wait for); the commit waits for the account's lock.
-    const read = inFlight(
-      one.transaction(
-        () => {
-          ran = true;
-          things(one, 'a').update({ id: 't1', n: 1 });
-        },
-        'request',
-        READ('a'),
-      ),
-    );
+    const read = aReadThatWrites(one, 'a');
     await until('the read ran and waits at its commit', () => waitingOnLocks(url), (n) => n >= 1, 20_000);
-    expect(ran).toBe(true);
+    expect(read.ran()).toBe(true);
     expect(read.settled()).toBe(false);
     await held.release();
     await read.result;

@@ -8,7 +8,7 @@ import { openSharedSqliteStore } from '../../src/store/sqlite-shared-store.js';
 import { ReadMustLockError, type UnitHandle } from '../../src/store/store.js';
 import { berlin } from '../support/shipping-fixtures.js';
 import { call, expectStatus, newAccount, startChild, type ChildMock } from './child-mock.js';
-import { inFlight } from './in-flight.js';
+import { aReadThatWrites, inFlight } from './in-flight.js';
 import { boundedWorkingSetCases, things, waitOutsideCases } from './working-set-cases.js';
 
 /**
@@ -175,20 +175,10 @@ describe('reads without the write lock on a shared SQLite file', () => {
     const [one, two] = [await openCache(path, 100), await openCache(path, 100)];
     await two.transaction(() => void things(two, 'a').insert({ id: 't1', n: 0 }), 'request', { account: 'a' });
     const held = holdWriteLock(path);
-    let ran = false;
-    const read = inFlight(
-      one.transaction(
-        () => {
-          ran = true;
-          things(one, 'a').update({ id: 't1', n: 1 });
-        },
-        'request',
-        READ('a'),
-      ),
-    );
+    const read = aReadThatWrites(one, 'a');
     try {
       await aWhile();
-      expect(ran, 'the read ran without the lock').toBe(true);
+      expect(read.ran(), 'the read ran without the lock').toBe(true);
       expect(read.settled(), 'its commit waits for the lock').toBe(false);
     } finally {
       held.release();
