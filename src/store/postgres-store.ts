@@ -207,16 +207,16 @@ function createPostgresBackend(url: string, firstClient: pg.Client, processNumbe
     async open(since, lock, skip, pull) {
       const db = await database();
       wideSince = undefined;
-      const statement = pullStatement(since, skip, pull, (value) => db.escapeLiteral(value));
+      const statement = () => pullStatement(since, skip, pull, (value) => db.escapeLiteral(value));
       // A read: the pull alone, one statement in a transaction of its own (one snapshot), no lock.
-      if (lock.kind === 'read') return pulledRows((await db.query<PulledRow>(statement)).rows);
+      if (lock.kind === 'read') return pulledRows((await db.query<PulledRow>(preparedPull(since, skip, pull) ?? statement())).rows);
       // A process batch (its heartbeat) needs no lock of its own: only this process writes its
       // row, and a process runs one batch at a time.
       const locks =
         lock.kind === 'wide'
           ? `SELECT pg_advisory_xact_lock(${WIDE_LOCK}); SELECT ${CLOCK_MS} AS at;`
           : `SELECT pg_advisory_xact_lock_shared(${WIDE_LOCK});${lock.kind === 'account' ? ` SELECT pg_advisory_xact_lock(${ACCOUNT_LOCKS}, hashtext(${db.escapeLiteral(lock.account)}));` : ''}`;
-      const results = resultsOf<PulledRow & { at: string }>(await db.query(`BEGIN; ${locks} ${statement};`));
+      const results = resultsOf<PulledRow & { at: string }>(await db.query(`BEGIN; ${locks} ${statement()};`));
       if (lock.kind === 'wide') wideSince = Number(results[2].rows[0].at);
       return pulledRows(results[results.length - 1].rows);
     },
@@ -424,11 +424,34 @@ const ITEMS_FROM_SCRATCH = `(SELECT DISTINCT scope AS picked FROM shipmock_colle
  * estimated at 0.5 % until the statistics say better (test/durability/pull-plan.test.ts).
  */
 export function pullStatement(since: number, skip: readonly number[], pull?: PullRequest, literal: (value: string) => string = NO_LITERAL): string {
-  const after = String(since);
-  const mine = skip.length ? `'{${skip.map(Number).join(',')}}'::bigint[]` : undefined;
+  return pullText(String(since), skip.length ? `'{${skip.map(Number).join(',')}}'::bigint[]` : undefined, pull, literal);
+}
+
+/** A pull that loads no scope and reads every account's changed rows: the usual one, whatever its bounds. */
+const loadsNothing = (pull?: PullRequest) => !pull || (pull.accountRows && !pull.load.length);
+
+/** The usual pull with its bounds as parameters ($1 since, $2 the commits to skip): one text, prepared once per connection. */
+const PREPARED_PULL_TEXT = pullText('$1::bigint', '$2::bigint[]');
+
+/**
+ * A read batch's usual pull as a named prepared statement: PostgreSQL parses and plans it once
+ * per connection instead of at every pull (planning the six-way UNION took 0.16–0.2 ms of the
+ * database's CPU per pull, as long as running it; a read batch is a pull and nothing else).
+ * `undefined` for a pull that loads scopes or starts from scratch (its text names the scopes).
+ * A locked batch's pull follows its locks in one multi-statement query, which a prepared
+ * statement cannot join, so it stays `pullStatement`.
+ * @example await db.query(preparedPull(since, skip, pull) ?? pullStatement(since, skip, pull, quote))
+ */
+export function preparedPull(since: number, skip: readonly number[], pull?: PullRequest): pg.QueryConfig<[number, number[]]> | undefined {
+  if (!loadsNothing(pull)) return undefined;
+  return { name: 'shipmock_pull', text: PREPARED_PULL_TEXT, values: [since, skip.map(Number)] };
+}
+
+/** The pull's text, its bounds given as SQL: `after` (the change it starts after), `mine` (an array of changes to skip, or none). */
+function pullText(after: string, mine: string | undefined, pull?: PullRequest, literal: (value: string) => string = NO_LITERAL): string {
   const newer = (column: string) => `${column} > ${after} AND ${column} <= (SELECT change FROM shipmock_head)${mine ? ` AND ${column} <> ALL(${mine})` : ''}`;
   const accounts = pull && !pull.accountRows ? " AND scope NOT LIKE 'account:%'" : '';
-  const items = pull && !pull.accountRows && since === 0 && !skip.length ? ITEMS_FROM_SCRATCH : `shipmock_items WHERE ${newer('change')}${accounts}`;
+  const items = pull && !pull.accountRows && after === '0' && !mine ? ITEMS_FROM_SCRATCH : `shipmock_items WHERE ${newer('change')}${accounts}`;
   const load = pull?.load.length ? `scope IN (${pull.load.map(literal).join(', ')})` : undefined;
   return `SELECT 0 AS k, change AS c, NULL::text AS s, NULL::text AS a, NULL::bigint AS n, NULL::text AS i, NULL::text AS v FROM shipmock_head
     UNION ALL SELECT 1, replaced, scope, NULL, NULL, NULL, NULL FROM shipmock_scopes WHERE ${newer('replaced')}${accounts}

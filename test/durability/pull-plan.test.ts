@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { openPostgresStore, pullStatement } from '../../src/store/postgres-store.js';
+import { openPostgresStore, preparedPull, pullStatement } from '../../src/store/postgres-store.js';
 import { ISSUED_NUMBERS_COLLECTION } from '../../src/store/store.js';
 import { throwawayPostgresForFile, type ThrowawayPostgres } from '../support/postgres.js';
 
@@ -33,6 +33,18 @@ describe('the pull of a shared PostgreSQL store', () => {
       expect(plan).toMatch(/Index .*Scan .*shipmock_items_change/);
       const pulled = await db.query<{ k: number; c: string }>(pullStatement(start + 99_980, [start + 99_990]));
       expect(pulled.rows.filter((row) => row.k === 2).map((row) => Number(row.c) - start).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => 99_981 + i).filter((change) => change !== 99_990));
+
+      // The read batch's prepared pull: the same rows, and its generic plan (the one PostgreSQL
+      // settles on after a few executions, bounds unknown) stays on the change index too.
+      const prepared = preparedPull(start + 99_980, [start + 99_990])!;
+      expect((await db.query<{ k: number; c: string }>(prepared)).rows).toEqual(pulled.rows);
+      await db.query('SET plan_cache_mode = force_generic_plan');
+      await db.query(`PREPARE generic_pull(bigint, bigint[]) AS ${prepared.text}`);
+      const genericPlan = (await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE generic_pull(${start + 99_980}, '{${start + 99_990}}')`)).rows.map((row) => row['QUERY PLAN']).join('\n');
+      expect(genericPlan).not.toMatch(/Seq Scan on shipmock_items/);
+      expect(genericPlan).toMatch(/Index .*Scan .*shipmock_items_change/);
+      expect(preparedPull(0, [], { load: [], accountRows: false })).toBeUndefined();
+      expect(preparedPull(0, [], { load: ['account:a'], accountRows: true })).toBeUndefined();
     } finally {
       await db.end();
       await store.close();
