@@ -152,7 +152,10 @@ export async function openSharedSqliteStore(path: string, options: SharedSqliteO
           db.exec(`CREATE TABLE shipmock_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID; ${SCHEMA}`);
           db.prepare("INSERT INTO shipmock_meta (key, value) VALUES ('layout', ?)").run(String(SHARED_LAYOUT_VERSION));
         }
-        const layout = Number(db.prepare("SELECT value FROM shipmock_meta WHERE key = 'layout'").pluck().get());
+        const recorded = db.prepare("SELECT value FROM shipmock_meta WHERE key = 'layout'").pluck().get() as unknown;
+        const layout = Number(recorded);
+        // A version that is no version (edited by hand, another tool's table): neither migrated as old nor read as current.
+        if (!Number.isInteger(layout) || layout < 1) throw new DataFileError(path, `has no readable shared layout version (shipmock_meta 'layout' is ${recorded === undefined ? 'missing' : JSON.stringify(recorded)})`, 'Start with a new --data file, or restore this one from a backup.');
         if (layout > SHARED_LAYOUT_VERSION) throw new DataFileError(path, `was written by a newer shipmock (shared layout ${layout}; this one reads up to ${SHARED_LAYOUT_VERSION})`, 'Run the newer shipmock, or start this one with a new --data file.');
         if (layout < SHARED_LAYOUT_VERSION) {
           db.exec(GLOBAL_IDS_INDEX);

@@ -251,6 +251,32 @@ describe('the shared layout version', () => {
       file.close();
     }
   }, 30_000);
+
+  it.each([
+    ['garbage', "UPDATE shipmock_meta SET value = 'two' WHERE key = 'layout'", '"two"'],
+    ['zero', "UPDATE shipmock_meta SET value = '0' WHERE key = 'layout'", '"0"'],
+    ['missing', "DELETE FROM shipmock_meta WHERE key = 'layout'", 'missing'],
+  ])('refuses a file whose layout version is %s, saying so, and leaves it as it was', async (_name, edit, shown) => {
+    const path = newFile();
+    const store = await openCache(path, 100);
+    await store.transaction(() => void things(store, 'a').insert({ id: 't1', n: 1 }), 'request', { account: 'a' });
+    store.close();
+    const edited = new Database(path);
+    edited.exec(edit);
+    edited.close();
+    const contents = () => {
+      const file = new Database(path, { readonly: true });
+      try {
+        return ['shipmock_meta', 'shipmock_items', 'shipmock_parts', 'shipmock_counters'].map((table) => file.prepare(`SELECT * FROM ${table} ORDER BY 1, 2`).all());
+      } finally {
+        file.close();
+      }
+    };
+    const before = contents();
+
+    await expect(openCache(path, 100)).rejects.toThrow(`has no readable shared layout version (shipmock_meta 'layout' is ${shown})`);
+    expect(contents(), 'nothing in the file changed').toEqual(before);
+  }, 30_000);
 });
 
 describe('--workers N --data FILE --cache-size N, through HTTP', () => {
