@@ -565,7 +565,7 @@ if (process.argv.includes('--scale-out')) {
   const delays = option('--delays', '0,1').split(',').map(Number);
   // Groups of equal size: the total is BENCH_CONNECTIONS rounded down to a multiple of the processes.
   const processes = Number(option('--processes', '4'));
-  await scaleOutRun({ processes, delays, duration, connections: Math.floor(connections / processes) * processes });
+  await scaleOutRun({ processes, delays, duration, warmup: Number(process.env.BENCH_WARMUP ?? 3), connections: Math.floor(connections / processes) * processes });
   process.exit(0);
 }
 

@@ -5,7 +5,8 @@
 // each way, like a database in another zone). Per run: req/s, p50/p99, and the batch counters of
 // every process (GET /__admin/store/batches): requests per batch, lock wait and hold, and the
 // serial fraction with its Amdahl projection (docs/scaling.md). BENCH_RATE_LIMIT: the processes'
-// --rate-limit (default 1000000000/60s: counted, never reached; `off` counts nothing).
+// --rate-limit (default 1000000000/60s: counted, never reached; `off` counts nothing). BENCH_WARMUP: seconds of
+// unmeasured load on every process before each request kind's runs (default 3; 0 measures cold processes).
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -130,6 +131,13 @@ async function runAtDelay(cluster, delayMs, options) {
   const rows = [];
   try {
     for (const kind of ['GET', 'POST']) {
+      // Every process warm first: measured cold, the processes that sat idle through the one-process
+      // run spent the first seconds of the next compiling (TurboFan, on V8's helper threads: a third
+      // of a core each) while the one warm process did not, which is not what scale-out costs.
+      if (options.warmup > 0) {
+        process.stderr.write(`delay ${delayMs} ms, ${kind}: warming every process for ${options.warmup} s…\n`);
+        measuredRun(servers, kind, servers, accounts, { ...options, duration: options.warmup });
+      }
       process.stderr.write(`delay ${delayMs} ms, ${kind}: 1 process, ${options.processes} processes, ${options.processes} processes on one account…\n`);
       const one = measuredRun(servers, kind, accounts.map(() => servers[0]), accounts, options);
       const many = measuredRun(servers, kind, servers, accounts, options);
