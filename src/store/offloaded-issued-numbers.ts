@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import type { Entity } from './collection.js';
 import type { DirtyWrites } from './dirty-writes.js';
+import { createFingerprintSet, fingerprintSetFromBytes, type FingerprintSet } from './fingerprint-set.js';
 import { ISSUED_NUMBERS_COLLECTION, type MemoryStore } from './store.js';
 
 /** The scope that holds the issued numbers. */
@@ -21,7 +22,7 @@ export interface IssuedNumberReads {
 
 /**
  * A number's fingerprint: the first 32 bits of the MD5 of its UTF-8 text, as a signed integer (a
- * small integer to V8: a set of them holds no boxed numbers). PostgreSQL computes the same bytes
+ * value an Int32Array holds: fingerprint-set.ts). PostgreSQL computes the same bytes
  * with `decode(substr(md5(id), 1, 8), 'hex')`, so the database hands over the fingerprints of
  * 400k numbers as one 1.6 MB value instead of 400k rows.
  *
@@ -33,8 +34,8 @@ export const fingerprintOf = (id: string): number => (hash('md5', id, 'buffer') 
  * Keeps a shared store's issued carrier numbers (two per booking, only ever asked "was this
  * issued?") in the database instead of in each process's memory, as the SQLite store keeps them
  * in its file (issue 27: a ledger that grows with every booking of the sandbox). The process
- * keeps a set of their 32-bit fingerprints (about 20 bytes a number instead of ~240 for the
- * items): a number whose fingerprint is not in it was never issued; one whose fingerprint is
+ * keeps a set of their 32-bit fingerprints (4 bytes a number, fingerprint-set.ts, instead of
+ * ~240 for the items): a number whose fingerprint is not in it was never issued; one whose fingerprint is
  * asks the database (a false alarm one time in 4 billion per stored number, or a real repeat).
  *
  * The set stays complete because every issued number reaches it: those stored when the set is
@@ -45,7 +46,7 @@ export const fingerprintOf = (id: string): number => (hash('md5', id, 'buffer') 
  * probe), never later: uncommitted ones stay in memory, where `has` sees them first.
  */
 export function offloadedIssuedNumbers(reads: IssuedNumberReads, onError: (error: Error) => void = () => {}) {
-  let prints = new Set<number>();
+  let prints: FingerprintSet = createFingerprintSet();
   /** Whether `prints` holds every stored number's fingerprint; until it does, every question goes to the database. */
   let complete = false;
   /** The collection offloaded (a replaced global scope brings a new one). */
@@ -56,10 +57,7 @@ export function offloadedIssuedNumbers(reads: IssuedNumberReads, onError: (error
   };
 
   function rebuild(): void {
-    const bytes = reads.fingerprints();
-    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    prints = new Set();
-    for (let at = 0; at + 4 <= bytes.byteLength; at += 4) prints.add(view.getInt32(at));
+    prints = fingerprintSetFromBytes(reads.fingerprints());
   }
 
   return {
