@@ -116,6 +116,32 @@ describe('PRODUCTION side', () => {
     expect(interceptors.list()).toEqual([]);
   });
 
+  it("waits as the booking's caller says (outside its unit of work), keeps that out of the call log, and passes the wait's failure through as it is", async () => {
+    const { carriers, interceptors } = setup();
+    interceptors.add(carrierLatency(1500, { carrierCode: 'DHL_PARCEL' }));
+    const connection = carriers.forDefinition(definition('PRODUCTION'));
+    const waited: number[] = [];
+    await expect(connection.book(booking(), async (ms) => void waited.push(ms))).resolves.toMatchObject({ mode: 'PRODUCTION' });
+    expect(waited).toEqual([1500]);
+    // The log is data: no function in it.
+    expect(carriers.network.history().at(-1)).toEqual(expect.not.objectContaining({ wait: expect.anything() }));
+    expect(JSON.parse(JSON.stringify(carriers.network.history().at(-1)))).toEqual(carriers.network.history().at(-1));
+
+    // The request could not go on after the wait: its own failure, not the carrier's outage, and nothing logged as the carrier's.
+    const calls = carriers.network.history().length;
+    const cannotGoOn = new Error('the request could not go on after its delay');
+    await expect(connection.book(booking(), () => Promise.reject(cannotGoOn))).rejects.toBe(cannotGoOn);
+    expect(carriers.network.history()).toHaveLength(calls);
+    // Without a caller's wait, a real timer (replaced here by the interceptor's own sleep).
+    const sleep = vi.fn(async () => undefined);
+    interceptors.clear();
+    interceptors.add(carrierLatency(700, {}, sleep));
+    await connection.book(booking(), async () => {
+      throw new Error('not asked: the interceptor brought its own sleep');
+    });
+    expect(sleep).toHaveBeenCalledWith(700);
+  });
+
   it('turns anything else an interceptor throws into a CarrierError', async () => {
     const { carriers, interceptors } = setup();
     interceptors.add(() => {

@@ -17,8 +17,11 @@ export interface CarrierConnection {
   readonly mode: 'STAGING' | 'PRODUCTION';
   readonly carrier: Carrier;
   readonly carrierDefinitionId: string;
-  /** Books parcels; rejects with a CarrierError (PRODUCTION: also injected faults). */
-  book(request: CarrierBookingRequest): Promise<CarrierBookingResult>;
+  /**
+   * Books parcels; rejects with a CarrierError (PRODUCTION: also injected faults). `wait`: how
+   * the call waits out an injected latency (CarrierCall.wait); STAGING never waits.
+   */
+  book(request: CarrierBookingRequest, wait?: (ms: number) => Promise<void>): Promise<CarrierBookingResult>;
   /** Scans of one parcel up to now on the virtual clock. */
   track(request: CarrierTrackingRequest): Promise<CarrierTrackingEvent[]>;
 }

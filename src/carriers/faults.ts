@@ -25,19 +25,18 @@ export function matchesCall(match: CarrierMatch, call: CarrierCall): boolean {
 }
 
 /**
- * Slows matching calls down by `ms` of real time (what an HTTP client's timeout sees).
- * `sleep` can be replaced, e.g. by one that advances a virtual clock in tests.
+ * Slows matching calls down by `ms` of real time (what an HTTP client's timeout sees), waited as
+ * the call waits (CarrierCall.wait: outside the request's unit of work). `sleep` can be replaced,
+ * e.g. by one that advances a virtual clock in tests.
  * @example runtime.carrierInterceptors.add(carrierLatency(2000, { carrierCode: 'UPS' }))
  */
-export function carrierLatency(
-  ms: number,
-  match: CarrierMatch = {},
-  sleep: (ms: number) => Promise<void> = (wait) => new Promise((resolve) => setTimeout(resolve, wait)),
-): CarrierInterceptor {
+export function carrierLatency(ms: number, match: CarrierMatch = {}, sleep?: (ms: number) => Promise<void>): CarrierInterceptor {
   return async (call) => {
-    if (matchesCall(match, call)) await sleep(ms);
+    if (matchesCall(match, call)) await (sleep ?? call.wait ?? realSleep)(ms);
   };
 }
+
+const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Matching calls fail as if the carrier were down. @example carrierOutage({ carrierCode: 'DPD' }) */
 export function carrierOutage(match: CarrierMatch = {}, message?: string): CarrierInterceptor {

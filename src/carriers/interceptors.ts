@@ -22,6 +22,14 @@ export interface CarrierCall {
   at: string;
   /** The operation's request (CarrierBookingRequest for BOOK, CarrierTrackingRequest for TRACK). */
   request: unknown;
+  /**
+   * How an interceptor waits real time for this call (a latency), when the call has a request
+   * behind it: outside the request's unit of work (a shared store's batch goes on meanwhile,
+   * `UnitHandle.waitOutside`). It rejects when the request cannot go on after the wait (its
+   * client left, or the store failed around it); the network passes that rejection through as
+   * it is, not as the carrier's failure. Absent: wait with a plain timer.
+   */
+  wait?: (ms: number) => Promise<void>;
 }
 
 /** Resolve to let the call through; throw (CarrierError) to fail it; await to slow it down. */

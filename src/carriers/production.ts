@@ -23,7 +23,7 @@ export function createProductionConnection(carrier: SimulatedCarrier, definition
     mode: 'PRODUCTION',
     carrier: carrier.carrier,
     carrierDefinitionId: definition.id,
-    book: (request) => network.call(callOf('BOOK', request.accountId, request), () => carrier.book(request, 'PRODUCTION')),
+    book: (request, wait) => network.call({ ...callOf('BOOK', request.accountId, request), wait }, () => carrier.book(request, 'PRODUCTION')),
     track: (request) => network.call(callOf('TRACK', request.accountId, request), () => carrier.track(request)),
   };
 }

@@ -47,20 +47,24 @@ export function createSimulatedCarrierNetwork(deps: { clock: Clock; interceptors
   });
 
   function record(call: CarrierCall, outcome: CarrierCallRecord['outcome'], message?: string) {
-    const { request: _request, ...rest } = call;
+    const { request: _request, wait: _wait, ...rest } = call;
     log.push({ ...rest, outcome, ...(message ? { message } : {}) });
     if (log.length > limit) log.splice(0, log.length - limit);
   }
 
   return {
     async call(input, answer) {
-      const call: CarrierCall = { ...input, seq: ++seq, at: deps.clock.nowIso() };
+      // A wait that could not go on (the request's client left, its store failed): not the carrier's doing.
+      let waitFailure: { error: unknown } | undefined;
+      const wait = input.wait && ((ms: number) => input.wait!(ms).catch((error: unknown) => Promise.reject((waitFailure = { error }).error)));
+      const call: CarrierCall = { ...input, ...(wait ? { wait } : {}), seq: ++seq, at: deps.clock.nowIso() };
       try {
         for (const interceptor of deps.interceptors.list()) await interceptor(call);
         const result = answer();
         record(call, 'OK');
         return result;
       } catch (error) {
+        if (waitFailure && error === waitFailure.error) throw error;
         // Whatever an interceptor throws reaches callers as a CarrierError, so bookings handle one type.
         const failure =
           error instanceof CarrierError

@@ -12,14 +12,15 @@ import { toMs } from './scenario-file.js';
  *
  * @example carrierInterceptors.add(scenarioCarrierInterceptor(runtime.scenarios))
  */
-export function scenarioCarrierInterceptor(engine: ScenarioEngine, sleep: (ms: number) => Promise<void> = realSleep): CarrierInterceptor {
+export function scenarioCarrierInterceptor(engine: ScenarioEngine, sleep?: (ms: number) => Promise<void>): CarrierInterceptor {
   return async (call) => {
     if (call.operation !== 'BOOK') return;
     const fired = engine.evaluate('carrier', { accountId: call.accountId, carrierId: call.carrierId, carrierCode: call.carrierCode });
     const effect = fired?.effect.carrier;
     if (!fired || !effect) return;
     const origin = `(scenario ${fired.scenario}, ${fired.rule})`;
-    if (effect.delay !== undefined) await sleep(toMs(effect.delay));
+    // As the call waits (outside the request's unit of work: a shared sandbox goes on meanwhile).
+    if (effect.delay !== undefined) await (sleep ?? call.wait ?? realSleep)(toMs(effect.delay));
     switch (effect.outcome) {
       case 'FAIL':
         throw new CarrierError('OUTAGE', effect.reason ?? `${call.carrierCode} is not reachable ${origin}`, { carrierCode: call.carrierCode });

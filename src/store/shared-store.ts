@@ -990,12 +990,18 @@ function unitInBatch<T>(batches: { enter(member: object, lock: BatchLock, accoun
         throw error;
       });
       await Promise.all([committed, wait(ms)]);
-      // Its client left meanwhile (the unit ended): it joins no batch again.
-      if (ended) return;
       await batches.enter(member, lock, account).catch((error: Error) => {
         failure = new StoreUnavailableError(`the shared database cannot be reached: ${error.message}`);
         throw failure;
       });
+      // Its client left meanwhile (the unit ended, nothing will settle it): what the work does
+      // right after the wait — a booking's commit once the carrier answered, synchronous — still
+      // runs in a batch, which it leaves on the next turn, as it would have in a store that waits
+      // in place. (A scenario's delayed request checks its socket and stops there.)
+      if (ended) {
+        const late = member;
+        setImmediate(() => void batches.settle(late).catch(() => {}));
+      }
     },
   };
   // The unit's last batch; a commit before a wait that failed fails the unit (a read that wrote

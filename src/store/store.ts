@@ -337,8 +337,9 @@ export interface UnitHandle {
    * Waits `ms` of real time holding nothing (a scenario's latency): in a shared store the unit's
    * batch commits what it wrote so far and goes on without it, and the unit goes on in a later
    * batch (of its lock, pulled afresh) — so a delayed request holds no other request back. The
-   * caller holds no state object across the wait. Once the unit has ended (its client left), it
-   * joins no batch again. Elsewhere a plain wait: the unit holds nothing that others wait for.
+   * caller holds no state object across the wait. Once the unit has ended (its client left), what
+   * runs right after the wait, synchronously, still runs in a batch (left on the next turn).
+   * Elsewhere a plain wait: the unit holds nothing that others wait for.
    */
   waitOutside(ms: number): Promise<void>;
 }

@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { catalogueIds } from '../../src/carrier-catalogue/load-catalogue.js';
 import { call, expectStatus, newAccount, runToExit, startChild, until, type ChildMock } from './child-mock.js';
 
 /**
@@ -153,6 +154,51 @@ describe('--workers N on one SQLite file', () => {
     expect(JSON.stringify(listed.body)).toContain('slow-responses');
     const mine = await timed(slow.auth, '/v1/addresses?limit=100');
     expect(mine.status).toBe(200);
+    expect(await mock.stop()).toBe(0);
+  }, 60_000);
+
+  it("waits out a carrier's latency (slow-carrier) outside its batch: the sandbox's writes go on meanwhile, and the booking is made, also when its client leaves", async () => {
+    const mock = await startChild(['--data', join(dir, 'carrier-latency.db'), '--workers', '2']);
+    running.push(mock);
+    const [slow, other] = [await newAccount(mock), await newAccount(mock)];
+    const auth = slow.auth;
+    const carrierDefinition = await expectStatus(call(mock.url, 'POST', '/v1/carrier-definitions', { auth, body: { carrierId: catalogueIds.carrier('DHL_PARCEL'), name: 'DHL', mode: 'PRODUCTION' } }), 201, 'carrier definition');
+    const serviceDefinition = await expectStatus(call(mock.url, 'POST', '/v1/service-definitions', { auth, body: { carrierDefinitionId: carrierDefinition.id, serviceId: catalogueIds.service('DHL_PARCEL', 'DHL_PAKET'), name: 'DHL Paket' } }), 201, 'service definition');
+    const channel = await expectStatus(call(mock.url, 'POST', '/v1/shipment-channels', { auth, body: { name: 'ZPL', documentRendering: { labelFormat: 'ZPL', labelSize: 'LABEL_4X6' } } }), 201, 'channel');
+    const booking = (reference: string) => ({ serviceDefinitionId: serviceDefinition.id, shipmentChannelId: channel.id, sender: berlin, receiver: berlin, parcels: [{ weight: 2.5 }], reference });
+    await expectStatus(call(mock.url, 'POST', '/__admin/scenarios', { admin: true, body: { name: 'slow-carrier', accountId: slow.id, params: { carrier: 'DHL_PARCEL', delay: 3000 } } }), 201, 'slow-carrier');
+
+    const started = performance.now();
+    const slowBooking = call(mock.url, 'POST', '/v1/shipment-bookings/inline', { auth, body: booking('SLOW-1') });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Writes of another account on both workers (every unit is wide while a scenario has rules):
+    // they used to wait the carrier's 3 s out behind the booking's batch.
+    const writes = await Promise.all(
+      Array.from({ length: 8 }, async (_, i) => {
+        const at = performance.now();
+        const answer = await call(mock.url, 'POST', '/v1/addresses', { auth: other.auth, body: { ...berlin, name: `Person ${i}` } });
+        return { status: answer.status, ms: performance.now() - at };
+      }),
+    );
+    expect(writes.map((write) => write.status)).toEqual(Array(8).fill(201));
+    expect(Math.max(...writes.map((write) => write.ms))).toBeLessThan(1500);
+    const booked = await slowBooking;
+    expect(booked.status).toBe(201);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(2900);
+    expect((await expectStatus(call(mock.url, 'GET', `/v1/shipment-bookings/${booked.body.id}`, { auth }), 200, 'booking')).status).toBe('BOOKED');
+
+    // A client that gives up during the carrier's delay: the booking is made all the same (as the
+    // real service would: the carrier was called), and nothing waits for it.
+    const gone = new AbortController();
+    const abandoned = fetch(`${mock.url}/v1/shipment-bookings/inline`, { method: 'POST', headers: { Authorization: auth, 'Content-Type': 'application/json' }, body: JSON.stringify(booking('GAVE-UP')), signal: gone.signal }).catch(() => 'aborted');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    gone.abort();
+    expect(await abandoned).toBe('aborted');
+    const meanwhile = performance.now();
+    await expectStatus(call(mock.url, 'POST', '/v1/addresses', { auth: other.auth, body: berlin }), 201, 'address meanwhile');
+    expect(performance.now() - meanwhile).toBeLessThan(1500);
+    const listed = await until('the abandoned booking stored', () => call(mock.url, 'GET', '/v1/shipment-bookings?reference=GAVE-UP', { auth }), (answer) => answer.status === 200 && answer.body.items.length === 1);
+    expect(listed.body.items[0].status).toBe('BOOKED');
     expect(await mock.stop()).toBe(0);
   }, 60_000);
 });

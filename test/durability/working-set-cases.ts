@@ -179,5 +179,32 @@ export function waitOutsideCases(name: string, open: () => Promise<TwoCachingSto
       const seen = await one.transaction(() => things(one, 'a1').values().map((thing) => thing.id), 'request', READ('a1'));
       expect(seen).toEqual(['before', 'elsewhere', 'after']);
     });
+
+    it('whose work ended during the wait (its client left), still runs what follows the wait in a batch, on fresh state, and holds nothing', async () => {
+      const { one, two, storedCount } = await open();
+      let afterWait: Promise<string[]> | undefined;
+      // The unit's work ends at once, as a request's does when its client leaves; what it started
+      // goes on: a booking that reads again and commits once the carrier answered.
+      await one.transaction(
+        (unit) => {
+          things(one, 'a1').insert({ id: 'before', n: 1 });
+          afterWait = unit!.waitOutside(400).then(() => {
+            const seen = things(one, 'a1').values().map((thing) => thing.id);
+            things(one, 'a1').insert({ id: 'after', n: 2 });
+            return seen;
+          });
+        },
+        'request',
+        LOCK('a1'),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await two.transaction(() => void things(two, 'a1').insert({ id: 'elsewhere', n: 4 }), 'request', LOCK('a1'));
+      // Read in a batch that pulled what the other process committed during the wait.
+      expect(await afterWait).toEqual(['before', 'elsewhere']);
+      const started = performance.now();
+      await one.transaction(() => void things(one, 'a1').insert({ id: 'next', n: 3 }), 'request', LOCK('a1'));
+      expect(performance.now() - started, 'the late batch holds the lock no longer than a turn').toBeLessThan(250);
+      expect(await storedCount('account:a1')).toBe(4);
+    });
   });
 }

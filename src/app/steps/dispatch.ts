@@ -5,6 +5,7 @@ import type { PrismFallback } from '../../prism/prism-fallback.js';
 import type { ScenarioEngine } from '../../scenarios/engine.js';
 import { handlerOf, type HandlerMap, type OperationResult } from '../../resources/shared/operation-handler.js';
 import type { Responder } from '../respond.js';
+import { storeUnavailable } from './store-available.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -39,6 +40,11 @@ export function dispatch(options: DispatchOptions) {
   };
 }
 
+/** A handler's wait outside its unit (a carrier's latency), failing as a scenario's latency fails: 503. */
+function handlerWait(unitWait: RequestState['waitOutsideUnit']): ((ms: number) => Promise<void>) | undefined {
+  return unitWait && ((ms) => unitWait(ms).catch(() => Promise.reject(storeUnavailable("the request could not go on after the carrier's delay"))));
+}
+
 /**
  * Calls the handler with the checked request. Domain scenario effects (carrier, label, quote,
  * tracker outcome) that fire while it runs are kept with the request for its journal entry;
@@ -55,6 +61,7 @@ async function runHandler(handler: NonNullable<ReturnType<typeof handlerOf>>, st
     body: state.body,
     requestId: state.requestId,
     foreignPage: state.foreignPage,
+    waitOutside: SAFE_METHODS.has(state.method) ? undefined : handlerWait(state.waitOutsideUnit),
   };
   if (SAFE_METHODS.has(state.method) || !scenarios.hasDomainRules()) return handler(context);
   const { outcome, hits } = await scenarios.collectHits(() => handler(context));

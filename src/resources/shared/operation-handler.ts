@@ -35,6 +35,13 @@ export interface RequestContext {
    * (src/app/steps/cors.ts): a request a foreign page makes must not reach into private networks.
    */
   foreignPage?: string;
+  /**
+   * Waits real time outside the request's unit of work (a carrier's latency: CarrierCall.wait),
+   * on a store whose batches others wait for (a shared sandbox); rejects with a 503 problem when
+   * the request cannot go on after it. Absent elsewhere (and for reads): a plain wait is as good.
+   * Nothing read before the wait may be written from after it: read again.
+   */
+  waitOutside?: (ms: number) => Promise<void>;
 }
 
 /**

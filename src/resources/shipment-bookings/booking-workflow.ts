@@ -34,6 +34,8 @@ export type CarrierAnswer =
 export interface BookingContext {
   companyId?: string;
   operationId?: string;
+  /** How the carrier's latency is waited out: outside the request's unit of work (RequestContext.waitOutside). */
+  wait?: (ms: number) => Promise<void>;
 }
 
 export interface BookingWorkflowDeps {
@@ -94,18 +96,22 @@ async function askCarrier(
   definition: CarrierDefinitionRef,
   draft: ShipmentDraft,
   correlation: CarrierCorrelation,
+  wait?: (ms: number) => Promise<void>,
 ): Promise<CarrierAnswer> {
   const connection = carriers.forDefinition(definition);
   try {
-    const result = await connection.book({
-      accountId,
-      serviceId: draft.service.view.id,
-      parcels: draft.weightsKg.map((weightKg, i) => ({ parcelId: correlation.parcelIds[i], weightKg })),
-      sender: locationOf(draft.sender),
-      receiver: locationOf(draft.receiver),
-      reference: correlation.reference,
-      shipmentBookingId: correlation.shipmentBookingId,
-    });
+    const result = await connection.book(
+      {
+        accountId,
+        serviceId: draft.service.view.id,
+        parcels: draft.weightsKg.map((weightKg, i) => ({ parcelId: correlation.parcelIds[i], weightKg })),
+        sender: locationOf(draft.sender),
+        receiver: locationOf(draft.receiver),
+        reference: correlation.reference,
+        shipmentBookingId: correlation.shipmentBookingId,
+      },
+      wait,
+    );
     return { kind: 'BOOKED', mode: connection.mode, result };
   } catch (error) {
     if (!(error instanceof CarrierError)) throw error;
@@ -173,10 +179,12 @@ export function createBookingWorkflow(core: Pick<DomainDeps, 'store' | 'clock' |
 
     /**
      * Sends the shipment to the carrier. `parcelIds` and `shipmentBookingId` only correlate the
-     * call in the carrier's log (an inline booking's parcels have no ids yet).
+     * call in the carrier's log (an inline booking's parcels have no ids yet). The carrier's
+     * latency is waited as `context.wait` says (outside the unit of work): the caller holds
+     * nothing it read before across it, and reads again after it.
      */
-    askCarrier: (accountId: string, definition: CarrierDefinitionRef, draft: ShipmentDraft, correlation: CarrierCorrelation): Promise<CarrierAnswer> =>
-      askCarrier(deps.carriers, accountId, definition, draft, correlation),
+    askCarrier: (accountId: string, definition: CarrierDefinitionRef, draft: ShipmentDraft, correlation: CarrierCorrelation, context: BookingContext = {}): Promise<CarrierAnswer> =>
+      askCarrier(deps.carriers, accountId, definition, draft, correlation, context.wait),
 
     /** A QA scenario's `label` effect (outcome FAIL) refuses the booking before anything is stored. */
     assertLabelsRender(accountId: string, draft: ShipmentDraft, context: BookingContext): void {

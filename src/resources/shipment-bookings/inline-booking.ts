@@ -138,7 +138,7 @@ export function createInlineBooking(core: Pick<DomainDeps, 'catalogue' | 'random
       shipmentBookingId: id,
       parcelIds: input.parcels.map((_p, i) => `inline-parcel-${i + 1}`),
       reference: input.reference,
-    });
+    }, context);
     // The account may have changed while the carrier answered: check again before creating anything.
     const current = plan(accountId, input);
     if (answer.kind === 'BOOKED') workflow.assertLabelsRender(accountId, current.draft, context);

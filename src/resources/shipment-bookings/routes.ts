@@ -3,8 +3,8 @@ import { accountOf, pageArgs } from '../shared/crud-routes.js';
 import type { BookingContext } from './booking-workflow.js';
 import type { ShipmentBookingService } from './service.js';
 
-/** Who is billed and which operation runs (scenario rules for labels and trackers may match it). */
-const contextOf = (ctx: RequestContext): BookingContext => ({ companyId: ctx.principal.companyId, operationId: ctx.operation.operationId });
+/** Who is billed, which operation runs (scenario rules for labels and trackers may match it), how the carrier's latency is waited. */
+const contextOf = (ctx: RequestContext): BookingContext => ({ companyId: ctx.principal.companyId, operationId: ctx.operation.operationId, wait: ctx.waitOutside });
 
 export function shipmentBookingRoutes(bookings: ShipmentBookingService): HandlerMap {
   return {

@@ -63,7 +63,7 @@ export function createShipmentBookingService(core: ResourceDeps & Pick<DomainDep
         shipmentBookingId: id,
         parcelIds: input.parcelIds,
         reference: input.reference,
-      });
+      }, context);
       // Another request may have booked a parcel or deleted a reference while the carrier answered.
       const current = rules.resolve(accountId, input);
       if (answer.kind === 'BOOKED') workflow.assertLabelsRender(accountId, current.draft, context);
