@@ -40,9 +40,9 @@ export function dispatch(options: DispatchOptions) {
   };
 }
 
-/** A handler's wait outside its unit (a carrier's latency), failing as a scenario's latency fails: 503. */
+/** A handler's wait outside its unit (a carrier's latency), failing as a scenario's latency does: 503. No closure for a store that waits in place. */
 function handlerWait(unitWait: RequestState['waitOutsideUnit']): ((ms: number) => Promise<void>) | undefined {
-  return unitWait && ((ms) => unitWait(ms).catch(() => Promise.reject(storeUnavailable("the request could not go on after the carrier's delay"))));
+  return unitWait && ((ms) => unitWait(ms).catch(() => Promise.reject(storeUnavailable('the request could not go on after its delay'))));
 }
 
 /**
