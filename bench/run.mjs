@@ -412,9 +412,9 @@ async function storeRun(store, workers) {
     const headers = { Authorization: target.auth };
     const run = async (name, options) => {
       const before = await commits();
-      const batchesBefore = await batchCounters(target.url);
+      const batchesBefore = await batchCounters(target.url, workers);
       const result = autocannon(options.url, { ...options, headers: { ...headers, ...options.headers } });
-      const batches = batchCounterDelta(batchesBefore, await batchCounters(target.url));
+      const batches = batchCounterDelta(batchesBefore, await batchCounters(target.url, workers));
       // pg_stat_database is updated when a backend reports its counters (at most every 500 ms).
       await new Promise((resolve) => setTimeout(resolve, 1200));
       const transactions = (await commits()) - before;
@@ -425,22 +425,35 @@ async function storeRun(store, workers) {
     const post = await run('POST', { url: `${target.url}/v1/addresses`, method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(address) });
     console.log(`\n| store | workers | request | req/s | p50 / p99 ms | batches (transactions) per request | database round trips per request |\n|---|---|---|---|---|---|---|`);
     for (const r of [get, post]) console.log(`| ${store} | ${workers} | ${r.name} | ${r.rps} | ${r.p50} / ${r.p99} | ${r.perRequest} | ${url ? (2 * Number(r.perRequest)).toFixed(3) : 'in process'} |`);
-    // With --workers, each read of the counters is answered by one worker: its own batches only.
+    // With --workers, every worker's counters, summed (each worker counts its own).
     console.log(`\n| store | workers | request | requests per batch | lock wait ms per batch | lock hold ms per batch | lock wait / hold ms per request (amortised) |\n|---|---|---|---|---|---|---|`);
-    for (const r of [get, post]) console.log(`| ${store} | ${workers}${workers > 1 ? ' (one worker)' : ''} | ${r.name} | ${describeBatches(r.batches)} |`);
+    for (const r of [get, post]) console.log(`| ${store} | ${workers} | ${r.name} | ${describeBatches(r.batches)} |`);
   } finally {
     target.child.kill('SIGKILL');
     cluster?.stop();
   }
 }
 
-/** GET /__admin/store/batches (src/store/lock-stats.ts): a shared store's batch counters. */
-async function batchCounters(url) {
-  return (await fetchAgain(`${url}/__admin/store/batches`, { headers: { 'X-Shipmock-Admin': '1' } })).json();
+/**
+ * GET /__admin/store/batches (src/store/lock-stats.ts) of every process behind `url`, by its
+ * `process` number: a shared store's batch counters, each process's own. Behind `--workers` each
+ * connection reaches one worker, so every read goes on a connection of its own until each of
+ * the `processes` has answered.
+ */
+async function batchCounters(url, processes = 1) {
+  const byProcess = new Map();
+  for (let read = 0; byProcess.size < processes && read < processes * 50; read++) {
+    const counters = await (await fetchAgain(`${url}/__admin/store/batches`, { headers: { 'X-Shipmock-Admin': '1', Connection: 'close' } })).json();
+    byProcess.set(counters.process ?? 0, counters);
+  }
+  if (byProcess.size < processes) throw new Error(`GET /__admin/store/batches: ${byProcess.size} of ${processes} processes answered`);
+  return byProcess;
 }
 
+/** What the processes' counters grew by between two reads, summed over the processes. */
 function batchCounterDelta(before, after) {
-  return Object.fromEntries(['batches', 'members', 'lockWaitMs', 'lockHoldMs', 'serialMs'].map((key) => [key, after[key] - before[key]]));
+  const keys = ['batches', 'members', 'lockWaitMs', 'lockHoldMs', 'serialMs'];
+  return Object.fromEntries(keys.map((key) => [key, [...after].reduce((sum, [process, counters]) => sum + counters[key] - (before.get(process)?.[key] ?? 0), 0)]));
 }
 
 /** Requests per batch, the lock's wait and hold per batch, and per request (a batch's wait shared by its members). */

@@ -58,10 +58,12 @@ export interface BatchStatsSnapshot {
   conflicts: number;
   /** Reads without a lock: batches that wrote after all and committed under their accounts' locks, and those that ran again locked. */
   reads: { batches: number; committed: number; retried: number; pullMs: number };
+  /** The process that counted them, among those sharing the store: each process counts its own. */
+  process: number;
 }
 
 /** The counters as GET /__admin/store/batches gives them. */
-export function batchStatsOf(stats: LockStats): BatchStatsSnapshot {
+export function batchStatsOf(stats: LockStats, processNumber: number): BatchStatsSnapshot {
   const { wide, account, process, read } = stats.batches;
   return {
     batches: wide + account + process + read,
@@ -72,5 +74,6 @@ export function batchStatsOf(stats: LockStats): BatchStatsSnapshot {
     serialMs: Math.round(stats.wideHeldMs + stats.headMs),
     conflicts: stats.conflicts,
     reads: { batches: stats.batches.read, committed: stats.readCommits, retried: stats.readRetries, pullMs: Math.round(stats.readPullMs) },
+    process: processNumber,
   };
 }

@@ -340,7 +340,7 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
     },
     // Units say what they lock wherever a read may go without a lock (an account's lock is the wide one on SQLite).
     locksAccounts: backend.accountLocks || readsWithoutLock,
-    batchStats: () => batchStatsOf(copy.stats),
+    batchStats: () => batchStatsOf(copy.stats, processNumber),
     /**
      * Loads what the database holds (an empty batch); rejects with the database's own error. A
      * bounded working set reads ahead the accounts changed most recently, as many as it keeps.

@@ -36,6 +36,8 @@ describe('GET /__admin/store/batches', () => {
     const before = await batches(mock);
     expect(before.shared).toBe(true);
     expect(before.batches).toBeGreaterThan(0);
+    // Which process counted them (each counts its own; a bench sums them over the processes).
+    expect(Number.isInteger(before.process) && before.process >= 1).toBe(true);
     const answers = await Promise.all(Array.from({ length: 20 }, () => call(mock!, 'POST', '/v1/addresses', { auth: account.auth, body: berlin })));
     expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(201));
     const after = await batches(mock);
@@ -48,5 +50,6 @@ describe('GET /__admin/store/batches', () => {
     expect(after.byLock.wide - before.byLock.wide).toBe(after.batches - before.batches);
     expect(after.byLock.account).toBe(0);
     expect(after.serialMs).toBeGreaterThanOrEqual(after.lockHoldMs);
+    expect(after.process).toBe(before.process);
   });
 });
