@@ -1177,6 +1177,8 @@ export interface components {
             serialMs: number;
             /** @description Commits refused because a row written outside the batch's lock changed meanwhile (the request was answered 503 store-unavailable). */
             conflicts: number;
+            /** @description The process that answered, by its number among those sharing the store (a worker of `--workers`, a process on one PostgreSQL database). Every counter here is that process's own; a cluster's total is the sum over its processes. Absent when the store is not shared. */
+            process?: number;
             /** @description Reads without a lock (docs/scaling.md, Reads without a lock) — GETs of one account on a store that locks per account. Their batches are counted in `batches` and `members`, not in lockWaitMs or lockHoldMs. */
             reads?: {
                 /** @description Read batches, each one pull (one statement) holding no lock. */
