@@ -22,8 +22,8 @@ export interface IssuedNumberReads {
 
 /**
  * A number's fingerprint: the first 32 bits of the MD5 of its UTF-8 text, as a signed integer (a
- * value an Int32Array holds: fingerprint-set.ts). PostgreSQL computes the same bytes
- * with `decode(substr(md5(id), 1, 8), 'hex')`, so the database hands over the fingerprints of
+ * value an Int32Array holds: fingerprint-set.ts). PostgreSQL computes the same bytes with
+ * `decode(substr(md5(id), 1, 8), 'hex')`, so the database hands over the fingerprints of
  * 400k numbers as one 1.6 MB value instead of 400k rows.
  *
  * @example fingerprintOf('DHL:STAGING:00340434161094042557') // a 32-bit integer
@@ -35,8 +35,9 @@ export const fingerprintOf = (id: string): number => (hash('md5', id, 'buffer') 
  * issued?") in the database instead of in each process's memory, as the SQLite store keeps them
  * in its file (issue 27: a ledger that grows with every booking of the sandbox). The process
  * keeps a set of their 32-bit fingerprints (4 bytes a number, fingerprint-set.ts, instead of
- * ~240 for the items): a number whose fingerprint is not in it was never issued; one whose fingerprint is
- * asks the database (a false alarm one time in 4 billion per stored number, or a real repeat).
+ * ~240 for the items): a number whose fingerprint is not in it was never issued; one whose
+ * fingerprint is asks the database (a false alarm one time in 4 billion per stored number, or a
+ * real repeat).
  *
  * The set stays complete because every issued number reaches it: those stored when the set is
  * (re)built — the first use, and after every pull from scratch (which leaves these rows out:
