@@ -303,7 +303,7 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
     if (lock.read && readsWithoutLock && readable(lock.account)) return READ;
     return backend.accountLocks ? { kind: 'account', account: lock.account } : WIDE;
   };
-  const transaction = <T>(work: (unit?: UnitHandle) => T | PromiseLike<T>, _kind?: unknown, lock?: UnitLock) => unitInBatch({ enter, settle }, work, lockOf(lock), lock?.account);
+  const transaction = <T>(work: (unit?: UnitHandle) => T | PromiseLike<T>, _kind?: unknown, lock?: UnitLock) => unitInBatch({ enter, settle, onError: options.onError }, work, lockOf(lock), lock?.account);
   const feeds: { close(): void }[] = [];
   // The heartbeat and the claims of a stopped process's work: not wide (a wide batch every second per process would stop every account's).
   const ownLock: BatchLock = backend.accountLocks ? { kind: 'process', process: processNumber } : WIDE;
@@ -965,7 +965,12 @@ function createBatches(copy: SharedCopy, memberTimeoutMs: number) {
  * batch of its lock: a delayed request holds no other request of the process (or, wide, of any
  * process) back.
  */
-function unitInBatch<T>(batches: { enter(member: object, lock: BatchLock, account?: string): Promise<void>; settle(member: object): Promise<void> }, work: (unit?: UnitHandle) => T | PromiseLike<T>, lock: BatchLock, account?: string): Promise<T> {
+function unitInBatch<T>(
+  batches: { enter(member: object, lock: BatchLock, account?: string): Promise<void>; settle(member: object): Promise<void>; onError?: (error: Error) => void },
+  work: (unit?: UnitHandle) => T | PromiseLike<T>,
+  lock: BatchLock,
+  account?: string,
+): Promise<T> {
   let member = {};
   let ended = false;
   /** The commit of what the unit wrote before a wait, when it failed: the unit fails with it. */
@@ -1000,7 +1005,8 @@ function unitInBatch<T>(batches: { enter(member: object, lock: BatchLock, accoun
       // in place. (A scenario's delayed request checks its socket and stops there.)
       if (ended) {
         const late = member;
-        setImmediate(() => void batches.settle(late).catch(() => {}));
+        // Nobody is left to answer: a commit that fails is reported where the store's background failures go.
+        setImmediate(() => void batches.settle(late).catch((error: Error) => batches.onError?.(new Error(`what a request did after its wait, once its client had left, was not committed: ${error.message}`))));
       }
     },
   };

@@ -36,6 +36,14 @@ async function openCache(path: string, cacheSize = 1): Promise<SharedStore> {
   return store;
 }
 
+/** Resolves once `done` holds (checked every 10 ms, for at most 5 s). */
+async function until(done: () => boolean): Promise<void> {
+  for (const deadline = Date.now() + 5000; !done(); ) {
+    if (Date.now() > deadline) throw new Error('not reached within 5 s');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 /** What the file holds of a scope's items (deleted ones left out), read on a connection of its own. */
 function storedItems(path: string, scope: string): { id: string; body: { id: string; n: number } }[] {
   const db = new Database(path, { readonly: true });
@@ -224,6 +232,46 @@ describe('a unit that waits outside its batch (a scenario\'s latency), when its 
     // The wait ended at the refusal, and nothing of the read was written.
     expect(waited).toBe(false);
     expect(storedItems(path, 'account:a')).toEqual([{ id: 't1', body: { id: 't1', n: 1 } }]);
+  });
+});
+
+describe('a read whose client left during its wait', () => {
+  it('reports a commit of what it did after the wait that fails, where the store reports its background failures', async () => {
+    const path = newFile();
+    const reported: Error[] = [];
+    const one = (await openSharedSqliteStore(path, { cacheSize: 100, onError: (error) => reported.push(error) })).store as SharedStore;
+    stores.push(one);
+    await one.transaction(() => void things(one, 'a').insert({ id: 't1', n: 0 }), 'request', { account: 'a' });
+    // Another process's commit of account a, made (as its own connection would) right after the late batch's pull.
+    const anotherProcessWrites = () => {
+      const other = new Database(path);
+      try {
+        other.transaction(() => {
+          const change = other.prepare("UPDATE shipmock_counters SET value = value + 1 WHERE name = 'change' RETURNING value").pluck().get() as number;
+          other.prepare("UPDATE shipmock_items SET body = ?, change = ? WHERE scope = 'account:a' AND id = 't1'").run(JSON.stringify({ id: 't1', n: 10 }), change);
+        })();
+      } finally {
+        other.close();
+      }
+    };
+    let afterWait: Promise<void> | undefined;
+    // The unit's work ends at once (its client left); what it started reads and writes after the wait.
+    await one.transaction(
+      (unit) => {
+        afterWait = unit!.waitOutside(100).then(() => {
+          const seen = things(one, 'a').get('t1')!.n;
+          anotherProcessWrites();
+          things(one, 'a').update({ id: 't1', n: seen + 1 });
+        });
+      },
+      'request',
+      READ('a'),
+    );
+    await afterWait;
+    await until(() => reported.length > 0);
+    expect(reported[0].message).toMatch(/^what a request did after its wait, once its client had left, was not committed: /);
+    // Nothing of it was written over the other process's commit.
+    expect(storedItems(path, 'account:a')).toEqual([{ id: 't1', body: { id: 't1', n: 10 } }]);
   });
 });
 
