@@ -18,6 +18,15 @@ afterAll(async () => {
   await Promise.all(running.map((mock) => mock.kill().catch(() => {})));
 });
 
+/** A POST whose client gives up `afterMs` into it (while the mock waits out a delay): resolves once it was aborted. */
+async function abandonedPost(mock: ChildMock, path: string, auth: string, body: unknown, afterMs = 500): Promise<void> {
+  const gone = new AbortController();
+  const abandoned = fetch(`${mock.url}${path}`, { method: 'POST', headers: { Authorization: auth, 'Content-Type': 'application/json' }, body: JSON.stringify(body), signal: gone.signal }).catch(() => 'aborted');
+  await new Promise((resolve) => setTimeout(resolve, afterMs));
+  gone.abort();
+  expect(await abandoned).toBe('aborted');
+}
+
 describe('--workers N on one SQLite file', () => {
   it('serves one port from two workers on one file, starts a worker that dies again, and keeps the state for the next start', async () => {
     const data = join(dir, 'workers.db');
@@ -141,11 +150,7 @@ describe('--workers N on one SQLite file', () => {
     for (const answer of slowOnes) expect(answer.ms).toBeGreaterThanOrEqual(2900);
     expect(Math.max(...slowOnes.map((answer) => answer.ms))).toBeLessThan(4500);
     // A client that leaves during the wait: its request is not handled, and nothing waits for it.
-    const gone = new AbortController();
-    const abandoned = fetch(`${mock.url}/v1/addresses`, { method: 'POST', headers: { Authorization: slow.auth, 'Content-Type': 'application/json' }, body: JSON.stringify({ ...berlin, name: 'Never Stored' }), signal: gone.signal }).catch(() => 'aborted');
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    gone.abort();
-    expect(await abandoned).toBe('aborted');
+    await abandonedPost(mock, '/v1/addresses', slow.auth, { ...berlin, name: 'Never Stored' });
     expect((await timed(other.auth)).ms).toBeLessThan(1500);
     await new Promise((resolve) => setTimeout(resolve, 3000));
     const stored = await call(mock.url, 'GET', '/v1/addresses?limit=100', { auth: other.auth });
@@ -189,11 +194,7 @@ describe('--workers N on one SQLite file', () => {
 
     // A client that gives up during the carrier's delay: the booking is made all the same (as the
     // real service would: the carrier was called), and nothing waits for it.
-    const gone = new AbortController();
-    const abandoned = fetch(`${mock.url}/v1/shipment-bookings/inline`, { method: 'POST', headers: { Authorization: auth, 'Content-Type': 'application/json' }, body: JSON.stringify(booking('GAVE-UP')), signal: gone.signal }).catch(() => 'aborted');
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    gone.abort();
-    expect(await abandoned).toBe('aborted');
+    await abandonedPost(mock, '/v1/shipment-bookings/inline', auth, booking('GAVE-UP'));
     const meanwhile = performance.now();
     await expectStatus(call(mock.url, 'POST', '/v1/addresses', { auth: other.auth, body: berlin }), 201, 'address meanwhile');
     expect(performance.now() - meanwhile).toBeLessThan(1500);
