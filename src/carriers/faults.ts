@@ -1,3 +1,4 @@
+import { setTimeout as realSleep } from 'node:timers/promises';
 import { CarrierError } from './carrier-error.js';
 import type { CarrierCall, CarrierInterceptor, CarrierOperation } from './interceptors.js';
 
@@ -35,8 +36,6 @@ export function carrierLatency(ms: number, match: CarrierMatch = {}, sleep?: (ms
     if (matchesCall(match, call)) await (sleep ?? call.wait ?? realSleep)(ms);
   };
 }
-
-const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Matching calls fail as if the carrier were down. @example carrierOutage({ carrierCode: 'DPD' }) */
 export function carrierOutage(match: CarrierMatch = {}, message?: string): CarrierInterceptor {

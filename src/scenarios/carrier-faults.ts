@@ -1,3 +1,4 @@
+import { setTimeout as realSleep } from 'node:timers/promises';
 import { CarrierError } from '../carriers/carrier-error.js';
 import type { CarrierInterceptor } from '../carriers/interceptors.js';
 import type { ScenarioEngine } from './engine.js';
@@ -32,8 +33,4 @@ export function scenarioCarrierInterceptor(engine: ScenarioEngine, sleep?: (ms: 
         return;
     }
   };
-}
-
-function realSleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

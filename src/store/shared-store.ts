@@ -1,3 +1,4 @@
+import { setTimeout as wait } from 'node:timers/promises';
 import type { Entity } from './collection.js';
 import { createDirtyWrites, dirtyRows, type DirtyRows, type DirtyWrites } from './dirty-writes.js';
 import { hashString } from '../random/random.js';
@@ -423,7 +424,6 @@ function createAccountCache(reads: StoredScopeReads, capacity: number, dirty: Di
   return cache;
 }
 
-const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const WIDE: BatchLock = { kind: 'wide' };
 const READ: BatchLock = { kind: 'read' };
 /** How long an account's reads take its lock after one of them had to run again (another process is writing it). */

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { BatchStatsSnapshot } from './lock-stats.js';
 import { Collection, type CollectionSnapshot, type Entity } from './collection.js';
 import { createStateRegistry, exportedAs, type StateRegistry } from './state-registry.js';
@@ -344,10 +345,8 @@ export interface UnitHandle {
   waitOutside(ms: number): Promise<void>;
 }
 
-const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /** The handle of a unit that holds nothing others wait for (memory, a SQLite file of one process). */
-export const PLAIN_UNIT: UnitHandle = { waitOutside: wait };
+export const PLAIN_UNIT: UnitHandle = { waitOutside: (ms) => sleep(ms) };
 
 /** The unit of work of a store with nothing to commit (memory): the work runs now. */
 export function runNow<T>(work: (unit?: UnitHandle) => T | PromiseLike<T>): Promise<T> {

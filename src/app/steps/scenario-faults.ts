@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { RouteMatcher } from '../../contract/route-matcher.js';
 import { ProblemError } from '../../errors/problem.js';
 import { requestState, type RequestState } from '../../http/request-state.js';
@@ -33,8 +34,6 @@ export interface ScenarioFaultsOptions {
    */
   phase: 'request' | 'body';
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Applies the active scenarios' request rules (and those named in X-Shipmock-Scenario) to the
