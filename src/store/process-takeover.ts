@@ -11,6 +11,15 @@ export const PRESUMED_STOPPED_MS = 5000;
  */
 export const PRESUMED_HUNG_MS = 60_000;
 
+/**
+ * Beats made at once after a beat that failed, before the failure is reported. Every beat writes
+ * the shared vacuum part, so beats of processes that commit at the same moment lose to each other
+ * (shared-store.ts refuses all but the first): processes started together beat together, and of
+ * N such beats one wins each round, so the last waits N − 1 rounds. A store that is really away
+ * fails every one of them at once.
+ */
+export const BEAT_RETRIES = 8;
+
 /** The system-scope value a process beats in (only that process writes it). */
 export const heartbeatKey = (processNumber: number) => `process:${processNumber}:heartbeat`;
 
@@ -62,7 +71,7 @@ export function watchAbandonedWork<T extends OwnedWork>(
     return !sessions.live.has(owner);
   }
 
-  function beat(again = true): void {
+  function beat(retriesLeft = BEAT_RETRIES): void {
     if (running) return;
     running = true;
     let claimed: T[] = [];
@@ -104,8 +113,8 @@ export function watchAbandonedWork<T extends OwnedWork>(
             item.owner = owner;
             records.update(item);
           }
-          // Told only when the beat made at once after it fails too.
-          if (!again) watch.onError?.(error);
+          // Told only when the beats made at once after it fail too.
+          if (!retriesLeft) watch.onError?.(error);
         },
       )
       .finally(() => {
@@ -120,12 +129,12 @@ export function watchAbandonedWork<T extends OwnedWork>(
             () => (sessions = undefined),
           );
         }
-        // Once more at once: a shared store refuses a beat that lost a race to another process's.
-        if (failed && again) beat(false);
+        // Again at once: a shared store refuses a beat that lost a race to another process's.
+        if (failed && retriesLeft) beat(retriesLeft - 1);
       });
   }
 
-  const timer = setInterval(beat, HEARTBEAT_MS);
+  const timer = setInterval(() => beat(), HEARTBEAT_MS);
   timer.unref();
   beat();
   return () => clearInterval(timer);
