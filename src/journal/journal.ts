@@ -105,16 +105,17 @@ type Positioned = JournalEntry & { [EXCHANGE_AT]?: number };
  */
 export const SUCCESSFUL_EXCHANGES_PER_SECOND = 200;
 
-/** `take()` answers true `limit` times per second of real time. */
-export function perSecondBudget(limit: number) {
+/** `take()` answers true `limit` times per second of real time (a function: asked at the start of each second). */
+export function perSecondBudget(limit: number | (() => number)) {
+  const limitNow = typeof limit === 'number' ? () => limit : limit;
   let second = 0;
-  let left = limit;
+  let left = limitNow();
   return {
     take(): boolean {
       const now = Math.floor(performance.now() / 1000);
       if (now !== second) {
         second = now;
-        left = limit;
+        left = limitNow();
       }
       return left-- > 0;
     },

@@ -73,3 +73,26 @@ describe('what a process shares of its journal', () => {
     expect(successes).toBeLessThan(SHARED_SUCCESSES_PER_SECOND + 100);
   });
 });
+
+describe('the successes processes sharing a store share', () => {
+  it('are the budget over the processes heard from lately, together: a process shares its part', async () => {
+    let sharers = 4;
+    const published: Fed[] = [];
+    const feed: SharedFeed<Fed> = { sharers: () => sharers, publish: (item) => published.push(item), subscribe: () => () => {}, clear: () => {} };
+    const journal = createSharedJournal({ processNumber: 1, feed, capacity: 1000 });
+    for (let i = 0; i < SHARED_SUCCESSES_PER_SECOND; i++) journal.record(entry(`/v1/addresses/${i}`));
+    // Within one second of real time (a second boundary may fall inside the loop: at most twice the share).
+    const share = SHARED_SUCCESSES_PER_SECOND / 4;
+    expect(published.length).toBeGreaterThanOrEqual(share);
+    expect(published.length).toBeLessThanOrEqual(2 * share);
+    // Failures still all go round.
+    for (let i = 0; i < 5; i++) journal.record({ ...entry('/v1/parcels'), status: 503 });
+    expect(published.filter((e) => e.status === 503)).toHaveLength(5);
+    // Alone again: the whole budget, from the next second.
+    sharers = 1;
+    published.length = 0;
+    await new Promise((resolve) => setTimeout(resolve, 1005 - (performance.now() % 1000)));
+    for (let i = 0; i < SHARED_SUCCESSES_PER_SECOND + 50; i++) journal.record(entry(`/v1/parcels/${i}`));
+    expect(published.length).toBeGreaterThanOrEqual(SHARED_SUCCESSES_PER_SECOND);
+  });
+});

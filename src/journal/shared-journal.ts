@@ -2,9 +2,12 @@ import type { SharedFeed } from '../store/store.js';
 import { createJournal, perSecondBudget, type Journal, type JournalEntry } from './journal.js';
 
 /**
- * Successful requests a process shares per second at most; failed ones are always shared. At a
+ * Successful requests the processes of a store share per second at most, together (each its
+ * share: this over the processes heard from lately); failed ones are always shared. At a
  * person's pace every request goes round; under a load test the others see all its failures and
- * a sample of the rest (writing every entry to the database halved a process's throughput).
+ * a sample of the rest (writing every entry to the database halved a process's throughput). With
+ * this budget per process, every process read what all the others shared, which grew with the
+ * square of their number: four processes read 600 entries a second each (docs/scaling.md).
  */
 export const SHARED_SUCCESSES_PER_SECOND = 200;
 
@@ -17,9 +20,10 @@ type FedEntry = Omit<JournalEntry, 'seq'>;
  * journal at once (with its exchange) and published on the store's feed; entries other processes
  * publish arrive from the feed (within ~100 ms) without their exchanges, which stay with the
  * process that served them. Clearing clears every process's journal. Each process's own journal
- * has all of its entries; what it shares is every failure and up to SHARED_SUCCESSES_PER_SECOND
- * successes. A store one process owns gives a feed nobody else reads (`origin` absent): entries
- * then name no process, and publishing costs nothing.
+ * has all of its entries; what it shares is every failure and its share of
+ * SHARED_SUCCESSES_PER_SECOND successes (`SharedFeed.sharers`). A store one process owns gives a
+ * feed nobody else reads (`origin` absent): entries then name no process, and publishing costs
+ * nothing.
  *
  * @example const journal = createSharedJournal({ capacity: 1000, feed: store.feed('journal', 1000) });
  */
@@ -27,7 +31,7 @@ export function createSharedJournal(options: { capacity?: number; feed: SharedFe
   const journal = createJournal({ capacity: options.capacity });
   const { feed } = options;
   const processNumber = options.processNumber ?? feed.origin;
-  const successes = perSecondBudget(SHARED_SUCCESSES_PER_SECOND);
+  const successes = perSecondBudget(() => Math.ceil(SHARED_SUCCESSES_PER_SECOND / Math.max(1, feed.sharers?.() ?? 1)));
   feed.subscribe(
     (items) => {
       for (const item of items) if (item.process !== processNumber) journal.record(item);

@@ -359,7 +359,7 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
     feed<T>(name: string, capacity: number): SharedFeed<T> {
       const feed = backend.feed<T>(name, capacity, processNumber, (error) => options.onError?.(error));
       feeds.push(feed);
-      return Object.assign(feed, { origin: processNumber });
+      return Object.assign(feed, { origin: processNumber, sharers: () => vacuum.live(now()) });
     },
     lockStats: () => structuredClone(copy.stats),
     workingSet: () => cache && { accounts: cache.loadedKeys(), misses: cache.stats.loads, evictions: cache.stats.evictions },

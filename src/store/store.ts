@@ -366,6 +366,8 @@ export function processCounters<V>(): CounterMap<V> {
 export interface SharedFeed<T> {
   /** The number of the process publishing here, which its items carry (absent: no other process reads the feed). */
   readonly origin?: number;
+  /** How many processes share the feed now (heard from lately, this one included); absent: this one alone. */
+  readonly sharers?: () => number;
   /** Queues an item (sent within ~100 ms, with the others queued by then); `tag` lets `clear` find it (an account id). */
   publish(item: T, tag?: string): void;
   /** Told of every item other processes publish from now on, and of their clears (a process has its own already). */

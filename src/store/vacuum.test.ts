@@ -33,6 +33,19 @@ describe('the vacuum horizon', () => {
     expect(Object.keys(vacuum.part.snapshot().processes)).toEqual(['1']);
   });
 
+  it('counts the processes heard from within the takeover timeout, and at least the one asking', () => {
+    const vacuum = createVacuum();
+    const t = 9_000_000;
+    expect(vacuum.live(t)).toBe(1);
+    vacuum.beat(1, 5, t);
+    vacuum.beat(2, 5, t + 1000);
+    vacuum.beat(3, 5, t + 2000);
+    expect(vacuum.live(t + 2000)).toBe(3);
+    // Process 1 last beat PRESUMED_STOPPED_MS ago: taken for stopped, not counted.
+    expect(vacuum.live(t + PRESUMED_STOPPED_MS)).toBe(2);
+    expect(vacuum.live(t + 60_000)).toBe(1);
+  });
+
   it('survives what a pull gives back, and takes nothing it cannot read for a state', () => {
     const vacuum = createVacuum();
     vacuum.part.restore!({ horizon: 42, processes: { 7: { seen: 50, at: 1 } } });

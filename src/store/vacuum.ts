@@ -47,6 +47,8 @@ export interface Vacuum {
    * `at`), and answers the range every live process has seen, when there is a new one.
    */
   beat(me: number, seen: number, at: number): VacuumRange | undefined;
+  /** How many processes were heard from within PRESUMED_STOPPED_MS of `at` (at least 1: the one asking). */
+  live(at: number): number;
 }
 
 /** @example const vacuum = createVacuum(); registry.register(vacuum.part); const range = vacuum.beat(3, lastSeen, Date.now()); */
@@ -75,6 +77,9 @@ export function createVacuum(): Vacuum {
       const after = state.horizon;
       state = { horizon: Math.max(after, upTo), processes };
       return upTo > after ? { after, upTo } : undefined;
+    },
+    live(at) {
+      return Math.max(1, Object.values(state.processes).filter((entry) => at - entry.at < PRESUMED_STOPPED_MS).length);
     },
   };
 }

@@ -171,7 +171,8 @@ describe('vacuum of rows that say "gone", once every process has seen them', () 
 /**
  * Every beat writes the vacuum part, so beats of processes that commit at the same moment lose to
  * each other; processes started together beat together. Each lost beat is made again at once
- * (BEAT_RETRIES), and a lost race is not reported as the store being away.
+ * (BEAT_RETRIES), and a lost race is not reported as the store being away. The beats then tell
+ * every process how many share the store.
  */
 async function simultaneousBeats(backend: Backend): Promise<void> {
   const opened = await Promise.all([1, 2, 3, 4].map(() => backend.open(Date.now)));
@@ -186,6 +187,8 @@ async function simultaneousBeats(backend: Backend): Promise<void> {
     // Past the next beat of each: a lost race would have been reported by now.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(reported).toEqual([]);
+    // Each knows how many share the store (the journal shares its successes by it).
+    for (const { store } of opened) expect(store.feed('journal', 10).sharers?.()).toBe(opened.length);
   } finally {
     for (const stop of beats) stop();
     for (const { store } of opened) store.close();
