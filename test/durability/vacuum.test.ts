@@ -158,14 +158,14 @@ async function vacuumScenario(backend: Backend): Promise<void> {
   }
 }
 
-describe('vacuum of rows that say "gone", once every process has seen them', () => {
-  it('on a shared SQLite file: a stalled process holds it back, a stopped one does not, and reloads when it comes back', async () => {
-    await vacuumScenario(sqlite());
-  }, 60_000);
+/** `scenario` on a shared SQLite file (named `what`), then on PostgreSQL. */
+function onBothBackends(what: string, scenario: (backend: Backend) => Promise<void>, timeoutMs: number): void {
+  it(`on a shared SQLite file: ${what}`, () => scenario(sqlite()), timeoutMs);
+  it('on PostgreSQL: the same', async () => scenario(await postgres()), timeoutMs);
+}
 
-  it('on PostgreSQL: the same', async () => {
-    await vacuumScenario(await postgres());
-  }, 60_000);
+describe('vacuum of rows that say "gone", once every process has seen them', () => {
+  onBothBackends('a stalled process holds it back, a stopped one does not, and reloads when it comes back', vacuumScenario, 60_000);
 });
 
 /**
@@ -197,11 +197,5 @@ async function simultaneousBeats(backend: Backend): Promise<void> {
 }
 
 describe('heartbeats of processes started together', () => {
-  it('on a shared SQLite file: every one lands, none reported as a failure', async () => {
-    await simultaneousBeats(sqlite());
-  }, 30_000);
-
-  it('on PostgreSQL: the same', async () => {
-    await simultaneousBeats(await postgres());
-  }, 30_000);
+  onBothBackends('every one lands, none reported as a failure', simultaneousBeats, 30_000);
 });
