@@ -1,14 +1,14 @@
 import pg from 'pg';
 import { maskUrl, redactSecrets } from './data-location.js';
 import { createPostgresFeed, storable } from './postgres-feed.js';
-import { createSharedStore, listAccountValue, OUTSIDE_LOCK_CONFLICT, type AccountListing, type CommitLock, type PulledRows, type PullRequest, type SharedBackend, type SharedStoreOptions, type VerifySet, type WriteSet } from './shared-store.js';
+import { createSharedStore, listAccountValue, type AccountListing, type CommitLock, type PulledRows, type PullRequest, type SharedBackend, type SharedStoreOptions, type VerifySet, type WriteSet } from './shared-store.js';
 import { loadedRow, type LoadedScopes, type ScopeRows, type StoredScopeReads } from './shared-scopes.js';
 import type { StoredScopes } from './scope-cache.js';
 import { storedScopesView } from './stored-scopes-view.js';
 import type { IssuedNumberReads } from './offloaded-issued-numbers.js';
 import { createSyncReader, type SyncReader } from './postgres-sync-reader.js';
 import { vacuumStatements } from './vacuum.js';
-import { ISSUED_NUMBERS_COLLECTION, type Store } from './store.js';
+import { ISSUED_NUMBERS_COLLECTION, OUTSIDE_LOCK_CONFLICT, type Store } from './store.js';
 
 /**
  * The shared store on PostgreSQL (--data postgres://…): several shipmock processes, on one host

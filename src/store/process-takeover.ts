@@ -1,4 +1,4 @@
-import type { AbandonedWork, OwnedWork, Scope } from './store.js';
+import { OUTSIDE_LOCK_CONFLICT, type AbandonedWork, type OwnedWork, type Scope } from './store.js';
 
 /** How often a process says it is alive and looks for work of processes that are not. */
 export const HEARTBEAT_MS = 1000;
@@ -12,11 +12,11 @@ export const PRESUMED_STOPPED_MS = 5000;
 export const PRESUMED_HUNG_MS = 60_000;
 
 /**
- * Beats made at once after a beat that failed, before the failure is reported. Every beat writes
- * the shared vacuum part, so beats of processes that commit at the same moment lose to each other
- * (shared-store.ts refuses all but the first): processes started together beat together, and of
- * N such beats one wins each round, so the last waits N − 1 rounds. A store that is really away
- * fails every one of them at once.
+ * Beats made at once after a beat that lost a race, before the loss is reported. Every beat
+ * writes the shared vacuum part, so beats of processes that commit at the same moment lose to
+ * each other (shared-store.ts refuses all but the first: OUTSIDE_LOCK_CONFLICT): processes
+ * started together beat together, and of N such beats one wins each round, so the last waits
+ * N − 1 rounds. A beat that failed otherwise (the database away) is made again once.
  */
 export const BEAT_RETRIES = 8;
 
@@ -79,6 +79,7 @@ export function watchAbandonedWork<T extends OwnedWork>(
     /** The owners the claims replaced: put back if the batch does not commit (a claim left in memory would look done). */
     let previous = new Map<T, number | undefined>();
     let failed = false;
+    let lostRace = false;
     store
       .transaction(() => {
         claimed = [];
@@ -108,6 +109,7 @@ export function watchAbandonedWork<T extends OwnedWork>(
         },
         (error: Error) => {
           failed = true;
+          lostRace = error.message === OUTSIDE_LOCK_CONFLICT;
           const records = watch.records();
           for (const [item, owner] of previous) {
             item.owner = owner;
@@ -130,7 +132,7 @@ export function watchAbandonedWork<T extends OwnedWork>(
           );
         }
         // Again at once: a shared store refuses a beat that lost a race to another process's.
-        if (failed && retriesLeft) beat(retriesLeft - 1);
+        if (failed && retriesLeft) beat(lostRace ? retriesLeft - 1 : 0);
       });
   }
 

@@ -4,7 +4,7 @@ import { createDirtyWrites, dirtyRows, type DirtyRows, type DirtyWrites } from '
 import { hashString } from '../random/random.js';
 import { batchStatsOf, emptyLockStats, type LockStats } from './lock-stats.js';
 import { heartbeatKey, watchAbandonedWork } from './process-takeover.js';
-import { createStore, ReadMustLockError, Scope, StoreUnavailableError, workingSetOf, type CounterMap, type MemoryStore, type SharedFeed, type Store, type StoreProcess, type UnitHandle, type UnitLock, type WorkingSet } from './store.js';
+import { createStore, OUTSIDE_LOCK_CONFLICT, ReadMustLockError, Scope, StoreUnavailableError, workingSetOf, type CounterMap, type MemoryStore, type SharedFeed, type Store, type StoreProcess, type UnitHandle, type UnitLock, type WorkingSet } from './store.js';
 import { createScopeCache, DEFAULT_CACHE_SIZE, type CacheUnit, type ScopeCache } from './scope-cache.js';
 import { offloadedIssuedNumbers, type IssuedNumberReads, type OffloadedIssuedNumbers } from './offloaded-issued-numbers.js';
 import { scopeOfRows, sharedScopeSource, type LoadedScopes, type LoadStamps, type StoredScopeReads } from './shared-scopes.js';
@@ -144,9 +144,6 @@ export type BatchLock = { kind: 'wide' } | { kind: 'account'; account: string } 
 export interface CommitLock {
   accounts: string[];
 }
-
-/** The commit was refused: another process changed a row this batch wrote outside its lock. */
-export const OUTSIDE_LOCK_CONFLICT = 'another process changed state this batch wrote outside its account at the same time; nothing was written';
 
 /** The database under a shared store. */
 export interface SharedBackend {

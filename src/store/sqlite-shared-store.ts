@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { vacuumStatements } from './vacuum.js';
-import { createSharedStore, listAccountValue, OUTSIDE_LOCK_CONFLICT, type AccountListing, type PulledRows, type PullRequest, type SharedBackend, type SharedStoreOptions, type VerifySet } from './shared-store.js';
+import { createSharedStore, listAccountValue, type AccountListing, type PulledRows, type PullRequest, type SharedBackend, type SharedStoreOptions, type VerifySet } from './shared-store.js';
 import type { LoadedScopes } from './shared-scopes.js';
 import { ACCOUNTS, issuedNumberReads, NOT_ACCOUNTS, scopeRows, scopeStatements, storedScopeReads } from './sqlite-shared-reads.js';
 import { claimDataFile, DataFileError, type ClaimedDataFile } from './data-file.js';
-import { ISSUED_NUMBERS_COLLECTION, type SharedFeed, type Store } from './store.js';
+import { ISSUED_NUMBERS_COLLECTION, OUTSIDE_LOCK_CONFLICT, type SharedFeed, type Store } from './store.js';
 
 /**
  * The shared store on a SQLite file, for the workers of one host (`--workers N --data FILE`):
