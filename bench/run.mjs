@@ -12,7 +12,8 @@
 // `npm run bench -- --store memory|sqlite|postgres [--workers N]`: one store (PostgreSQL: a
 //   throwaway cluster started here), GET and POST req/s, p99, and database transactions per request.
 // `npm run bench -- --scale-out [--processes 4] [--delays 0,1]`: N processes on PostgreSQL vs 1 at the same
-//   total concurrency, one account per connection group, directly and through a delay proxy (bench/scale-out.mjs).
+//   total concurrency, one account per connection group, directly and through a delay proxy (bench/scale-out.mjs);
+//   BENCH_ROUNDS rounds (1), each configuration's median shown.
 // `npm run bench -- --size [--sizes 10000,50000] [--size-stores postgres,sqlite]`: RSS and list p99 at
 //   stored bookings and addresses on the durable stores (bench/size.mjs).
 // `npm run bench -- --stores [--against DIR]`: the three stores alternating, 3 rounds, medians, and
@@ -578,7 +579,7 @@ if (process.argv.includes('--scale-out')) {
   const delays = option('--delays', '0,1').split(',').map(Number);
   // Groups of equal size: the total is BENCH_CONNECTIONS rounded down to a multiple of the processes.
   const processes = Number(option('--processes', '4'));
-  await scaleOutRun({ processes, delays, duration, warmup: Number(process.env.BENCH_WARMUP ?? 3), connections: Math.floor(connections / processes) * processes });
+  await scaleOutRun({ processes, delays, duration, warmup: Number(process.env.BENCH_WARMUP ?? 3), rounds: Number(process.env.BENCH_ROUNDS ?? 1), connections: Math.floor(connections / processes) * processes });
   process.exit(0);
 }
 

@@ -7,7 +7,8 @@
 // serial fraction with its Amdahl projection (docs/scaling.md). BENCH_RATE_LIMIT: the processes'
 // --rate-limit (default 1000000000/60s: counted, never reached; `off` counts nothing). BENCH_WARMUP: seconds of
 // unmeasured load on every process before each request kind's runs, and of the same load before each measured run
-// (default 3; 0 measures cold processes, straight after the run before).
+// (default 3; 0 measures cold processes, straight after the run before). BENCH_ROUNDS: rounds of the three runs
+// (default 1); with more, each configuration's median run is shown, and every round's ratio.
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -135,6 +136,15 @@ export function serialFraction(run, oneProcessRps) {
   return { holdPerRequestMs, s, lockBusy: run.serialMs / run.wallMs, projection: [4, 16, 64].map((n) => [n, amdahl(n)]) };
 }
 
+/**
+ * Of several rounds, each configuration's run with the median req/s (its counters with it). A
+ * single five-second run's ratio scattered 0.86–0.99 on this machine (docs/scaling.md).
+ */
+function medianRuns(rounds) {
+  const median = (key) => rounds.map((round) => round[key]).sort((a, b) => a.rps - b.rps)[Math.floor(rounds.length / 2)];
+  return { one: median('one'), many: median('many'), oneAccount: median('oneAccount') };
+}
+
 async function runAtDelay(cluster, delayMs, options) {
   const proxy = delayMs > 0 ? await spawnDelayProxy(cluster.port, delayMs) : undefined;
   const direct = await cluster.createDatabase();
@@ -151,11 +161,15 @@ async function runAtDelay(cluster, delayMs, options) {
         process.stderr.write(`delay ${delayMs} ms, ${kind}: warming every process for ${options.warmup} s…\n`);
         measuredRun(servers, kind, servers, accounts, { ...options, duration: options.warmup });
       }
-      process.stderr.write(`delay ${delayMs} ms, ${kind}: 1 process, ${options.processes} processes, ${options.processes} processes on one account…\n`);
-      const one = steadyRun(servers, kind, accounts.map(() => servers[0]), accounts, options);
-      const many = steadyRun(servers, kind, servers, accounts, options);
-      const oneAccount = steadyRun(servers, kind, servers, accounts.map(() => accounts[0]), options);
-      rows.push({ delayMs, roundTripMs, kind, one, many, oneAccount });
+      const rounds = [];
+      for (let round = 1; round <= options.rounds; round++) {
+        process.stderr.write(`delay ${delayMs} ms, ${kind}, round ${round} of ${options.rounds}: 1 process, ${options.processes} processes, ${options.processes} processes on one account…\n`);
+        const one = steadyRun(servers, kind, accounts.map(() => servers[0]), accounts, options);
+        const many = steadyRun(servers, kind, servers, accounts, options);
+        const oneAccount = steadyRun(servers, kind, servers, accounts.map(() => accounts[0]), options);
+        rounds.push({ one, many, oneAccount });
+      }
+      rows.push({ delayMs, roundTripMs, kind, ...medianRuns(rounds), ratios: rounds.map((round) => round.many.rps / round.one.rps) });
     }
   } finally {
     for (const server of servers) server.stop();
@@ -175,10 +189,10 @@ function printRows(rows, options) {
       console.log(`| ${r.delayMs} ms (SELECT 1: ${fmt(r.roundTripMs)} ms) | ${r.kind} | ${label} | ${run.rps} | ${run.p50} / ${run.p99} | ${run.non2xx} | ${perBatch(run.members)} | ${perBatch(run.lockWaitMs)} | ${perBatch(run.lockHoldMs)} | ${fmt(run.lockWaitMs / Math.max(1, run.members), 3)} / ${fmt(run.lockHoldMs / Math.max(1, run.members), 3)} | ${run['reads.batches'] ?? 0} (${run['reads.committed'] ?? 0} / ${run['reads.retried'] ?? 0}) | ${fmt(run.serialMs / Math.max(1, run.members), 4)} |`);
     }
   }
-  console.log(`\n| delay each way | request | ${procs}-proc / 1-proc req/s | lock busy (share of wall time held, ${procs} procs) | serial fraction s | Amdahl projection at 4 / 16 / 64 processes (× one process) |\n|---|---|---|---|---|---|`);
+  console.log(`\n| delay each way | request | ${procs}-proc / 1-proc req/s${options.rounds > 1 ? ' (medians)' : ''} | each round | lock busy (share of wall time held, ${procs} procs) | serial fraction s | Amdahl projection at 4 / 16 / 64 processes (× one process) |\n|---|---|---|---|---|---|---|`);
   for (const r of rows) {
     const serial = serialFraction(r.many, r.one.rps);
-    console.log(`| ${r.delayMs} ms | ${r.kind} | ${fmt(r.many.rps / r.one.rps)} | ${fmt(serial.lockBusy)} | ${fmt(serial.s)} | ${serial.projection.map(([, x]) => fmt(x)).join(' / ')} (projection) |`);
+    console.log(`| ${r.delayMs} ms | ${r.kind} | ${fmt(r.many.rps / r.one.rps)} | ${r.ratios.map((ratio) => fmt(ratio)).join(', ')} | ${fmt(serial.lockBusy)} | ${fmt(serial.s)} | ${serial.projection.map(([, x]) => fmt(x)).join(' / ')} (projection) |`);
   }
 }
 
