@@ -140,7 +140,7 @@ export function serialFraction(run, oneProcessRps) {
  * Of several rounds, each configuration's run with the median req/s (its counters with it). A
  * single five-second run's ratio scattered 0.86–0.99 on this machine (docs/scaling.md).
  */
-function medianRuns(rounds) {
+export function medianRuns(rounds) {
   const median = (key) => rounds.map((round) => round[key]).sort((a, b) => a.rps - b.rps)[Math.floor(rounds.length / 2)];
   return { one: median('one'), many: median('many'), oneAccount: median('oneAccount') };
 }
