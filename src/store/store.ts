@@ -257,14 +257,14 @@ export class ReadMustLockError extends Error {
 /** Who waits for a unit of work: an answer to a client, or nobody (timers, webhook outcomes). */
 export type UnitKind = 'request' | 'background';
 
+/** A shared store refused a commit: another process changed a row the batch wrote outside its lock (the reason its StoreUnavailableError gives). */
+export const OUTSIDE_LOCK_CONFLICT = 'another process changed state this batch wrote outside its account at the same time; nothing was written';
+
 /**
  * The store cannot be used now: why (`reason`), and what became of the unit's writes
  * (`outcome`: nothing was changed, or they may not have been saved). Requests answer it with a
  * 503 `store-unavailable` problem and Retry-After.
  */
-/** A shared store refused a commit: another process changed a row the batch wrote outside its lock (the reason its StoreUnavailableError gives). */
-export const OUTSIDE_LOCK_CONFLICT = 'another process changed state this batch wrote outside its account at the same time; nothing was written';
-
 export class StoreUnavailableError extends Error {
   constructor(
     readonly reason: string,
