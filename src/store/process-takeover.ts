@@ -78,8 +78,8 @@ export function watchAbandonedWork<T extends OwnedWork>(
     let stopped = new Set<number>();
     /** The owners the claims replaced: put back if the batch does not commit (a claim left in memory would look done). */
     let previous = new Map<T, number | undefined>();
-    let failed = false;
-    let lostRace = false;
+    /** The retries left to the beat made at once after this one failed; undefined: none is made. */
+    let retry: number | undefined;
     store
       .transaction(() => {
         claimed = [];
@@ -108,8 +108,6 @@ export function watchAbandonedWork<T extends OwnedWork>(
           if (claimed.length) watch.adopt(claimed, [...stopped]);
         },
         (error: Error) => {
-          failed = true;
-          lostRace = error.message === OUTSIDE_LOCK_CONFLICT;
           const records = watch.records();
           for (const [item, owner] of previous) {
             item.owner = owner;
@@ -117,6 +115,7 @@ export function watchAbandonedWork<T extends OwnedWork>(
           }
           // Told only when the beats made at once after it fail too.
           if (!retriesLeft) watch.onError?.(error);
+          else retry = error.message === OUTSIDE_LOCK_CONFLICT ? retriesLeft - 1 : 0;
         },
       )
       .finally(() => {
@@ -132,7 +131,7 @@ export function watchAbandonedWork<T extends OwnedWork>(
           );
         }
         // Again at once: a shared store refuses a beat that lost a race to another process's.
-        if (failed && retriesLeft) beat(lostRace ? retriesLeft - 1 : 0);
+        if (retry !== undefined) beat(retry);
       });
   }
 

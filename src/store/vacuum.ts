@@ -51,6 +51,9 @@ export interface Vacuum {
   live(at: number): number;
 }
 
+/** Whether a process said how far it had pulled within PRESUMED_STOPPED_MS of `at` (not taken for stopped). */
+const heardFrom = (entry: { at: number }, at: number) => at - entry.at < PRESUMED_STOPPED_MS;
+
 /** @example const vacuum = createVacuum(); registry.register(vacuum.part); const range = vacuum.beat(3, lastSeen, Date.now()); */
 export function createVacuum(): Vacuum {
   let state: VacuumState = { horizon: 0, processes: {} };
@@ -73,13 +76,13 @@ export function createVacuum(): Vacuum {
       for (const [number, entry] of Object.entries(state.processes)) if (at - entry.at < FORGOTTEN_AFTER_MS) processes[number] = entry;
       processes[me] = { seen, at };
       let upTo = seen;
-      for (const entry of Object.values(processes)) if (at - entry.at < PRESUMED_STOPPED_MS) upTo = Math.min(upTo, entry.seen);
+      for (const entry of Object.values(processes)) if (heardFrom(entry, at)) upTo = Math.min(upTo, entry.seen);
       const after = state.horizon;
       state = { horizon: Math.max(after, upTo), processes };
       return upTo > after ? { after, upTo } : undefined;
     },
     live(at) {
-      return Math.max(1, Object.values(state.processes).filter((entry) => at - entry.at < PRESUMED_STOPPED_MS).length);
+      return Math.max(1, Object.values(state.processes).filter((entry) => heardFrom(entry, at)).length);
     },
   };
 }
