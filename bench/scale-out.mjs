@@ -2,7 +2,8 @@
 // N separate `shipmock serve --data postgres://…` processes (own ports, so load is split by
 // account) against 1 process at the same total concurrency, one account per connection group,
 // GET and POST, with the database reached directly and through bench/delay-proxy.mjs (a delay
-// each way, like a database in another zone). Per run: req/s, p50/p99, and the batch counters of
+// each way, like a database in another zone; at real-time priority where allowed, and the delay
+// it really held shown per run). Per run: req/s, p50/p99, and the batch counters of
 // every process (GET /__admin/store/batches): requests per batch, lock wait and hold, and the
 // serial fraction with its Amdahl projection (docs/scaling.md). BENCH_RATE_LIMIT: the processes'
 // --rate-limit (default 1000000000/60s: counted, never reached; `off` counts nothing). BENCH_WARMUP: seconds of
@@ -59,13 +60,28 @@ export async function newAccount(url, name) {
 }
 
 /**
- * bench/delay-proxy.mjs in a process of its own (the bench's own event loop is blocked while
- * autocannon runs): resolves with its port once it listens.
+ * How the delay proxy is started: at real-time priority (`chrt -f`) where this user may, so that
+ * it holds chunks as a network would, without waiting for the CPU behind the processes it
+ * delays. At normal priority on this 2-core machine its holds grew with the load it carried
+ * (1.13 ms each way, mean, behind one process; 1.23–1.25 ms behind four: docs/scaling.md).
  */
-function spawnDelayProxy(targetPort, delayMs) {
-  const child = spawn(process.execPath, [`${root}bench/delay-proxy.mjs`, '--target', `127.0.0.1:${targetPort}`, '--delay', String(delayMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
+export function proxyPriority() {
+  const probe = spawnSync('chrt', ['-f', '10', 'true']);
+  return probe.status === 0 ? { prefix: ['chrt', '-f', '10'], label: 'real-time (chrt -f 10)' } : { prefix: [], label: 'normal (chrt -f not allowed here: its holds grow with the load)' };
+}
+
+/**
+ * bench/delay-proxy.mjs in a process of its own (the bench's own event loop is blocked while
+ * autocannon runs): resolves with its port, the URL of its counters and its pid once it listens.
+ */
+export function spawnDelayProxy(targetPort, delayMs, priority) {
+  const [command, ...args] = [...priority.prefix, process.execPath, `${root}bench/delay-proxy.mjs`, '--target', `127.0.0.1:${targetPort}`, '--delay', String(delayMs)];
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
-    child.stdout.once('data', (line) => resolve({ port: Number(/127\.0\.0\.1:(\d+)/.exec(String(line))[1]), stop: () => child.kill('SIGKILL') }));
+    child.stdout.once('data', (line) => {
+      const [, port, counters] = /127\.0\.0\.1:(\d+) .*counters (\S+)/.exec(String(line));
+      resolve({ port: Number(port), counters, pid: child.pid, stop: () => child.kill('SIGKILL') });
+    });
     child.once('exit', (code) => reject(new Error(`delay proxy exited (${code})`)));
   });
 }
@@ -89,13 +105,13 @@ async function databaseRoundTripMs(url) {
  * One measured run (bench/load-groups.mjs): group g hits `targets[g]` as account g,
  * `connections / groups` connections each; with the batch counters of every process over it.
  */
-function measuredRun(servers, kind, targets, accounts, { connections, duration }) {
+function measuredRun(servers, kind, targets, accounts, { connections, duration, proxy }) {
   const groups = accounts.map((account, g) => {
     const common = { connections: Math.max(1, Math.round(connections / accounts.length)), headers: { Authorization: account.auth } };
     if (kind === 'GET') return { ...common, url: targets[g].url + account.getPath, method: 'GET' };
     return { ...common, url: `${targets[g].url}/v1/addresses`, method: 'POST', headers: { ...common.headers, 'Content-Type': 'application/json' }, body: JSON.stringify(address) };
   });
-  const counters = servers.map((server) => `${server.url}/__admin/store/batches`);
+  const counters = [...servers.map((server) => `${server.url}/__admin/store/batches`), ...(proxy ? [proxy.counters] : [])];
   const out = spawnSync(process.execPath, [`${root}bench/load-groups.mjs`, JSON.stringify({ duration, groups, counters })], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (out.status !== 0) throw new Error(`load-groups failed: ${out.stderr}`);
   return JSON.parse(out.stdout);
@@ -145,8 +161,10 @@ export function medianRuns(rounds) {
   return { one: median('one'), many: median('many'), oneAccount: median('oneAccount') };
 }
 
-async function runAtDelay(cluster, delayMs, options) {
-  const proxy = delayMs > 0 ? await spawnDelayProxy(cluster.port, delayMs) : undefined;
+async function runAtDelay(cluster, delayMs, scaleOut) {
+  const proxy = delayMs > 0 ? await spawnDelayProxy(cluster.port, delayMs, scaleOut.proxyPriority) : undefined;
+  // Each run reads the proxy's counters with the processes': the delay it really got.
+  const options = { ...scaleOut, proxy };
   const direct = await cluster.createDatabase();
   const url = proxy ? direct.replace(`:${cluster.port}/`, `:${proxy.port}/`) : direct;
   const roundTripMs = await databaseRoundTripMs(url);
@@ -182,11 +200,12 @@ const fmt = (n, digits = 2) => Number(n).toFixed(digits);
 
 function printRows(rows, options) {
   const procs = options.processes;
-  console.log(`\n| delay each way | request | processes × accounts | req/s | p50 / p99 ms | non-2xx | requests per batch | lock wait ms per batch | lock hold ms per batch | lock wait / hold ms per request (amortised) | read batches (committed / run again) | serial ms per request |\n|---|---|---|---|---|---|---|---|---|---|---|---|`);
+  if (rows.some((r) => r.delayMs > 0)) console.log(`\nThe delay proxy ran at ${options.proxyPriority.label} priority; "held" is the mean time it really held a chunk, each way.`);
+  console.log(`\n| delay each way | request | processes × accounts | req/s | p50 / p99 ms | non-2xx | held ms | requests per batch | lock wait ms per batch | lock hold ms per batch | lock wait / hold ms per request (amortised) | read batches (committed / run again) | serial ms per request |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|`);
   for (const r of rows) {
     for (const [label, run] of [[`1 × ${procs}`, r.one], [`${procs} × ${procs}`, r.many], [`${procs} × 1`, r.oneAccount]]) {
       const perBatch = (value) => fmt(value / Math.max(1, run.batches));
-      console.log(`| ${r.delayMs} ms (SELECT 1: ${fmt(r.roundTripMs)} ms) | ${r.kind} | ${label} | ${run.rps} | ${run.p50} / ${run.p99} | ${run.non2xx} | ${perBatch(run.members)} | ${perBatch(run.lockWaitMs)} | ${perBatch(run.lockHoldMs)} | ${fmt(run.lockWaitMs / Math.max(1, run.members), 3)} / ${fmt(run.lockHoldMs / Math.max(1, run.members), 3)} | ${run['reads.batches'] ?? 0} (${run['reads.committed'] ?? 0} / ${run['reads.retried'] ?? 0}) | ${fmt(run.serialMs / Math.max(1, run.members), 4)} |`);
+      console.log(`| ${r.delayMs} ms (SELECT 1: ${fmt(r.roundTripMs)} ms) | ${r.kind} | ${label} | ${run.rps} | ${run.p50} / ${run.p99} | ${run.non2xx} | ${run.proxyChunks ? fmt(run.proxyHeldMs / run.proxyChunks, 3) : '–'} | ${perBatch(run.members)} | ${perBatch(run.lockWaitMs)} | ${perBatch(run.lockHoldMs)} | ${fmt(run.lockWaitMs / Math.max(1, run.members), 3)} / ${fmt(run.lockHoldMs / Math.max(1, run.members), 3)} | ${run['reads.batches'] ?? 0} (${run['reads.committed'] ?? 0} / ${run['reads.retried'] ?? 0}) | ${fmt(run.serialMs / Math.max(1, run.members), 4)} |`);
     }
   }
   console.log(`\n| delay each way | request | ${procs}-proc / 1-proc req/s${options.rounds > 1 ? ' (medians)' : ''} | each round | lock busy (share of wall time held, ${procs} procs) | serial fraction s | Amdahl projection at 4 / 16 / 64 processes (× one process) |\n|---|---|---|---|---|---|---|`);
@@ -197,7 +216,8 @@ function printRows(rows, options) {
 }
 
 /** --scale-out: a throwaway PostgreSQL; each delay gets a fresh database and fresh processes. */
-export async function scaleOutRun(options) {
+export async function scaleOutRun(scaleOut) {
+  const options = { ...scaleOut, proxyPriority: proxyPriority() };
   const { startThrowawayPostgres } = await import('../scripts/throwaway-postgres.mjs');
   const cluster = await startThrowawayPostgres();
   const rows = [];

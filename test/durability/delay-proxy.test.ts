@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { startDelayProxy } from '../../bench/delay-proxy.mjs';
+import { proxyPriority, spawnDelayProxy } from '../../bench/scale-out.mjs';
 
 /**
  * The bench's delay proxy (bench/delay-proxy.mjs): issue 27's scale-out numbers are measured
@@ -11,6 +13,7 @@ import { startDelayProxy } from '../../bench/delay-proxy.mjs';
 interface Proxy {
   port: number;
   connections(): number;
+  held(): { chunks: number; ms: number };
   close(): Promise<void>;
 }
 const cleanups: (() => Promise<void>)[] = [];
@@ -59,6 +62,33 @@ describe('bench/delay-proxy.mjs', () => {
     expect(echoed.toString()).toBe('ping');
     // Timers may fire up to a millisecond early by the performance clock.
     expect(ms).toBeGreaterThanOrEqual(2 * 60 - 2);
+  });
+
+  it('counts the chunks it held and how long it really held them', async () => {
+    const proxy = await proxyTo(await echoServer(), 60);
+    expect(proxy.held()).toEqual({ chunks: 0, ms: 0 });
+    await roundTrip(proxy.port, Buffer.from('ping'));
+    const { chunks, ms } = proxy.held();
+    // 'ping' one way and its echo back (a stream's end is not a chunk).
+    expect(chunks).toBe(2);
+    expect(ms / chunks).toBeGreaterThanOrEqual(60 - 1);
+  });
+
+  it('started by the bench: at the priority it says, its counters answer over HTTP', async () => {
+    const priority = proxyPriority();
+    const proxy = await spawnDelayProxy(await echoServer(), 1, priority);
+    cleanups.push(async () => proxy.stop());
+    const counters = async () => (await fetch(proxy.counters)).json();
+    expect(await counters()).toEqual({ proxyChunks: 0, proxyHeldMs: 0 });
+    await roundTrip(proxy.port, Buffer.from('ping'));
+    const after = await counters();
+    expect(after.proxyChunks).toBe(2);
+    expect(after.proxyHeldMs).toBeGreaterThan(0);
+    // Where chrt -f is allowed (root, as in CI) the proxy really runs as SCHED_FIFO; elsewhere the label says it does not.
+    // /proc/<pid>/stat after the command's name: field 41, the scheduling policy (1: SCHED_FIFO), is the 39th.
+    const policy = Number(readFileSync(`/proc/${proxy.pid}/stat`, 'utf8').split(') ')[1].split(' ')[38]);
+    if (priority.prefix.length) expect(policy).toBe(1);
+    else expect([policy, priority.label.startsWith('normal')]).toEqual([0, true]);
   });
 
   it('closes the client when the target cannot be reached', async () => {
