@@ -17,6 +17,11 @@ const FLUSH_MS = 100;
 const FETCH_ROWS = 1000;
 /** Readers also look without a notification this often (one missed while reconnecting). */
 const POLL_MS = 1000;
+/**
+ * A reader fetches on announcements at most this often: each of N processes flushing every
+ * FLUSH_MS would otherwise make every other fetch 10 × (N − 1) times a second (N² in all).
+ */
+const FETCH_INTERVAL_MS = FLUSH_MS;
 /** Every this many flushes, rows beyond the capacity are deleted. */
 const TRIM_EVERY = 20;
 
@@ -29,6 +34,10 @@ interface FeedContext<T> {
   queued: { body: string; tag?: string }[];
   flushTimer: NodeJS.Timeout | undefined;
   flushes: number;
+  /** A fetch put off until FETCH_INTERVAL_MS after the last (announcements meanwhile join it). */
+  fetchTimer: NodeJS.Timeout | undefined;
+  /** When the last fetch was asked for (performance.now()). */
+  lastFetchAt: number;
   lastId: number;
   started: boolean;
   fetching: boolean;
@@ -65,6 +74,8 @@ export function createPostgresFeed<T>(options: {
     queued: [],
     flushTimer: undefined,
     flushes: 0,
+    fetchTimer: undefined,
+    lastFetchAt: -Infinity,
     lastId: 0,
     started: false,
     fetching: false,
@@ -111,6 +122,7 @@ export function createPostgresFeed<T>(options: {
       feed.closed = true;
       clearInterval(poll);
       if (feed.flushTimer) clearTimeout(feed.flushTimer);
+      if (feed.fetchTimer) clearTimeout(feed.fetchTimer);
       void feed.client?.end().catch(() => {});
     },
   };
@@ -139,7 +151,7 @@ function connectFeed<T>(feed: FeedContext<T>): Promise<pg.Client> {
         const clear = /^clear:(\d+)(?::(.*))?$/s.exec(message.payload ?? '');
         if (clear && Number(clear[1]) !== options.origin) for (const listener of feed.clearListeners) listener(clear[2]);
         // Its own flushes bring nothing to read.
-        if (message.payload !== `items:${options.origin}`) void fetchFeed(feed);
+        if (message.payload !== `items:${options.origin}`) fetchAnnounced(feed);
       });
       await connected.query(`LISTEN ${channel}`);
       if (!feed.started) {
@@ -158,6 +170,18 @@ function connectFeed<T>(feed: FeedContext<T>): Promise<pg.Client> {
   return feed.connecting;
 }
 
+/** Fetches for an announcement: at once, or FETCH_INTERVAL_MS after the last fetch if that is later. */
+function fetchAnnounced<T>(feed: FeedContext<T>): void {
+  if (feed.fetchTimer || feed.closed) return;
+  const wait = feed.lastFetchAt + FETCH_INTERVAL_MS - performance.now();
+  if (wait <= 0) return void fetchFeed(feed);
+  feed.fetchTimer = setTimeout(() => {
+    feed.fetchTimer = undefined;
+    void fetchFeed(feed);
+  }, wait);
+  feed.fetchTimer.unref();
+}
+
 /** Reads the rows after the last one read and hands them to the readers. */
 async function fetchFeed<T>(feed: FeedContext<T>): Promise<void> {
   const { options } = feed;
@@ -169,6 +193,7 @@ async function fetchFeed<T>(feed: FeedContext<T>): Promise<void> {
   try {
     do {
       feed.fetchAgain = false;
+      feed.lastFetchAt = performance.now();
       const db = await connectFeed(feed);
       // Not its own rows: a process has those already (and reading them back halved throughput).
       const { rows } = await db.query<{ id: string; body: string }>('SELECT id, body FROM shipmock_feed WHERE feed = $1 AND id > $2 AND origin <> $3 ORDER BY id LIMIT $4', [options.name, feed.lastId, options.origin, FETCH_ROWS]);
