@@ -233,10 +233,14 @@ function createPostgresBackend(url: string, firstClient: pg.Client, processNumbe
       }
       const begin = writes.lock ? commitLocks(writes.lock, (value) => db.escapeLiteral(value)) : [];
       const results = resultsOf<{ change: string; at: string }>(
-        await db.query(`${[...begin, NEXT_CHANGE, ...statements, 'COMMIT', `SELECT ${CLOCK_MS} AS at`].join(';\n')}`).catch((error: Error & { code?: string }) => {
+        await db.query(`${[...begin, NEXT_CHANGE, ...statements, 'COMMIT', `SELECT ${CLOCK_MS} AS at`].join(';\n')}`).catch(async (error: Error & { code?: string }) => {
           // The check of rows outside the account failed (division by zero on purpose, see
           // verifyStatement); two read commits waited for each other's account locks (40P01).
-          throw error.code === '22012' || (writes.lock && error.code === '40P01') ? new Error(OUTSIDE_LOCK_CONFLICT) : error;
+          if (!(error.code === '22012' || (writes.lock && error.code === '40P01'))) throw error;
+          // Refused: nothing was written. Its transaction ends here, so the connection stays (a
+          // ROLLBACK that fails is an error of the connection, handled as one).
+          await db.query('ROLLBACK');
+          throw new Error(OUTSIDE_LOCK_CONFLICT);
         }),
       );
       const head = results[begin.length].rows[0];

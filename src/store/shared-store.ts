@@ -753,16 +753,20 @@ function committed(batch: Batch): void {
 /** A batch's commit failed: what its members asked to run on commit is dropped, and they are told. */
 function notCommitted(copy: SharedCopy, batch: Batch, error: Error): void {
   batch.committed = [];
-  if (batch.lock.kind === 'process' && error.message === OUTSIDE_LOCK_CONFLICT) {
-    // A process's own batch (its heartbeat, its claims) lost a race (two heartbeats writing
-    // the vacuum part): nothing was written and nobody was told otherwise, so its writes
-    // stay pending for the next batch (whose pull brings the winner's rows first) instead of
-    // reloading the whole copy; the takeover puts back the claims it had made (process-takeover.ts).
-    copy.backend.abandon();
-  } else {
+  // A commit the check refused wrote nothing, and the backend ended its transaction: the
+  // connection stays.
+  const refused = error.message === OUTSIDE_LOCK_CONFLICT || error instanceof ReadMustLockError;
+  if (!refused) {
     // What this batch wrote may or may not be in the database: ask it again next time.
     dropConnection(copy);
+  } else if (batch.lock.kind !== 'process') {
+    // It ran on rows another process has changed since: the copy loads again.
+    copy.reloadNeeded = true;
   }
+  // A process's own batch (its heartbeat, its claims) that lost a race (two heartbeats writing
+  // the vacuum part) keeps its writes pending for the next batch (whose pull brings the
+  // winner's rows first) instead of reloading the whole copy; the takeover puts back the claims
+  // it had made (process-takeover.ts).
   batch.finish(error);
 }
 

@@ -37,12 +37,24 @@ async function storedItems(url: string, scope: string, collection: string): Prom
   }
 }
 
-async function twoStores(): Promise<{ url: string; one: Store; two: Store }> {
+async function twoStores(): Promise<{ url: string; one: Store; two: Store; oneNumber: number }> {
   const url = await cluster.createDatabase();
-  const one = (await openPostgresStore(url)).store;
+  const { store: one, processNumber: oneNumber } = await openPostgresStore(url);
   const two = (await openPostgresStore(url)).store;
   running.push({ kill: async () => [one, two].forEach((store) => store.close()) });
-  return { url, one, two };
+  return { url, one, two, oneNumber };
+}
+
+/** The server processes of a store's open connections (each named `shipmock:<its process number>`). */
+async function connectionsOf(url: string, processNumber: number): Promise<number[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1 ORDER BY pid', [`shipmock:${processNumber}`]);
+    return rows.map((row) => row.pid);
+  } finally {
+    await client.end();
+  }
 }
 
 const things = (store: Store, account: string) => store.account(account).collection<{ id: string; n?: number }>('things');
@@ -86,7 +98,7 @@ describe('reads without a lock on a shared PostgreSQL store', () => {
   }, 60_000);
 
   it('refuses a read that wrote when another process changed its account since its pull: nothing is written, the copy reloads, the unit runs again locked and writes once', async () => {
-    const { url, one, two } = await twoStores();
+    const { url, one, two, oneNumber } = await twoStores();
     await two.transaction(() => void things(two, 'a').insert({ id: 't1', n: 0 }), 'request', { account: 'a' });
     let proceed!: () => void;
     let pulled!: () => void;
@@ -104,6 +116,7 @@ describe('reads without a lock on a shared PostgreSQL store', () => {
     };
     const read = inFlight(one.transaction(() => bump(one), 'request', READ('a')));
     await started;
+    const connections = await connectionsOf(url, oneNumber);
     // …while two increments it under the lock and commits first.
     await two.transaction(() => void things(two, 'a').update({ id: 't1', n: things(two, 'a').get('t1')!.n! + 1 }), 'request', { account: 'a' });
     proceed();
@@ -115,6 +128,8 @@ describe('reads without a lock on a shared PostgreSQL store', () => {
     expect(await storedItems(url, 'account:a', 'things')).toEqual([{ id: 't1', body: { id: 't1', n: 1 } }]);
     expect(one.batchStats!().reads).toMatchObject({ retried: 1 });
     expect(kept, 'nothing of the refused read is kept').toEqual([]);
+    // The refused commit was rolled back on its connection, which stays open (no reconnect per refusal).
+    expect(await connectionsOf(url, oneNumber)).toEqual(expect.arrayContaining(connections));
 
     // Run again under the lock (as unit-of-work.ts does): it sees two's write and adds its own.
     await one.transaction(() => {
