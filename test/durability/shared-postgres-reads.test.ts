@@ -148,6 +148,50 @@ describe('reads without a lock on a shared PostgreSQL store', () => {
     await one.transaction(() => things(one, 'b').size, 'request', READ('b'));
     expect(one.batchStats!().reads!.batches).toBe(readsBefore + 1);
   }, 60_000);
+
+  it('commits a read that wrote values only (a rate-limit window) in one call of the commit function, and refuses it as the script would when its account changed since its pull', async () => {
+    const { url, one, two } = await twoStores();
+    // Calls of shipmock_commit_values are counted in sessions that start from now on.
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`ALTER DATABASE "${new URL(url).pathname.slice(1)}" SET track_functions = 'pl'`);
+    const calls = async () => Number((await admin.query("SELECT coalesce(sum(calls), 0) AS n FROM pg_stat_user_functions WHERE funcname = 'shipmock_commit_values'")).rows[0].n);
+    const counted = (store: Store, account: string) => store.account(account).values;
+    try {
+      const { store: three } = await openPostgresStore(url);
+      running.push({ kill: async () => three.close() });
+      await two.transaction(() => void things(two, 'a').insert({ id: 't1' }), 'request', { account: 'a' });
+      // A read that sets a value of its account: committed under its lock, through the function.
+      await three.transaction(() => void counted(three, 'a').set('seen', 1), 'request', READ('a'));
+      expect(three.batchStats!().reads).toMatchObject({ committed: 1, retried: 0 });
+      const stored = await admin.query("SELECT value FROM shipmock_values WHERE scope = 'account:a' AND key = 'seen'");
+      expect(stored.rows).toEqual([{ value: '1' }]);
+      await until('the stats collector counted the call', calls, (n) => n >= 1, 30_000);
+
+      // The same read, but another process writes the account between its pull and its commit: refused, nothing written.
+      let proceed!: () => void;
+      let pulled!: () => void;
+      const gate = new Promise<void>((resolve) => (proceed = resolve));
+      const started = new Promise<void>((resolve) => (pulled = resolve));
+      const read = inFlight(
+        three.transaction(async () => {
+          const seen = counted(three, 'a').get('seen') as number;
+          pulled();
+          await gate;
+          counted(three, 'a').set('seen', seen + 1);
+        }, 'request', READ('a')),
+      );
+      await started;
+      await two.transaction(() => void things(two, 'a').insert({ id: 't2' }), 'request', { account: 'a' });
+      proceed();
+      expect(await read.result.then(() => undefined, (error: unknown) => error)).toBeInstanceOf(ReadMustLockError);
+      expect((await admin.query("SELECT value FROM shipmock_values WHERE scope = 'account:a' AND key = 'seen'")).rows).toEqual([{ value: '1' }]);
+      // (Of the same shape as the first, so through the same function; PostgreSQL does not count the calls of a transaction that failed.)
+      expect(three.batchStats!().reads).toMatchObject({ committed: 1, retried: 1 });
+    } finally {
+      await admin.end();
+    }
+  }, 60_000);
 });
 
 /** Two `shipmock serve` processes on one new database. */
