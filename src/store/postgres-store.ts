@@ -62,7 +62,7 @@ const MIGRATIONS: string[] = [
   // its accounts' windows) as one function, whose statements PostgreSQL plans once per session:
   // as a script of a dozen statements it cost the database ~480 µs of CPU a commit, ~200 µs so.
   // The same steps as commitLocks, NEXT_CHANGE, verifyStatement and the values' upsert.
-  `CREATE FUNCTION shipmock_commit_values(p_after bigint, p_accounts text[], p_check_scopes text[], p_check_keys text[], p_replaced_scopes text[], p_scopes text[], p_keys text[], p_values text[])
+  `CREATE FUNCTION shipmock_commit_values(p_after bigint, p_accounts text[], p_unchanged_value_scopes text[], p_unchanged_value_keys text[], p_unchanged_scopes text[], p_scopes text[], p_keys text[], p_values text[])
    RETURNS TABLE (next_change bigint, next_at float8) LANGUAGE plpgsql AS $$
    DECLARE
      account text;
@@ -73,11 +73,13 @@ const MIGRATIONS: string[] = [
      END LOOP;
      UPDATE shipmock_head SET change = shipmock_head.change + 1 RETURNING shipmock_head.change INTO next_change;
      next_at := (extract(epoch from clock_timestamp()) * 1000)::float8;
-     IF EXISTS (SELECT 1 FROM shipmock_values v JOIN unnest(p_check_scopes, p_check_keys) AS c(scope, key) ON v.scope = c.scope AND v.key = c.key WHERE v.change > p_after)
-        OR EXISTS (SELECT 1 FROM shipmock_scopes WHERE replaced > p_after AND scope = ANY (p_replaced_scopes))
-        OR EXISTS (SELECT 1 FROM shipmock_items WHERE change > p_after AND scope = ANY (p_replaced_scopes))
-        OR EXISTS (SELECT 1 FROM shipmock_collections WHERE change > p_after AND scope = ANY (p_replaced_scopes))
-        OR EXISTS (SELECT 1 FROM shipmock_values WHERE change > p_after AND scope = ANY (p_replaced_scopes)) THEN
+     -- Bounded by the change just taken too (no row is past it), as the pull is: a plan cached
+     -- for any p_after then stays on the change indexes however large the tables grow.
+     IF EXISTS (SELECT 1 FROM shipmock_values v JOIN unnest(p_unchanged_value_scopes, p_unchanged_value_keys) AS c(scope, key) ON v.scope = c.scope AND v.key = c.key WHERE v.change > p_after AND v.change <= next_change)
+        OR EXISTS (SELECT 1 FROM shipmock_scopes WHERE replaced > p_after AND replaced <= next_change AND scope = ANY (p_unchanged_scopes))
+        OR EXISTS (SELECT 1 FROM shipmock_items WHERE change > p_after AND change <= next_change AND scope = ANY (p_unchanged_scopes))
+        OR EXISTS (SELECT 1 FROM shipmock_collections WHERE change > p_after AND change <= next_change AND scope = ANY (p_unchanged_scopes))
+        OR EXISTS (SELECT 1 FROM shipmock_values WHERE change > p_after AND change <= next_change AND scope = ANY (p_unchanged_scopes)) THEN
        -- The same refusal as verifyStatement's: division by zero, reported as OUTSIDE_LOCK_CONFLICT.
        PERFORM 1 / 0;
      END IF;

@@ -79,4 +79,40 @@ describe('the pull of a shared PostgreSQL store', () => {
       await store.close();
     }
   }, 60_000);
+
+  it("commits a read batch's values (shipmock_commit_values) on 100k-row tables through the change indexes, with the generic plans PostgreSQL caches for it", async () => {
+    const url = await cluster.createDatabase();
+    const { store } = await openPostgresStore(url);
+    const db = new pg.Client({ connectionString: url });
+    await db.connect();
+    try {
+      for (const table of ['shipmock_items', 'shipmock_collections', 'shipmock_values', 'shipmock_scopes']) await db.query(`ALTER TABLE ${table} SET (autovacuum_enabled = false)`);
+      const start = Number((await db.query<{ change: string }>('SELECT change FROM shipmock_head')).rows[0].change);
+      await db.query(`INSERT INTO shipmock_items (scope, collection, seq, id, body, change)
+        SELECT 'account:' || (i % 4), 'addresses', i, 'id-' || i, repeat('x', 300), ${start} + i FROM generate_series(1, 100000) i`);
+      await db.query(`INSERT INTO shipmock_collections (scope, collection, next_seq, change) SELECT 'account:' || i, 'addresses', 2, ${start} + i FROM generate_series(1, 100000) i`);
+      await db.query(`INSERT INTO shipmock_values (scope, key, value, change) SELECT 'system', 'rate:principal:account:' || i, '{}', ${start} + i FROM generate_series(1, 100000) i`);
+      await db.query(`UPDATE shipmock_head SET change = ${start + 100_000}`);
+      // Every plan of the function's statements, to the server's log, as PostgreSQL settles on them for any p_after.
+      await db.query("LOAD 'auto_explain'; SET auto_explain.log_min_duration = 0; SET auto_explain.log_nested_statements = on; SET plan_cache_mode = force_generic_plan");
+      const marker = `pull-plan ${Date.now()}`;
+      await db.query(`SELECT '${marker}'`);
+      const commit = (after: number) =>
+        db.query(`BEGIN; SELECT * FROM shipmock_commit_values(${after}, ARRAY['a9']::text[], ARRAY['system']::text[], ARRAY['rate:principal:account:a9']::text[], ARRAY['account:a9']::text[], ARRAY['system']::text[], ARRAY['rate:principal:account:a9']::text[], ARRAY['{"n":1}']::text[]); COMMIT`);
+      // Nothing of account a9 changed after start + 99,990: committed (change start + 100,001).
+      await commit(start + 99_990);
+      // Pulled after that commit: committed (start + 100,002).
+      await commit(start + 100_001);
+      // Pulled before it: its window changed since, refused.
+      await expect(commit(start + 100_001)).rejects.toMatchObject({ code: '22012' });
+      await db.query('ROLLBACK');
+      const plans = cluster.log().split(marker)[1];
+      expect(plans).toMatch(/Index .*Scan .*shipmock_items_change/);
+      expect(plans).not.toMatch(/Seq Scan on shipmock_(items|collections|values)/);
+      expect((await db.query("SELECT value FROM shipmock_values WHERE scope = 'system' AND key = 'rate:principal:account:a9'")).rows).toEqual([{ value: '{"n":1}' }]);
+    } finally {
+      await db.end();
+      await store.close();
+    }
+  }, 60_000);
 });
