@@ -35,6 +35,7 @@ export interface OpenedPostgresStore {
 const MIGRATION_LOCK = 0x73686d01;
 const WIDE_LOCK = 0x73686d02;
 const ACCOUNT_LOCKS = 0x73686d03;
+
 /** Migrations, newest last; each runs once, in a transaction, under the migration lock. */
 const MIGRATIONS: string[] = [
   `CREATE SEQUENCE shipmock_change;
@@ -89,7 +90,6 @@ const MIGRATIONS: string[] = [
    END $$;`,
 ];
 export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;
-
 
 /** The database cannot be used: the message names it (password masked) and what to do. */
 export class SharedStoreError extends Error {
