@@ -150,23 +150,25 @@ describe('reads without a lock on a shared PostgreSQL store', () => {
   }, 60_000);
 
   it('commits a read that wrote values only (a rate-limit window) in one call of the commit function, and refuses it as the script would when its account changed since its pull', async () => {
-    const { url, one, two } = await twoStores();
-    // Calls of shipmock_commit_values are counted in sessions that start from now on.
+    const { url, two } = await twoStores();
+    // Every statement of the sessions that start from now on, to the server's log.
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
-    await admin.query(`ALTER DATABASE "${new URL(url).pathname.slice(1)}" SET track_functions = 'pl'`);
-    const calls = async () => Number((await admin.query("SELECT coalesce(sum(calls), 0) AS n FROM pg_stat_user_functions WHERE funcname = 'shipmock_commit_values'")).rows[0].n);
+    await admin.query(`ALTER DATABASE "${new URL(url).pathname.slice(1)}" SET log_statement = 'all'`);
+    const key = `seen-${Date.now()}`;
+    /** The calls of the function that wrote `key`, as logged. */
+    const calls = () => cluster.log().split('\n').filter((line) => line.includes('shipmock_commit_values(') && line.includes(key)).length;
     const counted = (store: Store, account: string) => store.account(account).values;
     try {
       const { store: three } = await openPostgresStore(url);
       running.push({ kill: async () => three.close() });
       await two.transaction(() => void things(two, 'a').insert({ id: 't1' }), 'request', { account: 'a' });
       // A read that sets a value of its account: committed under its lock, through the function.
-      await three.transaction(() => void counted(three, 'a').set('seen', 1), 'request', READ('a'));
+      await three.transaction(() => void counted(three, 'a').set(key, 1), 'request', READ('a'));
       expect(three.batchStats!().reads).toMatchObject({ committed: 1, retried: 0 });
-      const stored = await admin.query("SELECT value FROM shipmock_values WHERE scope = 'account:a' AND key = 'seen'");
-      expect(stored.rows).toEqual([{ value: '1' }]);
-      await until('the stats collector counted the call', calls, (n) => n >= 1, 30_000);
+      const stored = () => admin.query('SELECT value FROM shipmock_values WHERE scope = $1 AND key = $2', ['account:a', key]);
+      expect((await stored()).rows).toEqual([{ value: '1' }]);
+      expect(calls()).toBe(1);
 
       // The same read, but another process writes the account between its pull and its commit: refused, nothing written.
       let proceed!: () => void;
@@ -175,19 +177,21 @@ describe('reads without a lock on a shared PostgreSQL store', () => {
       const started = new Promise<void>((resolve) => (pulled = resolve));
       const read = inFlight(
         three.transaction(async () => {
-          const seen = counted(three, 'a').get('seen') as number;
+          const seen = counted(three, 'a').get(key) as number;
           pulled();
           await gate;
-          counted(three, 'a').set('seen', seen + 1);
+          counted(three, 'a').set(key, seen + 1);
         }, 'request', READ('a')),
       );
       await started;
       await two.transaction(() => void things(two, 'a').insert({ id: 't2' }), 'request', { account: 'a' });
       proceed();
       expect(await read.result.then(() => undefined, (error: unknown) => error)).toBeInstanceOf(ReadMustLockError);
-      expect((await admin.query("SELECT value FROM shipmock_values WHERE scope = 'account:a' AND key = 'seen'")).rows).toEqual([{ value: '1' }]);
-      // (Of the same shape as the first, so through the same function; PostgreSQL does not count the calls of a transaction that failed.)
+      expect((await stored()).rows).toEqual([{ value: '1' }]);
       expect(three.batchStats!().reads).toMatchObject({ committed: 1, retried: 1 });
+      // The refused commit was a call of the function too: logged when sent, and again with the error that refused it.
+      expect(calls()).toBe(3);
+      expect(cluster.log()).toMatch(/ERROR: +division by zero/);
     } finally {
       await admin.end();
     }
