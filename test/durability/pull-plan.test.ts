@@ -14,13 +14,23 @@ import { throwawayPostgresForFile, type ThrowawayPostgres } from '../support/pos
 let cluster: ThrowawayPostgres;
 throwawayPostgresForFile([], (started) => (cluster = started));
 
+/** A new database with the store's tables (a store opened on it, closed after), and a connection to it for `use`. */
+async function onNewStoreDatabase(use: (db: pg.Client) => Promise<void>): Promise<void> {
+  const url = await cluster.createDatabase();
+  const { store } = await openPostgresStore(url);
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  try {
+    await use(db);
+  } finally {
+    await db.end();
+    await store.close();
+  }
+}
+
 describe('the pull of a shared PostgreSQL store', () => {
   it('reads the newest rows of a 100k-row table through the change index before the table was ever analysed', async () => {
-    const url = await cluster.createDatabase();
-    const { store } = await openPostgresStore(url);
-    const db = new pg.Client({ connectionString: url });
-    await db.connect();
-    try {
+    await onNewStoreDatabase(async (db) => {
       // Never analysed: what the planner knows of a table that grew within autovacuum's minute.
       for (const table of ['shipmock_items', 'shipmock_values']) await db.query(`ALTER TABLE ${table} SET (autovacuum_enabled = false)`);
       const { rows } = await db.query<{ change: string }>('SELECT change FROM shipmock_head');
@@ -45,18 +55,11 @@ describe('the pull of a shared PostgreSQL store', () => {
       expect(genericPlan).toMatch(/Index .*Scan .*shipmock_items_change/);
       expect(preparedPull(0, [], { load: [], accountRows: false })).toBeUndefined();
       expect(preparedPull(0, [], { load: ['account:a'], accountRows: true })).toBeUndefined();
-    } finally {
-      await db.end();
-      await store.close();
-    }
+    });
   }, 60_000);
 
   it("from scratch, reads the rows that are not an account's through the primary key, without the issued carrier numbers, however many account rows there are", async () => {
-    const url = await cluster.createDatabase();
-    const { store } = await openPostgresStore(url);
-    const db = new pg.Client({ connectionString: url });
-    await db.connect();
-    try {
+    await onNewStoreDatabase(async (db) => {
       for (const table of ['shipmock_items', 'shipmock_collections']) await db.query(`ALTER TABLE ${table} SET (autovacuum_enabled = false)`);
       const change = Number((await db.query<{ change: string }>('UPDATE shipmock_head SET change = change + 1 RETURNING change')).rows[0].change);
       await db.query(`INSERT INTO shipmock_items (scope, collection, seq, id, body, change)
@@ -74,18 +77,11 @@ describe('the pull of a shared PostgreSQL store', () => {
       expect(plan).toMatch(/Index Scan (on|using) shipmock_items_pkey/);
       const pulled = await db.query<{ k: number; s: string; i: string }>(fromScratch);
       expect(pulled.rows.filter((row) => row.k === 2).map((row) => `${row.s} ${row.i}`).sort()).toEqual(['company:c1 a1', 'global owner-1', 'global owner-2', 'global owner-3']);
-    } finally {
-      await db.end();
-      await store.close();
-    }
+    });
   }, 60_000);
 
   it("commits a read batch's values (shipmock_commit_values) on 100k-row tables through the change indexes, with the generic plans PostgreSQL caches for it", async () => {
-    const url = await cluster.createDatabase();
-    const { store } = await openPostgresStore(url);
-    const db = new pg.Client({ connectionString: url });
-    await db.connect();
-    try {
+    await onNewStoreDatabase(async (db) => {
       for (const table of ['shipmock_items', 'shipmock_collections', 'shipmock_values', 'shipmock_scopes']) await db.query(`ALTER TABLE ${table} SET (autovacuum_enabled = false)`);
       const start = Number((await db.query<{ change: string }>('SELECT change FROM shipmock_head')).rows[0].change);
       await db.query(`INSERT INTO shipmock_items (scope, collection, seq, id, body, change)
@@ -110,9 +106,6 @@ describe('the pull of a shared PostgreSQL store', () => {
       expect(plans).toMatch(/Index .*Scan .*shipmock_items_change/);
       expect(plans).not.toMatch(/Seq Scan on shipmock_(items|collections|values)/);
       expect((await db.query("SELECT value FROM shipmock_values WHERE scope = 'system' AND key = 'rate:principal:account:a9'")).rows).toEqual([{ value: '{"n":1}' }]);
-    } finally {
-      await db.end();
-      await store.close();
-    }
+    });
   }, 60_000);
 });
