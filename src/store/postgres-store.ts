@@ -252,16 +252,17 @@ function createPostgresBackend(url: string, firstClient: pg.Client, processNumbe
     async commit(writes) {
       const db = await database();
       const literal = (value: string | null) => (value === null ? 'NULL' : db.escapeLiteral(storable(value)));
-      const statements = commitStatements(writes, literal);
+      // A read's commit of values only is one call (never empty); anything else, the script's statements.
+      const valuesOnly = valuesOnlyReadCommit(writes, literal);
+      const statements = valuesOnly ? [] : commitStatements(writes, literal);
       const since = wideSince;
       wideSince = undefined;
-      if (!statements.length) {
+      if (!valuesOnly && !statements.length) {
         // A read batch began no transaction.
         if (writes.lock) return { change: undefined };
         const results = resultsOf<{ at: string }>(await db.query(`COMMIT; SELECT ${CLOCK_MS} AS at`));
         return { change: undefined, wideMs: since === undefined ? undefined : Number(results[1].rows[0].at) - since };
       }
-      const valuesOnly = valuesOnlyReadCommit(writes, literal);
       const begin = valuesOnly ? ['BEGIN'] : writes.lock ? commitLocks(writes.lock, (value) => db.escapeLiteral(value)) : [];
       const script = valuesOnly ? [...begin, valuesOnly] : [...begin, NEXT_CHANGE, ...statements];
       const results = resultsOf<{ change: string; at: string }>(
