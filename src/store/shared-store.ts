@@ -763,10 +763,10 @@ function notCommitted(copy: SharedCopy, batch: Batch, error: Error): void {
     // It ran on rows another process has changed since: the copy loads again.
     copy.reloadNeeded = true;
   }
-  // A process's own batch (its heartbeat, its claims) that lost a race (two heartbeats writing
-  // the vacuum part) keeps its writes pending for the next batch (whose pull brings the
-  // winner's rows first) instead of reloading the whole copy; the takeover puts back the claims
-  // it had made (process-takeover.ts).
+  // (Refused, a process's own batch — its heartbeat, its claims — lost a race: two heartbeats
+  // writing the vacuum part. Its writes stay pending for the next batch, whose pull brings the
+  // winner's rows first, instead of reloading the whole copy; the takeover puts back the claims
+  // it had made, process-takeover.ts.)
   batch.finish(error);
 }
 
