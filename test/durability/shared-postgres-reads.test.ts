@@ -50,7 +50,7 @@ async function connectionsOf(url: string, processNumber: number): Promise<number
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1 ORDER BY pid', [`shipmock:${processNumber}`]);
+    const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1 ORDER BY pid', [`shipmock:${processNumber}`]);
     return rows.map((row) => row.pid);
   } finally {
     await client.end();
