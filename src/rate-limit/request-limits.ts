@@ -1,7 +1,8 @@
 import type { Clock } from '../clock/clock.js';
 import type { StateRegistry } from '../store/state-registry.js';
+import type { ReadWindows } from '../store/store.js';
 import { createLoginLockout, type LoginLockout, type LoginLockoutConfig } from './login-lockout.js';
-import { createRateLimiter, type RateLimitConfig, type RateLimiter, type WindowStore } from './rate-limiter.js';
+import { createRateLimiter, UNLIMITED, type RateLimitConfig, type RateLimiter, type WindowStore } from './rate-limiter.js';
 
 /** Keys of callers without a verified credential: their (normalised) socket address. */
 export const ADDRESS_KEY_PREFIX = 'ip:';
@@ -124,5 +125,19 @@ export function createRequestLimits(options: RequestLimitsOptions): RequestLimit
       lockout.reset();
     },
     windows: () => [...principals.windows(), ...addresses.windows()],
+  };
+}
+
+/**
+ * Where a read of an account counts (Store.countReadsAhead): the window of its Account token
+ * (callers.ts keys it `account:<id>`) among the principal windows, kept under `principalCounters`
+ * (the name given to Store.counters). Not counted while the limit is off.
+ */
+export function accountReadWindows(limits: RequestLimits, clock: Clock, principalCounters: string): ReadWindows {
+  const { config } = limits.principals;
+  return {
+    key: (account) => `${principalCounters}:account:${account}`,
+    windowMs: () => (config.limit >= UNLIMITED ? undefined : config.windowMs),
+    now: () => clock.now(),
   };
 }

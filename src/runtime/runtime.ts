@@ -19,7 +19,7 @@ import { createLogger, type Logger } from '../logging/logger.js';
 import { createRandom, type Random } from '../random/random.js';
 import { createCallerIdentifier, type CallerIdentifier } from '../rate-limit/callers.js';
 import type { LoginLockout } from '../rate-limit/login-lockout.js';
-import { createRequestLimits, type RequestLimits } from '../rate-limit/request-limits.js';
+import { accountReadWindows, createRequestLimits, type RequestLimits } from '../rate-limit/request-limits.js';
 import { isWindow } from '../rate-limit/windows-in-values.js';
 import { createStore, type Store } from '../store/store.js';
 import type { StateRegistry } from '../store/state-registry.js';
@@ -71,6 +71,9 @@ export interface MockRuntime {
   dispose(): void;
 }
 
+/** Where the windows of verified credentials are kept (Store.counters); the shared store's unit locks know an account's by this name (shared-store.ts). */
+const PRINCIPAL_WINDOWS = 'rate:principal';
+
 /** The collection of `store.system` that holds the webhook deliveries (queue, retries, dead letters). */
 const WEBHOOK_DELIVERIES = 'webhook-deliveries';
 
@@ -114,12 +117,14 @@ export function createRuntime(input: MockOptions = {}, logger?: Logger, deps: Ru
     lockout: options.loginLockout,
     // Where the windows live is the store's: Maps of this process, or rows every process counts in.
     windows: {
-      principals: store.counters('rate:principal', isWindow),
+      principals: store.counters(PRINCIPAL_WINDOWS, isWindow),
       addresses: store.counters('rate:address', isWindow),
       lockout: store.counters('rate:lockout', isWindow),
     },
     parts: store.parts,
   });
+  // A shared store counts a read's request in its account's window in the read's own pull (no commit after it).
+  store.countReadsAhead?.(accountReadWindows(rateLimiter, clock, PRINCIPAL_WINDOWS));
   for (const entry of input.scenarios ?? []) {
     const { scenario, ...scope } = typeof entry === 'string' ? { scenario: entry } : entry;
     scenarios.activate(scenario, { ...scope, source: 'start' });

@@ -23,6 +23,8 @@ export interface LockStats {
   readPullMs: number;
   readCommits: number;
   readRetries: number;
+  /** Read batches whose pull counted their requests ahead in their accounts' rate-limit windows (a change number each: in `sequencedCommits` and `headMs`). */
+  countedAhead: number;
   /**
    * The sections every process takes in turn, by the database's clock around the exact
    * statements (postgres-store.ts): commits of account, read and process batches holding the
@@ -34,7 +36,7 @@ export interface LockStats {
 }
 
 export function emptyLockStats(): LockStats {
-  return { batches: { wide: 0, account: 0, process: 0, read: 0 }, members: 0, openMs: 0, heldMs: 0, wideMs: 0, sequencedCommits: 0, sequencedCommitMs: 0, conflicts: 0, readPullMs: 0, readCommits: 0, readRetries: 0, headMs: 0, wideHeldMs: 0 };
+  return { batches: { wide: 0, account: 0, process: 0, read: 0 }, members: 0, openMs: 0, heldMs: 0, wideMs: 0, sequencedCommits: 0, sequencedCommitMs: 0, conflicts: 0, readPullMs: 0, readCommits: 0, readRetries: 0, countedAhead: 0, headMs: 0, wideHeldMs: 0 };
 }
 
 /** What GET /__admin/store/batches reports (contract/admin.yaml StoreBatches), in whole ms. */

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { maskUrl, redactSecrets } from './data-location.js';
 import { createPostgresFeed, storable } from './postgres-feed.js';
-import { createSharedStore, listAccountValue, type AccountListing, type CommitLock, type PulledRows, type PullRequest, type SharedBackend, type SharedStoreOptions, type VerifySet, type WriteSet } from './shared-store.js';
+import { createSharedStore, listAccountValue, type AccountListing, type CommitLock, type CountedAhead, type CountsAhead, type PulledRows, type PullRequest, type SharedBackend, type SharedStoreOptions, type VerifySet, type WriteSet } from './shared-store.js';
 import { loadedRow, type LoadedScopes, type ScopeRows, type StoredScopeReads } from './shared-scopes.js';
 import type { StoredScopes } from './scope-cache.js';
 import { storedScopesView } from './stored-scopes-view.js';
@@ -86,6 +86,34 @@ const MIGRATIONS: string[] = [
      END IF;
      INSERT INTO shipmock_values (scope, key, value, change) SELECT w.scope, w.key, w.value, next_change FROM unnest(p_scopes, p_keys, p_values) AS w(scope, key, value)
        ON CONFLICT (scope, key) DO UPDATE SET value = excluded.value, change = excluded.change;
+     RETURN NEXT;
+   END $$;`,
+  // 6: a read batch's requests counted ahead in their accounts' rate-limit windows, in the read's
+  // own round trip (its pull's transaction, which holds those accounts' locks): each window gains
+  // its requests, or starts afresh at p_now when it has ended (or holds no window of ours). The
+  // windows are the limiter's JSON ({"startedAt":…,"count":…}: JSON.stringify's form, kept so
+  // that a window written by either is read by both). Without it, every read batch under a
+  // counted limit committed its windows: a second round trip and a second transaction.
+  `CREATE FUNCTION shipmock_count_ahead(p_now numeric, p_window_ms numeric, p_keys text[], p_counts bigint[])
+   RETURNS TABLE (next_change bigint, next_at float8, window_keys text[], window_values text[]) LANGUAGE plpgsql AS $$
+   BEGIN
+     UPDATE shipmock_head SET change = shipmock_head.change + 1 RETURNING shipmock_head.change INTO next_change;
+     next_at := (extract(epoch from clock_timestamp()) * 1000)::float8;
+     WITH old AS (
+       SELECT w.key, w.n, regexp_match(v.value, '^\\{"startedAt":(-?[0-9]+(?:\\.[0-9]+)?),"count":([0-9]+)\\}$') AS m
+       FROM unnest(p_keys, p_counts) AS w(key, n) LEFT JOIN shipmock_values v ON v.scope = 'system' AND v.key = w.key
+     ), counted AS (
+       -- A window that started after p_now is kept: p_now may be older than a clock another process moved on.
+       SELECT old.key, CASE WHEN old.m IS NULL OR p_now >= old.m[1]::numeric + p_window_ms
+         THEN '{"startedAt":' || p_now::text || ',"count":' || old.n::text || '}'
+         ELSE '{"startedAt":' || old.m[1] || ',"count":' || (old.m[2]::numeric + old.n)::text || '}' END AS value
+       FROM old
+     ), written AS (
+       INSERT INTO shipmock_values AS v (scope, key, value, change) SELECT 'system', counted.key, counted.value, next_change FROM counted
+       ON CONFLICT (scope, key) DO UPDATE SET value = excluded.value, change = excluded.change
+       RETURNING v.key, v.value
+     )
+     SELECT array_agg(written.key), array_agg(written.value) INTO window_keys, window_values FROM written;
      RETURN NEXT;
    END $$;`,
 ];
@@ -233,10 +261,12 @@ function createPostgresBackend(url: string, firstClient: pg.Client, processNumbe
     accountLocks: true,
     stored,
     issuedNumbers: issuedNumberReads(syncReader),
-    async open(since, lock, skip, pull) {
+    countsAhead: true,
+    async open(since, lock, skip, pull, ahead) {
       const db = await database();
       wideSince = undefined;
       const statement = () => pullStatement(since, skip, pull, (value) => db.escapeLiteral(value));
+      if (lock.kind === 'read' && ahead?.windows.length) return countAheadAndPull(db, (await pullToExecute(db, since, skip, pull)) ?? statement(), ahead);
       // A read: the pull alone, one statement in a transaction of its own (one snapshot), no lock.
       if (lock.kind === 'read') return pulledRows((await db.query<PulledRow>(preparedPull(since, skip, pull) ?? statement())).rows);
       // A process batch (its heartbeat) needs no lock of its own: only this process writes its
@@ -304,6 +334,43 @@ function createPostgresBackend(url: string, firstClient: pg.Client, processNumbe
       stored.close();
       await client?.end().catch(() => {});
     },
+  };
+}
+
+/** Connections on which the usual pull is PREPAREd in SQL (`pullToExecute`). */
+const preparedInSql = new WeakSet<pg.Client>();
+
+/**
+ * The usual pull as an EXECUTE of a statement PREPAREd in SQL once per connection: it can join a
+ * multi-statement query (a protocol-level prepared statement cannot) and still is planned once.
+ * `undefined` where `preparedPull` is (a pull that loads scopes or starts from scratch).
+ */
+async function pullToExecute(db: pg.Client, since: number, skip: readonly number[], pull?: PullRequest): Promise<string | undefined> {
+  if (!loadsNothing(pull)) return undefined;
+  if (!preparedInSql.has(db)) {
+    await db.query(`PREPARE shipmock_pull_in_sql (bigint, bigint[]) AS ${PREPARED_PULL_TEXT}`);
+    preparedInSql.add(db);
+  }
+  return `EXECUTE shipmock_pull_in_sql (${Number(since)}, ARRAY[${skip.map(Number).join(', ')}]::bigint[])`;
+}
+
+/**
+ * A read batch's pull that counts its requests ahead in their accounts' windows (migration 6),
+ * one round trip: the locks of those accounts first (the wide lock shared, then theirs, sorted),
+ * so that nobody else changes their windows between the pull and the count — the windows the
+ * pull read are the ones the count started from.
+ */
+async function countAheadAndPull(db: pg.Client, pull: string, ahead: CountsAhead): Promise<ReturnType<typeof pulledRows> & { counted: CountedAhead }> {
+  const array = (values: string[]) => `ARRAY[${values.map((value) => db.escapeLiteral(value)).join(', ')}]::text[]`;
+  const { windows } = ahead;
+  const count = `SELECT next_change, next_at, window_keys, window_values FROM shipmock_count_ahead(${ahead.now}, ${ahead.windowMs}, ${array(windows.map((window) => window.key))}, ARRAY[${windows.map((window) => window.count).join(', ')}]::bigint[])`;
+  const script = [...commitLocks({ accounts: windows.map((window) => window.account) }, (value) => db.escapeLiteral(value)), pull, count, 'COMMIT', `SELECT ${CLOCK_MS} AS at`];
+  const results = resultsOf<PulledRow & { next_change: string; next_at: number; window_keys: string[]; window_values: string[]; at: number }>(await db.query(script.join(';\n')));
+  const counted = results[script.indexOf(count)].rows[0];
+  const committedAt = Number(results[script.length - 1].rows[0].at);
+  return {
+    ...pulledRows(results[script.indexOf(pull)].rows),
+    counted: { change: Number(counted.next_change), windows: counted.window_keys.map((key, i) => [key, counted.window_values[i]]), headMs: committedAt - Number(counted.next_at) },
   };
 }
 

@@ -4,7 +4,7 @@ import { createDirtyWrites, dirtyRows, type DirtyRows, type DirtyWrites } from '
 import { hashString } from '../random/random.js';
 import { batchStatsOf, emptyLockStats, type LockStats } from './lock-stats.js';
 import { heartbeatKey, watchAbandonedWork } from './process-takeover.js';
-import { createStore, OUTSIDE_LOCK_CONFLICT, ReadMustLockError, Scope, StoreUnavailableError, workingSetOf, type CounterMap, type MemoryStore, type SharedFeed, type Store, type StoreProcess, type UnitHandle, type UnitLock, type WorkingSet } from './store.js';
+import { createStore, OUTSIDE_LOCK_CONFLICT, ReadMustLockError, Scope, StoreUnavailableError, workingSetOf, type CounterMap, type CountedWindow, type MemoryStore, type ReadWindows, type SharedFeed, type Store, type StoreProcess, type UnitHandle, type UnitLock, type WorkingSet } from './store.js';
 import { createScopeCache, DEFAULT_CACHE_SIZE, type CacheUnit, type ScopeCache } from './scope-cache.js';
 import { offloadedIssuedNumbers, type IssuedNumberReads, type OffloadedIssuedNumbers } from './offloaded-issued-numbers.js';
 import { scopeOfRows, sharedScopeSource, type LoadedScopes, type LoadStamps, type StoredScopeReads } from './shared-scopes.js';
@@ -145,6 +145,25 @@ export interface CommitLock {
   accounts: string[];
 }
 
+/**
+ * The requests a read batch counts ahead in its accounts' rate-limit windows, in its pull
+ * (`SharedBackend.countsAhead`): `count` requests in the window (a system value) of each
+ * account, at `now`, for windows of `windowMs`. Sorted by account: their locks are taken in this order.
+ */
+export interface CountsAhead {
+  now: number;
+  windowMs: number;
+  windows: { account: string; key: string; count: number }[];
+}
+
+/** What a pull counted ahead: each window as it stands after it (JSON), written under `change`. */
+export interface CountedAhead {
+  change: number;
+  windows: [key: string, value: string][];
+  /** From taking the change number (the head row) to the COMMIT having finished, by the database's clock. */
+  headMs?: number;
+}
+
 /** The database under a shared store. */
 export interface SharedBackend {
   /**
@@ -153,7 +172,14 @@ export interface SharedBackend {
    * (this process's own, which it has). A `read` lock takes no lock and begins no transaction:
    * the pull alone, one statement (one snapshot).
    */
-  open(since: number, lock: BatchLock, skip: readonly number[], pull?: PullRequest): Promise<{ head: number; rows: PulledRows; loaded?: LoadedScopes; listing?: AccountListing }>;
+  open(since: number, lock: BatchLock, skip: readonly number[], pull?: PullRequest, ahead?: CountsAhead): Promise<{ head: number; rows: PulledRows; loaded?: LoadedScopes; listing?: AccountListing; counted?: CountedAhead }>;
+  /**
+   * Whether a read's `open` can count its requests ahead (`CountsAhead`, PostgreSQL): it then
+   * takes the wide lock shared and the accounts' locks, pulls, writes the windows under a change
+   * number of their own and commits, in one round trip — the read's units write nothing for
+   * their windows, and a read batch that wrote nothing else needs no commit.
+   */
+  readonly countsAhead?: boolean;
   /**
    * Reads of stored scopes by themselves, synchronous (PostgreSQL: a connection in a worker
    * thread): with them the store keeps a bounded working set. Absent (SQLite's shared layout):
@@ -230,6 +256,10 @@ interface Batch {
   committed: (() => void)[];
   /** Accounts its members said they use (read ahead by its pull when not in memory). */
   accounts: Set<string>;
+  /** A read batch: its members by account (each counts once in its account's rate-limit window). */
+  reads: Map<string, number>;
+  /** The windows its pull counted its members in ahead (value key → the window after the count). */
+  counted?: Map<string, CountedWindow>;
   /** Its pull has been asked for: members joining now get no account read ahead. */
   pulled: boolean;
   /** Holds what its pull read in memory until the batch ends (a bounded working set). */
@@ -352,7 +382,17 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
     process,
     // Each window is a row of the system scope: every process counts in the same windows.
     counters: <V>(name: string, isValue: (value: unknown) => value is V) =>
-      keptToLock(valuesUnderPrefix(() => memory.system.values, `${name}:`, isValue), (key) => insideLock(batches.running?.lock ?? WIDE, SYSTEM_SCOPE, `${name}:${key}`)),
+      keptToLock(valuesUnderPrefix(() => memory.system.values, `${name}:`, isValue), {
+        mayDelete: (key) => insideLock(batches.running?.lock ?? WIDE, SYSTEM_SCOPE, `${name}:${key}`),
+        // A count the running read batch's pull already made (and wrote) is no write of the batch.
+        countedAhead: (key, value) => withinCount(batches.running?.counted?.get(`${name}:${key}`), value),
+        muted: dirty.muted,
+      }),
+    countReadsAhead: backend.countsAhead
+      ? (windows: ReadWindows) => {
+          copy.readWindows = windows;
+        }
+      : undefined,
     feed<T>(name: string, capacity: number): SharedFeed<T> {
       const feed = backend.feed<T>(name, capacity, processNumber, (error) => options.onError?.(error));
       feeds.push(feed);
@@ -395,6 +435,8 @@ interface SharedCopy {
   readAhead: string[];
   /** The accounts as the last pull from scratch read them, until the next pull. */
   listing?: AccountListing;
+  /** Where reads count (Store.countReadsAhead): set when the backend can count them in a read's pull. */
+  readWindows?: ReadWindows;
 }
 
 /**
@@ -445,19 +487,28 @@ export function insideLock(lock: BatchLock, scope: string, valueKey?: string): b
 /**
  * Counters of a shared store under account locks: a unit of one account may sweep (delete) only
  * the windows its lock holds; another account's ended window stays until a unit holding it (or
- * a wide one) sweeps it — a limiter treats an ended window as absent, so no answer changes.
+ * a wide one) sweeps it — a limiter treats an ended window as absent, so no answer changes. A
+ * count a read batch's pull made ahead (the limiter setting the window it counted, within its
+ * count) is set in memory only: the database has it already.
  */
-function keptToLock<V>(counters: CounterMap<V>, mayWrite: (key: string) => boolean): CounterMap<V> {
+function keptToLock<V>(counters: CounterMap<V>, rules: { mayDelete(key: string): boolean; countedAhead(key: string, value: V): boolean; muted<T>(work: () => T): T }): CounterMap<V> {
   return {
     get: (key) => counters.get(key),
-    set: (key, value) => counters.set(key, value),
-    delete: (key) => (mayWrite(key) ? counters.delete(key) : false),
+    set: (key, value) => (rules.countedAhead(key, value) ? rules.muted(() => counters.set(key, value)) : counters.set(key, value)),
+    delete: (key) => (rules.mayDelete(key) ? counters.delete(key) : false),
     clear: () => counters.clear(),
     get size() {
       return counters.size;
     },
     entries: () => counters.entries(),
   };
+}
+
+/** Whether `value` is the window `counted` (same start) at no more than its count. */
+function withinCount(counted: CountedWindow | undefined, value: unknown): boolean {
+  if (!counted || typeof value !== 'object' || value === null) return false;
+  const window = value as Partial<CountedWindow>;
+  return window.startedAt === counted.startedAt && typeof window.count === 'number' && window.count <= counted.count;
 }
 
 function keepSharedParts(copy: SharedCopy): void {
@@ -486,8 +537,12 @@ function storedAccounts(keys: Set<string>, rows: { scopes: { scope: string }[]; 
   for (const { scope, value } of rows.values) if (value !== null && scope.startsWith(ACCOUNT_SCOPE)) keys.add(scope);
 }
 
-/** Opens the batch (its lock) and pulls what other processes committed. */
-async function openBatch(copy: SharedCopy, batch: Batch): Promise<void> {
+/**
+ * Opens the batch (its lock) and pulls what other processes committed. A read batch's pull counts
+ * its members ahead in their accounts' windows where the backend can (`ahead`); a pull run again
+ * from scratch (missed vacuum) keeps the count the first one made (`alreadyCounted`), counting nothing twice.
+ */
+async function openBatch(copy: SharedCopy, batch: Batch, alreadyCounted?: { ahead: CountsAhead; counted: CountedAhead }): Promise<void> {
   const { dirty, memory, cache } = copy;
   if (copy.reloadNeeded) {
     copy.lastSeen = 0;
@@ -512,13 +567,16 @@ async function openBatch(copy: SharedCopy, batch: Batch): Promise<void> {
   const load = cache ? [...new Set([...copy.readAhead, ...[...batch.accounts].map((account) => `${ACCOUNT_SCOPE}${account}`)])].filter((key) => !cache.peek(key)) : [];
   copy.readAhead = [];
   const fresh = copy.lastSeen === 0;
-  const { head, rows, loaded, listing } = await copy.backend.open(copy.lastSeen, batch.lock, copy.own, cache && { load, accountRows: !fresh });
+  const ahead = alreadyCounted ? undefined : countsAheadOf(copy, batch);
+  const opened = await copy.backend.open(copy.lastSeen, batch.lock, copy.own, cache && { load, accountRows: !fresh }, ahead);
+  const { head, rows, loaded, listing } = opened;
+  const counting = alreadyCounted ?? (ahead && opened.counted && { ahead, counted: opened.counted });
   if (missedVacuum(rows, copy.lastSeen)) {
     // Taken for stopped, this process missed rows vacuumed meanwhile: it loads everything again.
     copy.backend.abandon();
     copy.reloadNeeded = true;
     copy.readAhead = load;
-    return openBatch(copy, batch);
+    return openBatch(copy, batch, counting);
   }
   copy.stats.batches[batch.lock.kind]++;
   batch.openedAt = performance.now();
@@ -542,6 +600,46 @@ async function openBatch(copy: SharedCopy, batch: Batch): Promise<void> {
   // Every commit numbered up to the head is applied now (ours were skipped: we have them).
   copy.lastSeen = Math.max(copy.lastSeen, head);
   copy.own = copy.own.filter((change) => change > copy.lastSeen);
+  if (counting) applyCountedAhead(copy, batch, counting.ahead, counting.counted);
+}
+
+/** What a read batch counts ahead (`CountsAhead`): each account's members, when the backend can and requests are counted. */
+function countsAheadOf(copy: SharedCopy, batch: Batch): CountsAhead | undefined {
+  const windows = copy.readWindows;
+  if (batch.lock.kind !== 'read' || !windows || !batch.reads.size) return undefined;
+  const windowMs = windows.windowMs();
+  const now = windows.now();
+  if (windowMs === undefined || !(windowMs > 0 && Number.isFinite(windowMs)) || !Number.isFinite(now)) return undefined;
+  // One order for every process (that of the read commits' locks): no two wait for each other in a cycle.
+  const accounts = [...batch.reads.keys()].sort();
+  return { now, windowMs, windows: accounts.map((account) => ({ account, key: windows.key(account), count: batch.reads.get(account)! })) };
+}
+
+/**
+ * A read batch's pull counted its members ahead: each window goes into memory as it stood before
+ * their counts (the limiter then sets it, count by count, to what the database holds — writing
+ * nothing, see keptToLock), and the batch remembers what was counted. The count's change number
+ * is this process's own: seen, or skipped by the next pull.
+ */
+function applyCountedAhead(copy: SharedCopy, batch: Batch, ahead: CountsAhead, counted: CountedAhead): void {
+  const requests = new Map(ahead.windows.map((window) => [window.key, window.count]));
+  batch.counted = new Map();
+  copy.dirty.muted(() => {
+    for (const [key, json] of counted.windows) {
+      const window = JSON.parse(json) as CountedWindow;
+      batch.counted!.set(key, window);
+      copy.memory.system.values.set(key, { startedAt: window.startedAt, count: window.count - (requests.get(key) ?? 0) });
+    }
+  });
+  copy.stats.sequencedCommits++;
+  copy.stats.countedAhead++;
+  copy.stats.headMs += counted.headMs ?? 0;
+  if (counted.change <= copy.lastSeen) return;
+  if (counted.change === copy.lastSeen + 1) {
+    // Nobody committed between the pull and the count: the batch has seen everything up to it.
+    copy.lastSeen = counted.change;
+    batch.head = counted.change;
+  } else copy.own.push(counted.change);
 }
 
 /**
@@ -668,11 +766,15 @@ const ACCOUNT_WINDOW = 'rate:principal:account:';
 function readVerify(batch: Batch, rows: DirtyRows, parts: PartRow[], accounts: string[]): VerifySet {
   const held = accounts.map((account): BatchLock => ({ kind: 'account', account }));
   const inside = (scope: string, key?: string) => held.some((lock) => insideLock(lock, scope, key));
+  // A window the pull counted ahead, under the account's lock, and the batch did not write is
+  // no decision made on a stale row: it is not checked (its own count would fail the check).
+  const written = new Set(rows.values.filter(([scope]) => scope === SYSTEM_SCOPE).map(([, key]) => key));
+  const checkedWindows = accounts.map((account) => `${ACCOUNT_WINDOW}${account}`).filter((key) => !batch.counted?.has(key) || written.has(key));
   return {
     after: batch.head,
     items: rows.items.filter(([scope]) => !inside(scope)).map(([scope, collection, seq]) => [scope, collection, seq]),
     collections: rows.collections.filter(([scope]) => !inside(scope)).map(([scope, collection]) => [scope, collection]),
-    values: [...rows.values.filter(([scope, key]) => !inside(scope, key)).map(([scope, key]): [string, string] => [scope, key]), ...accounts.map((account): [string, string] => [SYSTEM_SCOPE, `${ACCOUNT_WINDOW}${account}`])],
+    values: [...rows.values.filter(([scope, key]) => !inside(scope, key)).map(([scope, key]): [string, string] => [scope, key]), ...checkedWindows.map((key): [string, string] => [SYSTEM_SCOPE, key])],
     parts: parts.map(([name]) => name),
     scopes: [...rows.replaced.filter((scope) => !inside(scope)), ...accounts.map((account) => `${ACCOUNT_SCOPE}${account}`)],
   };
@@ -741,7 +843,7 @@ function unopenedBatch(lock: BatchLock): Batch {
   });
   // Members wait on `done`; a batch nobody waits on must not be an unhandled rejection.
   done.catch(() => {});
-  return { lock, key: keyOf(lock), pending: new Set(), admitting: true, opened: Promise.resolve(), done, finish, committing: false, head: 0, askedAt: 0, openedAt: 0, committed: [], accounts: new Set(), pulled: false };
+  return { lock, key: keyOf(lock), pending: new Set(), admitting: true, opened: Promise.resolve(), done, finish, committing: false, head: 0, askedAt: 0, openedAt: 0, committed: [], accounts: new Set(), reads: new Map(), pulled: false };
 }
 
 /** A batch committed: what its members asked to run then runs, and they are told. */
@@ -896,6 +998,7 @@ function createBatches(copy: SharedCopy, memberTimeoutMs: number) {
     }
     batch ??= newBatch(lock);
     if (account !== undefined) batch.accounts.add(account);
+    if (account !== undefined && lock.kind === 'read') batch.reads.set(account, (batch.reads.get(account) ?? 0) + 1);
     batch.pending.add(member);
     members.set(member, batch);
     copy.stats.members++;

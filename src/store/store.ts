@@ -221,6 +221,13 @@ export interface Store {
    */
   counters<V>(name: string, isValue: (value: unknown) => value is V): CounterMap<V>;
   /**
+   * Where each request of a read (`UnitLock.read`) counts: its account's rate-limit window. A
+   * shared store that can count ahead (PostgreSQL) counts a read batch's requests in its pull,
+   * under their accounts' locks, and the limiter's writes of those counts are then no writes of
+   * the batch: a read under a counted limit needs no commit. Absent: nothing is counted ahead.
+   */
+  countReadsAhead?(windows: ReadWindows): void;
+  /**
    * An append-only feed every process writes to and reads from (the journal of all processes).
    * A store one process owns has no other reader: its feed keeps nothing.
    */
@@ -276,6 +283,24 @@ export class StoreUnavailableError extends Error {
 }
 
 /** A Map-like set of counters (`Store.counters`); a Map is one. */
+/**
+ * The rate-limit windows reads count in, as a store counts them ahead (`Store.countReadsAhead`):
+ * a window is `{ startedAt, count }` (rate-limiter.ts), kept as the system value `key(account)`.
+ */
+export interface ReadWindows {
+  key(account: string): string;
+  /** The window's length now; undefined while requests are not counted (`--rate-limit off`). */
+  windowMs(): number | undefined;
+  /** The clock the limiter reads. */
+  now(): number;
+}
+
+/** A rate-limit window as counters keep it (rate-limiter.ts `Window`). */
+export interface CountedWindow {
+  startedAt: number;
+  count: number;
+}
+
 export interface CounterMap<V> {
   get(key: string): V | undefined;
   set(key: string, value: V): void;

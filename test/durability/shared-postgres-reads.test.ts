@@ -1,7 +1,11 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { catalogueIds } from '../../src/carrier-catalogue/load-catalogue.js';
+import type { Clock } from '../../src/clock/clock.js';
+import { createRateLimiter } from '../../src/rate-limit/rate-limiter.js';
+import { isWindow } from '../../src/rate-limit/windows-in-values.js';
 import { openPostgresStore } from '../../src/store/postgres-store.js';
+import type { SharedStore } from '../../src/store/shared-store.js';
 import { ReadMustLockError, type Store } from '../../src/store/store.js';
 import { holdLocks, waitingOnLocks } from './advisory-locks.js';
 import { throwawayPostgresForFile, type ThrowawayPostgres } from '../support/postgres.js';
@@ -196,6 +200,45 @@ describe('reads without a lock on a shared PostgreSQL store', () => {
       await admin.end();
     }
   }, 60_000);
+
+  it('counts a read batch\'s requests ahead in its pull, under its account\'s lock: exact across processes, no commit after it; a window that ended since is written by a commit', async () => {
+    const { url, one, two } = await twoStores();
+    let now = 1_000_000;
+    const clock = { now: () => now } as unknown as Clock;
+    for (const store of [one, two]) store.countReadsAhead!({ key: (account) => `rate:principal:account:${account}`, windowMs: () => 60_000, now: () => now });
+    const limiterOf = (store: Store) => createRateLimiter({ clock, limit: 5, windowMs: 60_000, windows: store.counters('rate:principal', isWindow) });
+    const limiters = [limiterOf(one), limiterOf(two)];
+    const stored = async () => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        return JSON.parse((await client.query<{ value: string }>("SELECT value FROM shipmock_values WHERE scope = 'system' AND key = 'rate:principal:account:a'")).rows[0].value);
+      } finally {
+        await client.end();
+      }
+    };
+
+    // Eight reads of one account at once, four on each process: each counts once in the one window.
+    const states = await Promise.all(Array.from({ length: 8 }, (_, i) => [one, two][i % 2].transaction(() => limiters[i % 2].consume('account:a'), 'request', READ('a'))));
+    expect(states.map((state) => state.remaining).sort()).toEqual([0, 0, 0, 0, 1, 2, 3, 4]);
+    expect(states.filter((state) => !state.limited)).toHaveLength(5);
+    expect(await stored()).toEqual({ startedAt: 1_000_000, count: 8 });
+    for (const store of [one, two]) expect(store.batchStats!().reads).toMatchObject({ committed: 0, retried: 0 });
+    expect((one as SharedStore).lockStats().countedAhead + (two as SharedStore).lockStats().countedAhead).toBeGreaterThanOrEqual(2);
+    // A locked unit of the account counts on from there, as it finds the window in its pull.
+    expect(await two.transaction(() => limiters[1].consume('account:a').remaining, 'request', { account: 'a' })).toBe(0);
+    expect(await stored()).toEqual({ startedAt: 1_000_000, count: 9 });
+
+    // Counted ahead while the window still ran; it ended before the request was counted: the new window is a write, committed.
+    now = 1_059_999;
+    const state = await one.transaction(() => {
+      now = 1_060_000;
+      return limiters[0].consume('account:a');
+    }, 'request', READ('a'));
+    expect(state).toMatchObject({ remaining: 4, limited: false });
+    expect(await stored()).toEqual({ startedAt: 1_060_000, count: 1 });
+    expect(one.batchStats!().reads).toMatchObject({ committed: 1, retried: 0 });
+  }, 60_000);
 });
 
 /** Two `shipmock serve` processes on one new database. */
@@ -276,5 +319,8 @@ describe('reads without a lock across processes, through HTTP', () => {
     const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => call((i % 2 ? q : p).url, 'GET', '/v1/addresses', { auth: account.auth })));
     expect(answers.filter((answer) => answer.status === 200)).toHaveLength(20);
     expect(answers.filter((answer) => answer.status === 429)).toHaveLength(20);
+    // Each read was counted in its own pull, under its account's lock: no read batch committed after it.
+    for (const mock of [p, q]) expect((await batchesOf(mock)).reads).toMatchObject({ committed: 0, retried: 0, batches: expect.any(Number) });
+    expect((await batchesOf(p)).reads.batches + (await batchesOf(q)).reads.batches).toBeGreaterThanOrEqual(2);
   }, 60_000);
 });
