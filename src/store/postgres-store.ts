@@ -232,7 +232,9 @@ async function seedTokenSecret(client: pg.Client): Promise<void> {
  *
  * A read batch (no lock): its open is the pull alone, in a transaction of its own; if it wrote,
  * its commit begins the transaction, takes the wide lock shared and the locks of the accounts it
- * wrote (sorted), then as above, its check covering every row of those accounts.
+ * wrote (sorted), then as above, its check covering every row of those accounts. Under a counted
+ * rate limit its open takes those locks first and counts its requests in their windows after
+ * the pull, committing there (countAheadAndPull): it has nothing left to commit.
  *
  * The head's row lock is held only through the commit statement: that, and a wide batch, is
  * what runs one at a time across processes; both are timed by the database's clock
@@ -240,16 +242,22 @@ async function seedTokenSecret(client: pg.Client): Promise<void> {
  * one account lock, so no two batches wait for each other in a cycle.
  */
 function createPostgresBackend(url: string, firstClient: pg.Client, processNumber: number): SharedBackend {
-  let client: pg.Client | undefined = firstClient;
-
-  async function database(): Promise<pg.Client> {
-    if (client) return client;
-    const connected = await connect(url, processNumber);
+  let client: pg.Client | undefined;
+  /** The connection broke between batches (the next one connects afresh; see `connectionBroke`). */
+  let broke = false;
+  const use = (connected: pg.Client) => {
     connected.on('error', () => {
-      if (client === connected) client = undefined;
+      if (client !== connected) return;
+      client = undefined;
+      broke = true;
     });
     client = connected;
     return connected;
+  };
+  use(firstClient);
+
+  async function database(): Promise<pg.Client> {
+    return client ?? use(await connect(url, processNumber));
   }
 
   /** When the open wide batch had the wide lock, by the database's clock (ms). */
@@ -262,6 +270,11 @@ function createPostgresBackend(url: string, firstClient: pg.Client, processNumbe
     stored,
     issuedNumbers: issuedNumberReads(syncReader),
     countsAhead: true,
+    connectionBroke() {
+      const was = broke;
+      broke = false;
+      return was;
+    },
     async open(since, lock, skip, pull, ahead) {
       const db = await database();
       wideSince = undefined;

@@ -210,6 +210,13 @@ export interface SharedBackend {
   readonly readsWithoutLock?: boolean;
   /** After a failure: gives up the transaction and the connection; the next `open` starts afresh. */
   abandon(): void;
+  /**
+   * Whether the connection broke between batches since last asked (the next `open` connects
+   * again). The copy then loads afresh, as after `abandon`: a database that restarted may have
+   * lost its last commits (`synchronous_commit = off`, a failover) and will hand out their change
+   * numbers again, which a copy that had pulled them would skip.
+   */
+  connectionBroke?(): boolean;
   /** A read batch that wrote nothing is done (a backend whose read batch holds a read transaction ends it). */
   endRead?(): void;
   /** An append-only feed of every process (the journal). */
@@ -544,6 +551,7 @@ function storedAccounts(keys: Set<string>, rows: { scopes: { scope: string }[]; 
  */
 async function openBatch(copy: SharedCopy, batch: Batch, alreadyCounted?: { ahead: CountsAhead; counted: CountedAhead }): Promise<void> {
   const { dirty, memory, cache } = copy;
+  if (copy.backend.connectionBroke?.()) copy.reloadNeeded = true;
   if (copy.reloadNeeded) {
     copy.lastSeen = 0;
     copy.own = [];

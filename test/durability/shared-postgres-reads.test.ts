@@ -239,6 +239,32 @@ describe('reads without a lock on a shared PostgreSQL store', () => {
     expect(await stored()).toEqual({ startedAt: 1_060_000, count: 1 });
     expect(one.batchStats!().reads).toMatchObject({ committed: 1, retried: 0 });
   }, 60_000);
+
+  it('loads afresh once its connection broke: a database that lost its last commit (restarted with synchronous_commit = off) hands its change number out again, and no copy skips it', async () => {
+    const { url, one, two, oneNumber } = await twoStores();
+    await two.transaction(() => void things(two, 'a').insert({ id: 't1' }), 'request', { account: 'a' });
+    expect(await one.transaction(() => things(one, 'a').get('t1')?.id, 'request', { account: 'a' })).toBe('t1');
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      // The database loses that commit, rows and number, as a crash before its WAL was flushed
+      // would; every session ends, as in a restart.
+      const last = Number((await admin.query<{ change: string }>('SELECT change FROM shipmock_head')).rows[0].change);
+      for (const table of ['shipmock_items', 'shipmock_collections', 'shipmock_values']) await admin.query(`DELETE FROM ${table} WHERE change = $1`, [last]);
+      await admin.query('UPDATE shipmock_head SET change = change - 1');
+      await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'shipmock:%'");
+      await until('the batch connection is gone', () => connectionsOf(url, oneNumber), (pids) => pids.length === 0, 10_000);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      // The same change number, given to another write.
+      await two.transaction(() => void things(two, 'a').insert({ id: 't2' }), 'request', { account: 'a' });
+      expect(Number((await admin.query<{ change: string }>('SELECT change FROM shipmock_head')).rows[0].change)).toBe(last);
+    } finally {
+      await admin.end();
+    }
+    const seen = (store: Store) => store.transaction(() => [...things(store, 'a').values()].map((thing) => thing.id), 'request', { account: 'a' });
+    expect(await seen(one)).toEqual(['t2']);
+    expect(await seen(two)).toEqual(['t2']);
+  }, 60_000);
 });
 
 /** Two `shipmock serve` processes on one new database. */
