@@ -371,9 +371,10 @@ async function bookingsRun() {
 /**
  * --store memory|sqlite|postgres [--workers N]: GET and POST against one store. For PostgreSQL a
  * throwaway cluster is started (scripts/throwaway-postgres.mjs) and the database's committed
- * transactions are counted (pg_stat_database): each is one batch of the shared store, two round
- * trips (open with the lock and the pull; the writes with COMMIT), so round trips per request are
- * twice transactions per request.
+ * transactions are counted (pg_stat_database: a batch's script and the clock read after its COMMIT
+ * count apart). Round trips come from the processes' batch counters: two for a locked batch (open
+ * with the lock and the pull; the writes with COMMIT), one for a read batch (its pull, which counts
+ * its windows on PostgreSQL), one more for a read batch that committed.
  */
 async function storeRun(store, workers) {
   let cluster;
@@ -420,12 +421,12 @@ async function storeRun(store, workers) {
       await new Promise((resolve) => setTimeout(resolve, 1200));
       const transactions = (await commits()) - before;
       const requests = result.rps * duration;
-      return { name, ...result, perRequest: url || sharedFile ? (transactions / requests).toFixed(3) : 'n/a', batches };
+      return { name, ...result, perRequest: url || sharedFile ? (transactions / requests).toFixed(3) : 'n/a', roundTrips: (batches.roundTrips / requests).toFixed(3), batches };
     };
     const get = await run('GET', { url: target.url + target.getPath });
     const post = await run('POST', { url: `${target.url}/v1/addresses`, method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(address) });
     console.log(`\n| store | workers | request | req/s | p50 / p99 ms | batches (transactions) per request | database round trips per request |\n|---|---|---|---|---|---|---|`);
-    for (const r of [get, post]) console.log(`| ${store} | ${workers} | ${r.name} | ${r.rps} | ${r.p50} / ${r.p99} | ${r.perRequest} | ${url ? (2 * Number(r.perRequest)).toFixed(3) : 'in process'} |`);
+    for (const r of [get, post]) console.log(`| ${store} | ${workers} | ${r.name} | ${r.rps} | ${r.p50} / ${r.p99} | ${r.perRequest} | ${url ? r.roundTrips : 'in process'} |`);
     // With --workers, every worker's counters, summed (each worker counts its own).
     console.log(`\n| store | workers | request | requests per batch | lock wait ms per batch | lock hold ms per batch | lock wait / hold ms per request (amortised) |\n|---|---|---|---|---|---|---|`);
     for (const r of [get, post]) console.log(`| ${store} | ${workers} | ${r.name} | ${describeBatches(r.batches)} |`);
@@ -453,8 +454,15 @@ async function batchCounters(url, processes = 1) {
 
 /** What the processes' counters grew by between two reads, summed over the processes. */
 function batchCounterDelta(before, after) {
-  const keys = ['batches', 'members', 'lockWaitMs', 'lockHoldMs', 'serialMs'];
-  return Object.fromEntries(keys.map((key) => [key, [...after].reduce((sum, [process, counters]) => sum + counters[key] - (before.get(process)?.[key] ?? 0), 0)]));
+  const keys = ['batches', 'members', 'lockWaitMs', 'lockHoldMs', 'serialMs', 'roundTrips'];
+  const value = (counters, key) => (key === 'roundTrips' ? roundTripsOf(counters) : counters[key]);
+  return Object.fromEntries(keys.map((key) => [key, [...after].reduce((sum, [process, counters]) => sum + value(counters, key) - (before.has(process) ? value(before.get(process), key) : 0), 0)]));
+}
+
+/** A process's round trips to its database by its batch counters: two a locked batch, one a read batch, one more a read that committed. */
+function roundTripsOf(counters) {
+  const reads = counters.reads ?? { batches: 0, committed: 0 };
+  return 2 * (counters.batches - reads.batches) + reads.batches + reads.committed;
 }
 
 /** Requests per batch, the lock's wait and hold per batch, and per request (a batch's wait shared by its members). */
