@@ -388,18 +388,8 @@ export function createSharedStore(backend: SharedBackend, processNumber: number,
     accountInMemory: cache && ((accountId: string) => cache.peek(`${ACCOUNT_SCOPE}${accountId}`)),
     process,
     // Each window is a row of the system scope: every process counts in the same windows.
-    counters: <V>(name: string, isValue: (value: unknown) => value is V) =>
-      keptToLock(valuesUnderPrefix(() => memory.system.values, `${name}:`, isValue), {
-        mayDelete: (key) => insideLock(batches.running?.lock ?? WIDE, SYSTEM_SCOPE, `${name}:${key}`),
-        // A count the running read batch's pull already made (and wrote) is no write of the batch.
-        countedAhead: (key, value) => withinCount(batches.running?.counted?.get(`${name}:${key}`), value),
-        muted: dirty.muted,
-      }),
-    countReadsAhead: backend.countsAhead
-      ? (windows: ReadWindows) => {
-          copy.readWindows = windows;
-        }
-      : undefined,
+    counters: <V>(name: string, isValue: (value: unknown) => value is V) => sharedCounters(copy, () => batches.running, name, isValue),
+    countReadsAhead: backend.countsAhead ? (windows: ReadWindows) => void (copy.readWindows = windows) : undefined,
     feed<T>(name: string, capacity: number): SharedFeed<T> {
       const feed = backend.feed<T>(name, capacity, processNumber, (error) => options.onError?.(error));
       feeds.push(feed);
@@ -509,6 +499,16 @@ function keptToLock<V>(counters: CounterMap<V>, rules: { mayDelete(key: string):
     },
     entries: () => counters.entries(),
   };
+}
+
+/** Counters under `name` kept as system values (keptToLock: what the running batch may delete, what its pull counted ahead). */
+function sharedCounters<V>(copy: SharedCopy, running: () => Batch | undefined, name: string, isValue: (value: unknown) => value is V): CounterMap<V> {
+  return keptToLock(valuesUnderPrefix(() => copy.memory.system.values, `${name}:`, isValue), {
+    mayDelete: (key) => insideLock(running()?.lock ?? WIDE, SYSTEM_SCOPE, `${name}:${key}`),
+    // A count the running read batch's pull already made (and wrote) is no write of the batch.
+    countedAhead: (key, value) => withinCount(running()?.counted?.get(`${name}:${key}`), value),
+    muted: copy.dirty.muted,
+  });
 }
 
 /** Whether `value` is the window `counted` (same start) at no more than its count. */
