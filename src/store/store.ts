@@ -517,7 +517,16 @@ export function createStore(watcher?: StoreWatcher, scopes: ScopeTable = new Map
         const all = scopes.snapshots(SYSTEM_SCOPE);
         for (const [key, value] of all) out[key] = value;
         Object.defineProperty(snapshot, 'release', { value: all.close });
-      } else for (const [key, value] of scopes) if (key !== SYSTEM_SCOPE) out[key] = value.snapshot();
+      } else {
+        for (const [key, value] of scopes) {
+          if (key === SYSTEM_SCOPE) continue;
+          const data = value.snapshot();
+          // A scope is created by its first read, as a collection is (Scope.snapshot): one that
+          // holds nothing is not state (a refused GET of an account nothing was written to yet
+          // must leave the export as it was).
+          if (Object.keys(data.collections).length || Object.keys(data.values).length) out[key] = data;
+        }
+      }
       return snapshot;
     },
     restore(snapshot) {
