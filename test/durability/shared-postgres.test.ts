@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { createServer } from 'node:http';
+import { createServer, request } from 'node:http';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { throwawayPostgresForFile, type ThrowawayPostgres } from '../support/postgres.js';
@@ -316,6 +316,20 @@ describe('a shared database in a bad state is a clear error, not a hang', () => 
   }, 60_000);
 });
 
+/** The number of the process that answers a request on a connection of its own (GET /__admin/store/batches). */
+function processServing(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const asked = request(`${url}/__admin/store/batches`, { agent: false, headers: { 'X-Shipmock-Admin': '1' } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve((JSON.parse(body) as { process: number }).process));
+    });
+    asked.on('error', reject);
+    asked.end();
+  });
+}
+
 describe('--workers N: one host, every core, one shared store', () => {
   it('refuses --workers without a shared store, saying why', async () => {
     const memory = await runToExit(['--workers', '2']);
@@ -330,6 +344,10 @@ describe('--workers N: one host, every core, one shared store', () => {
     expect(mock.output()).toContain('workers        2 processes (node:cluster) on this port, one shared store');
     const workerPids = () => execFileSync('pgrep', ['-P', String(mock.child.pid)]).toString().trim().split('\n').filter(Boolean).map(Number);
     expect(workerPids()).toHaveLength(2);
+    // The banner is worker 1's, printed once it listens: wait until the other answers too (a new
+    // connection each time, spread over the workers), or killing worker 1 could close the port.
+    const serving = new Set<number>();
+    await until('both workers answer', async () => serving.add(await processServing(mock.url)), (numbers) => numbers.size === 2, 30_000);
     const account = await newAccount(mock);
     // Whichever worker takes a connection, each write is read back.
     for (let i = 0; i < 10; i++) {
