@@ -1,4 +1,5 @@
 import type { Clock } from '../clock/clock.js';
+import type { CountedWindow } from '../store/store.js';
 
 /**
  * Fixed-window request counting per key, on the virtual clock (so a test can advance time past
@@ -62,16 +63,15 @@ export interface RateLimiterOptions extends RateLimitConfig {
   maxKeys?: number;
 }
 
-export interface Window {
-  startedAt: number;
-  count: number;
-}
+/** A window: when it started and the requests counted in it (a store counts some of them ahead, store.ts). */
+export type Window = CountedWindow;
 
 /**
  * The limit of `--rate-limit off`: no window is counted or kept, and the headers report the whole
  * limit left. Why not count: the counts only fed X-RateLimit-Remaining, and with a shared store
- * each counted request writes its window row, so every GET of a load test committed (a second
- * round trip to the database and a turn at its head row, docs/scaling.md).
+ * each counted request writes its window row, so every GET of a load test wrote: a commit after
+ * its pull (until 2026-11-27), now its accounts' locks and a turn at the head row in its pull
+ * (docs/scaling.md).
  */
 export const UNLIMITED = 2_147_483_647;
 

@@ -129,14 +129,13 @@ export function createRequestLimits(options: RequestLimitsOptions): RequestLimit
 }
 
 /**
- * Where a read of an account counts (Store.countReadsAhead): the window of its Account token
- * (callers.ts keys it `account:<id>`) among the principal windows, kept under `principalCounters`
- * (the name given to Store.counters). Not counted while the limit is off.
+ * How the windows a read of an account counts in run (Store.countReadsAhead): the principal
+ * windows' length and clock (a read counts in its Account token's, callers.ts keys it
+ * `account:<id>`). Not counted while the limit is off.
  */
-export function accountReadWindows(limits: RequestLimits, clock: Clock, principalCounters: string): ReadWindows {
+export function accountReadWindows(limits: RequestLimits, clock: Clock): ReadWindows {
   const { config } = limits.principals;
   return {
-    key: (account) => `${principalCounters}:account:${account}`,
     windowMs: () => (config.limit >= UNLIMITED ? undefined : config.windowMs),
     now: () => clock.now(),
   };

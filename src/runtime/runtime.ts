@@ -71,9 +71,6 @@ export interface MockRuntime {
   dispose(): void;
 }
 
-/** Where the windows of verified credentials are kept (Store.counters); the shared store's unit locks know an account's by this name (shared-store.ts). */
-const PRINCIPAL_WINDOWS = 'rate:principal';
-
 /** The collection of `store.system` that holds the webhook deliveries (queue, retries, dead letters). */
 const WEBHOOK_DELIVERIES = 'webhook-deliveries';
 
@@ -117,14 +114,14 @@ export function createRuntime(input: MockOptions = {}, logger?: Logger, deps: Ru
     lockout: options.loginLockout,
     // Where the windows live is the store's: Maps of this process, or rows every process counts in.
     windows: {
-      principals: store.counters(PRINCIPAL_WINDOWS, isWindow),
+      principals: store.counters('rate:principal', isWindow),
       addresses: store.counters('rate:address', isWindow),
       lockout: store.counters('rate:lockout', isWindow),
     },
     parts: store.parts,
   });
   // A shared store counts a read's request in its account's window in the read's own pull (no commit after it).
-  store.countReadsAhead?.(accountReadWindows(rateLimiter, clock, PRINCIPAL_WINDOWS));
+  store.countReadsAhead?.(accountReadWindows(rateLimiter, clock));
   for (const entry of input.scenarios ?? []) {
     const { scenario, ...scope } = typeof entry === 'string' ? { scenario: entry } : entry;
     scenarios.activate(scenario, { ...scope, source: 'start' });

@@ -59,8 +59,8 @@ const MIGRATIONS: string[] = [
   // 4: "was this carrier number issued?" asked of the database (offloaded-issued-numbers.ts), as
   // the SQLite store's items_global_ids: an index on the global scope's ids only.
   `CREATE INDEX shipmock_items_global_ids ON shipmock_items (collection, id) WHERE scope = 'global';`,
-  // 5: the commit of a read batch that wrote values only (under a rate limit, every read batch:
-  // its accounts' windows) as one function, whose statements PostgreSQL plans once per session:
+  // 5: the commit of a read batch that wrote values only (until migration 6, every read batch
+  // under a rate limit: its accounts' windows) as one function, whose statements PostgreSQL plans once per session:
   // as a script of a dozen statements it cost the database ~480 µs of CPU a commit, ~200 µs so.
   // The same steps as commitLocks, NEXT_CHANGE, verifyStatement and the values' upsert.
   `CREATE FUNCTION shipmock_commit_values(p_after bigint, p_accounts text[], p_unchanged_value_scopes text[], p_unchanged_value_keys text[], p_unchanged_scopes text[], p_scopes text[], p_keys text[], p_values text[])
@@ -381,9 +381,9 @@ async function pullToExecute(db: pg.Client, since: number, skip: readonly number
  * pull read are the ones the count started from.
  */
 async function countAheadAndPull(db: pg.Client, pull: string, ahead: CountsAhead): Promise<ReturnType<typeof pulledRows> & { counted: CountedAhead }> {
-  const array = (values: string[]) => `ARRAY[${values.map((value) => db.escapeLiteral(value)).join(', ')}]::text[]`;
   const { windows } = ahead;
-  const count = `SELECT next_change, next_at, window_keys, window_values FROM shipmock_count_ahead(${ahead.now}, ${ahead.windowMs}, ${array(windows.map((window) => window.key))}, ARRAY[${windows.map((window) => window.count).join(', ')}]::bigint[])`;
+  const keys = textArray(windows.map((window) => window.key), (value) => db.escapeLiteral(value));
+  const count = `SELECT next_change, next_at, window_keys, window_values FROM shipmock_count_ahead(${ahead.now}, ${ahead.windowMs}, ${keys}, ARRAY[${windows.map((window) => window.count).join(', ')}]::bigint[])`;
   const script = [...commitLocks({ accounts: windows.map((window) => window.account) }, (value) => db.escapeLiteral(value)), pull, count, 'COMMIT', `SELECT ${CLOCK_MS} AS at`];
   const results = resultsOf<PulledRow & { next_change: string; next_at: number; window_keys: string[]; window_values: string[]; at: number }>(await db.query(script.join(';\n')));
   const counted = results[script.indexOf(count)].rows[0];
@@ -659,9 +659,14 @@ function verifyStatement(verify: VerifySet, literal: (value: string) => string):
   return `SELECT 1 / (CASE WHEN ${tests.join(' OR ')} THEN 0 ELSE 1 END) FROM shipmock_head`;
 }
 
+/** A text[] literal of `values`, each quoted by `literal`. */
+function textArray<V extends string | null>(values: V[], literal: (value: V) => string): string {
+  return `ARRAY[${values.map(literal).join(', ')}]::text[]`;
+}
+
 /**
- * The commit of a read batch that wrote values only (its accounts' rate-limit windows, mostly)
- * as one call of migration 5's function — the same locks, change number, check and upsert as
+ * The commit of a read batch that wrote values only (a window that ended between its count and
+ * its request, a value of its account) as one call of migration 5's function — the same locks, change number, check and upsert as
  * the script of commitLocks, NEXT_CHANGE and commitStatements, planned once per session —
  * or undefined when the batch wrote anything else.
  */
@@ -669,7 +674,7 @@ function valuesOnlyReadCommit(writes: WriteSet, literal: (value: string | null) 
   const { lock, verify } = writes;
   if (!lock || !verify || !writes.values.length || writes.items.length || writes.collections.length || writes.replaced.length || writes.parts.length || writes.vacuum) return undefined;
   if (verify.items.length || verify.collections.length || verify.parts.length) return undefined;
-  const array = (values: (string | null)[]) => `ARRAY[${values.map(literal).join(', ')}]::text[]`;
+  const array = (values: (string | null)[]) => textArray(values, literal);
   const args = [
     String(verify.after),
     array(lock.accounts),

@@ -622,7 +622,7 @@ function countsAheadOf(copy: SharedCopy, batch: Batch): CountsAhead | undefined 
   if (windowMs === undefined || !(windowMs > 0 && Number.isFinite(windowMs)) || !Number.isFinite(now)) return undefined;
   // One order for every process (that of the read commits' locks): no two wait for each other in a cycle.
   const accounts = [...batch.reads.keys()].sort();
-  return { now, windowMs, windows: accounts.map((account) => ({ account, key: windows.key(account), count: batch.reads.get(account)! })) };
+  return { now, windowMs, windows: accounts.map((account) => ({ account, key: `${ACCOUNT_WINDOW}${account}`, count: batch.reads.get(account)! })) };
 }
 
 /**

@@ -284,18 +284,18 @@ export class StoreUnavailableError extends Error {
 
 /** A Map-like set of counters (`Store.counters`); a Map is one. */
 /**
- * The rate-limit windows reads count in, as a store counts them ahead (`Store.countReadsAhead`):
- * a window is `{ startedAt, count }` (rate-limiter.ts), kept as the system value `key(account)`.
+ * How the windows reads count in run, for a store that counts them ahead (`Store.countReadsAhead`):
+ * each account's is the `CountedWindow` of its Account token, the system value
+ * `rate:principal:account:<id>` (the one a unit of that account locks, shared-store.ts insideLock).
  */
 export interface ReadWindows {
-  key(account: string): string;
   /** The window's length now; undefined while requests are not counted (`--rate-limit off`). */
   windowMs(): number | undefined;
   /** The clock the limiter reads. */
   now(): number;
 }
 
-/** A rate-limit window as counters keep it (rate-limiter.ts `Window`). */
+/** A rate-limit window as counters keep it (the rate limiter's `Window`). */
 export interface CountedWindow {
   startedAt: number;
   count: number;

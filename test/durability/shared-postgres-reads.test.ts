@@ -205,7 +205,7 @@ describe('reads without a lock on a shared PostgreSQL store', () => {
     const { url, one, two } = await twoStores();
     let now = 1_000_000;
     const clock = { now: () => now } as unknown as Clock;
-    for (const store of [one, two]) store.countReadsAhead!({ key: (account) => `rate:principal:account:${account}`, windowMs: () => 60_000, now: () => now });
+    for (const store of [one, two]) store.countReadsAhead!({ windowMs: () => 60_000, now: () => now });
     const limiterOf = (store: Store) => createRateLimiter({ clock, limit: 5, windowMs: 60_000, windows: store.counters('rate:principal', isWindow) });
     const limiters = [limiterOf(one), limiterOf(two)];
     const stored = async () => {
